@@ -1,0 +1,266 @@
+//! The agent-to-agent flow of `sessions_send` (reference §3.3.3, with N13): the reply-back
+//! ping-pong between requester and target, then the target's announce step and its
+//! delivery to the target's channel.
+
+use serde::{Deserialize, Serialize};
+
+use crate::announce::{
+    is_announce_skip, is_reply_skip, resolve_target, send_params, AnnounceTarget,
+};
+use crate::jobs::{prompt, start_step, Flow, Next, Wake, Wakeup, STEP_WAIT_CAP_MS};
+use crate::ports::{LogLevel, WaitParams};
+use crate::reply::{js_trim, read_latest_reply};
+use crate::tools::Env;
+
+pub const ANNOUNCE_MESSAGE: &str = "Agent-to-agent announce step.";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "phase")]
+pub enum Phase {
+    /// Fire-and-forget send: waiting for the primary run.
+    AwaitPrimary { run_id: String },
+    /// The round-1 reply is known.
+    Begin,
+    /// Waiting for a ping-pong turn's run.
+    AwaitTurn { run_id: String },
+    /// Waiting for the announce step's run.
+    AwaitAnnounce { run_id: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct A2aFlow {
+    pub target_key: String,
+    pub display_key: String,
+    pub message: String,
+    pub announce_timeout_ms: u64,
+    pub max_turns: u32,
+    /// The requester's session (as the gateway knows it), when there is one.
+    pub requester_key: Option<String>,
+    /// The requester's session as shown in prompts (N13).
+    pub requester_display: Option<String>,
+    pub requester_channel: Option<String>,
+    /// Whether requester and target are different sessions (N13: canonical keys compared).
+    pub distinct_sessions: bool,
+    pub primary: Option<String>,
+    pub latest: Option<String>,
+    pub target: Option<AnnounceTarget>,
+    pub turn: u32,
+    pub current: String,
+    pub next: String,
+    pub phase: Phase,
+}
+
+impl A2aFlow {
+    fn target_channel(&self) -> &str {
+        self.target
+            .as_ref()
+            .map_or("unknown", |t| t.channel.as_str())
+    }
+
+    fn requester_lines(&self) -> [Option<String>; 2] {
+        [
+            self.requester_display
+                .as_ref()
+                .map(|k| format!("Agent 1 (requester) session: {k}.")),
+            self.requester_channel
+                .as_ref()
+                .map(|c| format!("Agent 1 (requester) channel: {c}.")),
+        ]
+    }
+
+    fn reply_prompt(&self) -> String {
+        let role = if Some(&self.current) == self.requester_key.as_ref() {
+            "Agent 1 (requester)"
+        } else {
+            "Agent 2 (target)"
+        };
+        let [session, channel] = self.requester_lines();
+        prompt(&[
+            Some("Agent-to-agent reply step:".into()),
+            Some(format!("Current agent: {role}.")),
+            Some(format!("Turn {} of {}.", self.turn, self.max_turns)),
+            session,
+            channel,
+            Some(format!("Agent 2 (target) session: {}.", self.display_key)),
+            Some(format!(
+                "Agent 2 (target) channel: {}.",
+                self.target_channel()
+            )),
+            Some("If you want to stop the ping-pong, reply exactly \"REPLY_SKIP\".".into()),
+        ])
+    }
+
+    fn announce_prompt(&self) -> String {
+        let [session, channel] = self.requester_lines();
+        prompt(&[
+            Some("Agent-to-agent announce step:".into()),
+            session,
+            channel,
+            Some(format!("Agent 2 (target) session: {}.", self.display_key)),
+            Some(format!(
+                "Agent 2 (target) channel: {}.",
+                self.target_channel()
+            )),
+            Some(format!("Original request: {}", self.message)),
+            Some(match &self.primary {
+                Some(p) => format!("Round 1 reply: {p}"),
+                None => "Round 1 reply: (not available).".into(),
+            }),
+            Some(match &self.latest {
+                Some(l) => format!("Latest reply: {l}"),
+                None => "Latest reply: (not available).".into(),
+            }),
+            Some("If you want to remain silent, reply exactly \"ANNOUNCE_SKIP\".".into()),
+            Some("Any other reply will be posted to the target channel.".into()),
+            Some("After this reply, the agent-to-agent conversation is over.".into()),
+        ])
+    }
+
+    /// A fire-and-forget send: wait for the primary run first.
+    pub fn wake_for_primary(&self, run_id: &str) -> Wake {
+        Wake::RunEnd(WaitParams {
+            run_id: run_id.to_string(),
+            timeout_ms: self.announce_timeout_ms.min(STEP_WAIT_CAP_MS),
+        })
+    }
+
+    fn fail(&self, env: &Env, what: &str, error: &str) -> Next<Self> {
+        env.host.log(
+            LogLevel::Warn,
+            &format!("sessions_send agent-to-agent flow stopped ({what}): {error}"),
+        );
+        Next::Done
+    }
+
+    /// Starts ping-pong turn `self.turn`, or the announce step when the turns are over.
+    fn next_step(mut self, env: &Env) -> Next<Self> {
+        if self.turn >= 1 && self.turn <= self.max_turns {
+            let incoming = self.latest.clone().unwrap_or_default();
+            return match start_step(
+                env,
+                &self.current,
+                &incoming,
+                self.reply_prompt(),
+                self.announce_timeout_ms,
+            ) {
+                Ok((run_id, wake)) => {
+                    self.phase = Phase::AwaitTurn { run_id };
+                    Next::Wait(self, wake)
+                }
+                Err(e) => self.fail(env, "reply step", &e.message),
+            };
+        }
+        match start_step(
+            env,
+            &self.target_key,
+            ANNOUNCE_MESSAGE,
+            self.announce_prompt(),
+            self.announce_timeout_ms,
+        ) {
+            Ok((run_id, wake)) => {
+                self.phase = Phase::AwaitAnnounce { run_id };
+                Next::Wait(self, wake)
+            }
+            Err(e) => self.fail(env, "announce step", &e.message),
+        }
+    }
+
+    /// With the round-1 reply known: resolve the announce target, then ping-pong.
+    fn begin(mut self, env: &Env) -> Next<Self> {
+        if self.latest.as_deref().is_none_or(str::is_empty) {
+            return Next::Done;
+        }
+        self.target = resolve_target(env.gw, &self.target_key, &self.display_key);
+        let ping_pong =
+            self.max_turns > 0 && self.requester_key.is_some() && self.distinct_sessions;
+        if ping_pong {
+            self.turn = 1;
+            self.current = self.requester_key.clone().unwrap_or_default();
+            self.next = self.target_key.clone();
+        } else {
+            self.turn = self.max_turns + 1;
+        }
+        self.next_step(env)
+    }
+}
+
+impl Flow for A2aFlow {
+    const KIND: &'static str = "a2a";
+
+    fn session_key(&self) -> &str {
+        self.requester_key.as_deref().unwrap_or(&self.target_key)
+    }
+
+    fn resume(mut self, env: &Env, wakeup: Wakeup) -> Next<Self> {
+        let waited = match wakeup {
+            Wakeup::RunEnded(result) => Some(result),
+            Wakeup::Now | Wakeup::Timer => None,
+        };
+        match (self.phase.clone(), waited) {
+            (Phase::Begin, _) => self.begin(env),
+            (Phase::AwaitPrimary { .. }, Some(Ok(wait))) => {
+                if wait.status.as_deref() == Some("ok") {
+                    match read_latest_reply(env.gw, &self.target_key) {
+                        Ok((reply, _)) => {
+                            self.primary = reply.clone();
+                            self.latest = reply;
+                        }
+                        Err(e) => return self.fail(env, "reading the reply", &e.message),
+                    }
+                }
+                self.phase = Phase::Begin;
+                self.begin(env)
+            }
+            (Phase::AwaitTurn { .. }, Some(Ok(wait))) => {
+                let reply = if wait.status.as_deref() == Some("ok") {
+                    match read_latest_reply(env.gw, &self.current) {
+                        Ok((reply, _)) => reply,
+                        Err(e) => return self.fail(env, "reading the reply", &e.message),
+                    }
+                } else {
+                    None
+                };
+                match reply {
+                    Some(text) if !text.is_empty() && !is_reply_skip(&text) => {
+                        self.latest = Some(text);
+                        std::mem::swap(&mut self.current, &mut self.next);
+                        self.turn += 1;
+                    }
+                    _ => self.turn = self.max_turns + 1,
+                }
+                self.next_step(env)
+            }
+            (Phase::AwaitAnnounce { .. }, Some(Ok(wait))) => {
+                if wait.status.as_deref() != Some("ok") {
+                    return Next::Done;
+                }
+                let reply = match read_latest_reply(env.gw, &self.target_key) {
+                    Ok((reply, _)) => reply,
+                    Err(e) => return self.fail(env, "reading the announce", &e.message),
+                };
+                if let (Some(target), Some(reply)) = (&self.target, reply) {
+                    let text = js_trim(&reply);
+                    if !text.is_empty() && !is_announce_skip(text) {
+                        let params = send_params(target, text.to_string(), env.host.new_uuid());
+                        if let Err(e) = env.gw.send(&params) {
+                            env.host.log(
+                                LogLevel::Warn,
+                                &format!("sessions_send announce delivery failed: {e}"),
+                            );
+                        }
+                    }
+                }
+                Next::Done
+            }
+            (_, Some(Err(e))) => self.fail(env, "agent.wait", &e.message),
+            (_, None) => {
+                env.host.log(
+                    LogLevel::Warn,
+                    "sessions_send flow resumed without its run's end; stopping",
+                );
+                Next::Done
+            }
+        }
+    }
+}

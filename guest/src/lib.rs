@@ -1,0 +1,35 @@
+//! The session tools (`sessions_list`, `sessions_history`, `sessions_send`,
+//! `sessions_spawn`, `agents_list`), the background flows they start, and the send policy.
+//!
+//! All tool logic lives here and is independent of the component bindings: it talks to
+//! the outside world only through the [`ports::Gateway`] and [`ports::Host`] traits. The
+//! `component` module (wasm32 only) binds those traits to the WIT imports and exports the
+//! tools; natively the same code runs in-process (unit tests, and the benchmark baseline).
+
+pub mod a2a;
+pub mod agents;
+pub mod announce;
+pub mod args;
+pub mod config;
+pub mod describe;
+pub mod history;
+pub mod jobs;
+pub mod json;
+pub mod keys;
+pub mod list;
+pub mod policy;
+pub mod ports;
+pub mod reply;
+pub mod requester;
+pub mod send;
+pub mod spawn;
+pub mod subagent;
+pub mod tools;
+pub mod visibility;
+
+#[cfg(target_arch = "wasm32")]
+mod component;
+
+pub use config::Config;
+pub use ports::{Gateway, Host};
+pub use tools::{call_tool, Caller, ToolError, ToolOutput};

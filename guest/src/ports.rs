@@ -1,0 +1,205 @@
+//! The two ports of the tool logic: the gateway it calls and the host services it uses.
+//! The types mirror the records of the WIT `gateway` and `host` interfaces one to one.
+
+/// A gateway error: the message the gateway answered with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayError {
+    pub message: String,
+}
+
+impl GatewayError {
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for GatewayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+pub type GatewayResult<T> = Result<T, GatewayError>;
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeliveryContext {
+    pub channel: Option<String>,
+    pub to: Option<String>,
+    pub account_id: Option<String>,
+    pub thread_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ListParams {
+    pub limit: Option<u32>,
+    pub active_minutes: Option<u32>,
+    pub include_global: Option<bool>,
+    pub include_unknown: Option<bool>,
+    pub spawned_by: Option<String>,
+    pub label: Option<String>,
+    pub agent_id: Option<String>,
+    pub search: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionRow {
+    pub key: String,
+    pub kind: Option<String>,
+    pub channel: Option<String>,
+    pub label: Option<String>,
+    pub display_name: Option<String>,
+    pub delivery_context: Option<DeliveryContext>,
+    pub updated_at: Option<i64>,
+    pub session_id: Option<String>,
+    pub model: Option<String>,
+    pub context_tokens: Option<f64>,
+    pub total_tokens: Option<f64>,
+    pub thinking_level: Option<String>,
+    pub verbose_level: Option<String>,
+    pub system_sent: Option<bool>,
+    pub aborted_last_run: Option<bool>,
+    pub send_policy: Option<String>,
+    pub last_channel: Option<String>,
+    pub last_to: Option<String>,
+    pub last_account_id: Option<String>,
+    pub spawned_by: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SessionList {
+    pub path: Option<String>,
+    pub sessions: Vec<SessionRow>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ResolveParams {
+    pub key: Option<String>,
+    pub session_id: Option<String>,
+    pub label: Option<String>,
+    pub agent_id: Option<String>,
+    pub spawned_by: Option<String>,
+    pub include_global: Option<bool>,
+    pub include_unknown: Option<bool>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HistoryParams {
+    pub session_key: String,
+    pub limit: Option<u32>,
+}
+
+/// One raw transcript message.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TranscriptMessage {
+    pub role: Option<String>,
+    pub json: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct History {
+    pub session_id: Option<String>,
+    pub messages: Vec<TranscriptMessage>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentParams {
+    pub message: String,
+    pub session_key: Option<String>,
+    pub idempotency_key: String,
+    pub deliver: Option<bool>,
+    pub channel: Option<String>,
+    pub lane: Option<String>,
+    pub extra_system_prompt: Option<String>,
+    pub thinking: Option<String>,
+    pub timeout: Option<u32>,
+    pub label: Option<String>,
+    pub spawned_by: Option<String>,
+    pub group_id: Option<String>,
+    pub group_channel: Option<String>,
+    pub group_space: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentAccepted {
+    pub run_id: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WaitParams {
+    pub run_id: String,
+    pub timeout_ms: u64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_tokens: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WaitResult {
+    pub status: Option<String>,
+    pub error: Option<String>,
+    pub started_at: Option<i64>,
+    pub ended_at: Option<i64>,
+    pub usage: Option<Usage>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SendParams {
+    pub to: String,
+    pub message: String,
+    pub channel: Option<String>,
+    pub account_id: Option<String>,
+    pub idempotency_key: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PatchParams {
+    pub key: String,
+    pub label: Option<String>,
+    pub model: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DeleteParams {
+    pub key: String,
+    pub delete_transcript: bool,
+}
+
+/// The gateway methods the tools call (reference §1.1).
+pub trait Gateway {
+    fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList>;
+    /// Answers the canonical key, or the empty string when the gateway gave none.
+    fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String>;
+    fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History>;
+    fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted>;
+    fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult>;
+    fn send(&self, params: &SendParams) -> GatewayResult<()>;
+    fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()>;
+    fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()>;
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogLevel {
+    Debug,
+    Info,
+    Warn,
+    Error,
+}
+
+/// The services the host grants: a clock, ids and a log.
+pub trait Host {
+    fn now_ms(&self) -> u64;
+    fn new_uuid(&self) -> String;
+    fn log(&self, level: LogLevel, message: &str);
+}

@@ -1,0 +1,392 @@
+//! One agent's sandboxed instance of the component.
+//!
+//! The guest gets no files, sockets, environment, clocks or randomness (N16): its imports
+//! are the project's `gateway` and `host` interfaces plus the few WASI interfaces that
+//! `wasm32-wasip2` std links, and those grant nothing (empty environment, closed stdin,
+//! stdout and stderr captured into the host's log, bounded). Every call runs under a CPU
+//! budget and a memory cap; a guest that breaks a limit or traps gets a clear error and
+//! its instance is discarded.
+
+mod output;
+mod store;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use session_tools_guest::jobs::{Job, Wakeup};
+use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
+use session_tools_guest::ports::LogLevel;
+use session_tools_guest::tools::{Caller, ToolError, ToolOutput};
+use wasmtime::component::Linker;
+use wasmtime::{Engine, Store, UpdateDeadline};
+
+use crate::bindings::{self, wit_tools, SessionTools, SessionToolsPre};
+use crate::engine::{build_engine, load_component, EngineOptions, EpochTicker};
+use crate::limits::Limits;
+pub use store::{GatewayPort, Services, StoreState};
+
+/// A tool description as the component gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolDescription {
+    pub name: String,
+    pub label: String,
+    pub description: String,
+    /// The JSON schema of the arguments.
+    pub parameters: String,
+}
+
+/// Why a call into the guest failed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallError {
+    /// The tool answered with an error (bad arguments, an unknown tool, a gateway error it
+    /// does not handle).
+    Tool(ToolError),
+    /// The arguments or the result are larger than the limit allows.
+    TooLarge {
+        what: &'static str,
+        size: usize,
+        limit: usize,
+    },
+    /// The guest used up its CPU budget for the call.
+    CpuLimit { budget_ms: u128 },
+    /// The guest tried to grow past its memory cap.
+    MemoryLimit { limit: usize },
+    /// The guest trapped (panicked, hit unreachable code, overflowed its stack, ...).
+    Trap(String),
+    /// The guest answered something the host does not accept (for example a job it could
+    /// not describe, or invalid UTF-8).
+    BadAnswer(String),
+    /// The instance could not be created or configured.
+    Setup(String),
+}
+
+impl CallError {
+    /// Whether the instance is unusable afterwards (it is then thrown away).
+    pub fn discards_instance(&self) -> bool {
+        matches!(
+            self,
+            CallError::CpuLimit { .. } | CallError::MemoryLimit { .. } | CallError::Trap(_)
+        )
+    }
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CallError::Tool(e) => write!(f, "{e}"),
+            CallError::TooLarge { what, size, limit } => write!(
+                f,
+                "the {what} is too large ({size} bytes; the limit is {limit})"
+            ),
+            CallError::CpuLimit { budget_ms } => write!(
+                f,
+                "the tool used up its CPU budget of {budget_ms} ms and was stopped"
+            ),
+            CallError::MemoryLimit { limit } => write!(
+                f,
+                "the tool exceeded its memory limit of {} MiB and was stopped",
+                limit >> 20
+            ),
+            CallError::Trap(msg) => write!(f, "the tool crashed: {msg}"),
+            CallError::BadAnswer(msg) => write!(f, "the tool answered something invalid: {msg}"),
+            CallError::Setup(msg) => write!(f, "the tool could not start: {msg}"),
+        }
+    }
+}
+
+impl std::error::Error for CallError {}
+
+/// The compiled component and everything needed to make instances of it, shared by all
+/// agents of a process.
+pub struct Runtime {
+    engine: Engine,
+    pre: SessionToolsPre<StoreState>,
+    _ticker: EpochTicker,
+}
+
+/// What an agent's instance is given.
+#[derive(Clone)]
+pub struct AgentSetup {
+    /// A name for logs (usually the agent id).
+    pub name: String,
+    pub gateway: Arc<dyn GatewayPort>,
+    pub services: Arc<dyn Services>,
+    /// The deployment config as JSON (OpenClaw's shape).
+    pub config_json: Arc<str>,
+    pub state_dir: String,
+    pub limits: Limits,
+}
+
+fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
+    use wasmtime::component::HasSelf;
+    use wasmtime_wasi::cli::WasiCli;
+    use wasmtime_wasi::p2::bindings::sync::cli;
+
+    SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
+    // Only what std's runtime imports; see the module docs.
+    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<StoreState, store::HasTable>(
+        linker,
+        |s| &mut s.table,
+    )?;
+    wasmtime_wasi::p2::bindings::sync::io::poll::add_to_linker::<StoreState, store::HasTable>(
+        linker,
+        |s| &mut s.table,
+    )?;
+    wasmtime_wasi::p2::bindings::sync::io::streams::add_to_linker::<StoreState, store::HasTable>(
+        linker,
+        |s| &mut s.table,
+    )?;
+    cli::exit::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::environment::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::stdout::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::stderr::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::terminal_input::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::terminal_output::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::terminal_stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::terminal_stdout::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    cli::terminal_stderr::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    Ok(())
+}
+
+impl Runtime {
+    /// Compiles (or loads from the cache) a component and prepares its instantiation.
+    pub fn new(
+        component: &[u8],
+        options: &EngineOptions,
+        limits: &Limits,
+    ) -> anyhow::Result<Runtime> {
+        let engine = build_engine(options, limits)?;
+        let component = load_component(&engine, component, options.cache_dir.as_deref())?;
+        let mut linker = Linker::new(&engine);
+        link(&mut linker)?;
+        let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
+        let ticker = EpochTicker::start(&engine);
+        Ok(Runtime {
+            engine,
+            pre,
+            _ticker: ticker,
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// Makes a fresh instance for an agent, without configuring it.
+    pub fn instantiate_bare(&self, setup: &AgentSetup) -> Result<Sandbox, CallError> {
+        let state = StoreState::new(setup);
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        store.epoch_deadline_callback(|mut ctx| {
+            let meter = &mut ctx.data_mut().meter;
+            if meter.over_budget() {
+                meter.exceeded = true;
+                Ok(UpdateDeadline::Interrupt)
+            } else {
+                Ok(UpdateDeadline::Continue(1))
+            }
+        });
+        store.set_epoch_deadline(1);
+        let started = Instant::now();
+        store.data_mut().meter.start(started);
+        let tools = self.pre.instantiate(&mut store);
+        store.data_mut().meter.stop();
+        let tools = tools.map_err(|e| classify(store.data(), e, "instantiating"))?;
+        Ok(Sandbox {
+            store,
+            tools,
+            broken: None,
+            max_argument_bytes: setup.limits.max_argument_bytes,
+            max_result_bytes: setup.limits.max_result_bytes,
+        })
+    }
+
+    /// Makes a fresh, configured instance for an agent.
+    pub fn instantiate(&self, setup: &AgentSetup) -> Result<Sandbox, CallError> {
+        let mut sandbox = self.instantiate_bare(setup)?;
+        sandbox.configure(&setup.config_json, &setup.state_dir)?;
+        Ok(sandbox)
+    }
+}
+
+/// Turns a wasmtime error into what the caller is told, from what the store saw.
+fn classify(state: &StoreState, error: wasmtime::Error, doing: &str) -> CallError {
+    if state.meter.exceeded {
+        return CallError::CpuLimit {
+            budget_ms: state.meter.budget.as_millis(),
+        };
+    }
+    if state.limiter.memory_exceeded {
+        return CallError::MemoryLimit {
+            limit: state.limiter.memory_limit,
+        };
+    }
+    let trap = error
+        .downcast_ref::<wasmtime::Trap>()
+        .map(|t| t.to_string());
+    let message = match trap {
+        Some(trap) => format!("{trap} (while {doing})"),
+        None => format!("{error:#} (while {doing})"),
+    };
+    CallError::Trap(message)
+}
+
+/// One agent's instance.
+pub struct Sandbox {
+    store: Store<StoreState>,
+    tools: SessionTools,
+    broken: Option<CallError>,
+    max_argument_bytes: usize,
+    max_result_bytes: usize,
+}
+
+impl Sandbox {
+    /// Runs one call into the guest under the CPU budget; a trap breaks the instance.
+    fn enter<T>(
+        &mut self,
+        doing: &str,
+        f: impl FnOnce(&SessionTools, &mut Store<StoreState>) -> wasmtime::Result<T>,
+    ) -> Result<T, CallError> {
+        if let Some(broken) = &self.broken {
+            return Err(broken.clone());
+        }
+        self.store.data_mut().meter.start(Instant::now());
+        self.store.set_epoch_deadline(1);
+        let result = f(&self.tools, &mut self.store);
+        self.store.data_mut().meter.stop();
+        self.store.data_mut().flush_output();
+        result.map_err(|e| {
+            let error = classify(self.store.data(), e, doing);
+            self.store.data().services.log(
+                LogLevel::Warn,
+                &format!(
+                    "[{}] {error}; the instance is discarded",
+                    self.store.data().name
+                ),
+            );
+            self.broken = Some(error.clone());
+            error
+        })
+    }
+
+    /// Whether the instance broke a limit or trapped (it must not be used again).
+    pub fn is_broken(&self) -> bool {
+        self.broken.is_some()
+    }
+
+    /// Applies the deployment config.
+    pub fn configure(&mut self, config_json: &str, state_dir: &str) -> Result<(), CallError> {
+        let settings = bindings::exports::openclaw::session_tools::setup::Settings {
+            config: config_json.to_string(),
+            state_dir: state_dir.to_string(),
+        };
+        self.enter("configuring", |tools, store| {
+            tools
+                .openclaw_session_tools_setup()
+                .call_configure(store, &settings)
+        })?
+        .map_err(|e| CallError::Setup(format!("invalid config: {e}")))
+    }
+
+    /// The tool descriptions.
+    pub fn describe(&mut self) -> Result<Vec<ToolDescription>, CallError> {
+        let described = self.enter("describing the tools", |tools, store| {
+            tools.openclaw_session_tools_tools().call_describe(store)
+        })?;
+        Ok(described
+            .into_iter()
+            .map(|d| ToolDescription {
+                name: d.name,
+                label: d.label,
+                description: d.description,
+                parameters: d.parameters,
+            })
+            .collect())
+    }
+
+    /// Calls a tool with JSON arguments.
+    pub fn call_tool(
+        &mut self,
+        tool: &str,
+        caller: &Caller,
+        arguments: &str,
+    ) -> Result<ToolOutput, CallError> {
+        if arguments.len() > self.max_argument_bytes {
+            return Err(CallError::TooLarge {
+                what: "tool arguments",
+                size: arguments.len(),
+                limit: self.max_argument_bytes,
+            });
+        }
+        let context = bindings::caller(caller);
+        let answer = self.enter(&format!("calling {tool}"), |tools, store| {
+            tools
+                .openclaw_session_tools_tools()
+                .call_call(store, tool, &context, arguments)
+        })?;
+        match answer {
+            Ok(output) => {
+                if output.result.len() > self.max_result_bytes {
+                    return Err(CallError::TooLarge {
+                        what: "tool result",
+                        size: output.result.len(),
+                        limit: self.max_result_bytes,
+                    });
+                }
+                Ok(ToolOutput {
+                    result: output.result,
+                    jobs: output
+                        .jobs
+                        .into_iter()
+                        .map(bindings::job_from_wit)
+                        .collect(),
+                })
+            }
+            Err(e) => Err(CallError::Tool(match e {
+                wit_tools::ToolError::UnknownTool(name) => ToolError::UnknownTool(name),
+                wit_tools::ToolError::InvalidArguments(msg) => ToolError::InvalidArguments(msg),
+                wit_tools::ToolError::Failed(msg) => ToolError::Failed(msg),
+                wit_tools::ToolError::NotConfigured => ToolError::NotConfigured,
+            })),
+        }
+    }
+
+    /// Resumes a background job.
+    pub fn resume_job(&mut self, job: Job, wakeup: Wakeup) -> Result<Vec<Job>, CallError> {
+        let kind = job.kind.clone();
+        let job = bindings::job_to_wit(job);
+        let wakeup = bindings::wakeup_to_wit(wakeup);
+        self.enter(&format!("resuming a {kind} job"), |tools, store| {
+            tools
+                .openclaw_session_tools_jobs()
+                .call_resume(store, &job, &wakeup)
+        })?
+        .map(|jobs| jobs.into_iter().map(bindings::job_from_wit).collect())
+        .map_err(CallError::BadAnswer)
+    }
+
+    /// Evaluates the send policy.
+    pub fn evaluate_send_policy(
+        &mut self,
+        input: &PolicyInput,
+    ) -> Result<(Decision, String), CallError> {
+        let input = bindings::policy_input(input);
+        let verdict = self.enter("evaluating the send policy", |tools, store| {
+            tools
+                .openclaw_session_tools_policy()
+                .call_evaluate_send_policy(store, &input)
+        })?;
+        Ok((bindings::decision(verdict.decision), verdict.reason))
+    }
+
+    /// Parses a standalone message as a `/send` command.
+    pub fn parse_send_command(&mut self, text: &str) -> Result<Option<SendCommand>, CallError> {
+        let parsed = self.enter("parsing a command", |tools, store| {
+            tools
+                .openclaw_session_tools_policy()
+                .call_parse_send_command(store, text)
+        })?;
+        Ok(parsed.map(bindings::send_command))
+    }
+}

@@ -1,0 +1,110 @@
+//! The guest's stdout and stderr: captured into a bounded buffer that the host drains
+//! into its log after each call. Output past the bound is dropped (and counted), never
+//! turned into a trap.
+
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+
+#[derive(Default)]
+struct Buffer {
+    data: Vec<u8>,
+    capacity: usize,
+    dropped: usize,
+}
+
+impl Buffer {
+    fn push(&mut self, bytes: &[u8]) {
+        let room = self.capacity.saturating_sub(self.data.len());
+        let kept = bytes.len().min(room);
+        self.data.extend_from_slice(&bytes[..kept]);
+        self.dropped += bytes.len() - kept;
+    }
+}
+
+/// A bounded capture of one output stream.
+#[derive(Clone)]
+pub struct GuestOutput(Arc<Mutex<Buffer>>);
+
+impl GuestOutput {
+    pub fn new(capacity: usize) -> Self {
+        GuestOutput(Arc::new(Mutex::new(Buffer {
+            data: Vec::new(),
+            capacity,
+            dropped: 0,
+        })))
+    }
+
+    /// Takes what was written since the last take, and how many bytes were dropped.
+    pub fn take(&self) -> (String, usize) {
+        let mut buffer = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let text = String::from_utf8_lossy(&buffer.data).into_owned();
+        let dropped = buffer.dropped;
+        buffer.data.clear();
+        buffer.dropped = 0;
+        (text, dropped)
+    }
+
+    fn push(&self, bytes: &[u8]) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(bytes);
+    }
+}
+
+impl IsTerminal for GuestOutput {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for GuestOutput {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for GuestOutput {
+    async fn ready(&mut self) {}
+}
+
+impl OutputStream for GuestOutput {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        self.push(&bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+
+    fn check_write(&mut self) -> StreamResult<usize> {
+        Ok(64 * 1024)
+    }
+}
+
+impl tokio::io::AsyncWrite for GuestOutput {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        self.push(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
