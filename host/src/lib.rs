@@ -3,7 +3,10 @@
 //! gateway (an embedded OpenClaw-compatible one, or a scripted one for conformance).
 
 pub mod bindings;
+pub mod conformance;
 pub mod engine;
+pub mod gateway;
+pub mod jobs;
 pub mod limits;
 pub mod sandbox;
 
