@@ -12,6 +12,7 @@ fn main() {
         .parent()
         .expect("host/ is inside the workspace")
         .to_path_buf();
+    embed_conformance_cases(&root);
     for path in ["guest/src", "guest/Cargo.toml", "wit", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", root.join(path).display());
     }
@@ -73,4 +74,31 @@ fn main() {
         wasm.display()
     );
     println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", wasm.display());
+}
+
+/// Embeds the project's copy of the conformance cases (`tests/conformance/cases`), the
+/// default of `session-tools conformance`.
+fn embed_conformance_cases(root: &std::path::Path) {
+    let dir = root.join("tests/conformance/cases");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| {
+            d.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    let mut out = String::from("/// The conformance cases kept in the project: (file name, contents).\npub static CASES: &[(&str, &str)] = &[\n");
+    for file in files {
+        let name = file.file_name().unwrap().to_string_lossy().into_owned();
+        out.push_str(&format!(
+            "    ({name:?}, include_str!({:?})),\n",
+            file.display().to_string()
+        ));
+    }
+    out.push_str("];\n");
+    let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    std::fs::write(out_dir.join("conformance_cases.rs"), out)
+        .expect("writing conformance_cases.rs");
 }

@@ -10,7 +10,8 @@ use crate::visibility::glob_matches_ci;
 use crate::{agents, history, list, send, spawn};
 
 /// Who is calling (the WIT `caller-context`).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase", default)]
 pub struct Caller {
     pub agent_session_key: Option<String>,
     pub agent_channel: Option<String>,

@@ -3,12 +3,16 @@
 //! gateway (an embedded OpenClaw-compatible one, or a scripted one for conformance).
 
 pub mod bindings;
+pub mod cli;
+pub mod config;
 pub mod conformance;
+pub mod demo;
 pub mod engine;
 pub mod gateway;
 pub mod jobs;
 pub mod limits;
 pub mod sandbox;
+pub mod service;
 
 /// The component this host was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));

@@ -1,28 +1,15 @@
 use std::process::ExitCode;
 
-use session_tools_host::conformance;
-use session_tools_host::engine::EngineOptions;
-use session_tools_host::limits::Limits;
-use session_tools_host::sandbox::Runtime;
+use clap::Parser;
+use session_tools_host::cli::{run, Cli};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().collect();
-    let dir = args
-        .get(2)
-        .cloned()
-        .unwrap_or_else(|| "../shared/conformance/cases".into());
-    let runtime = Runtime::new(
-        session_tools_host::COMPONENT,
-        &EngineOptions::default(),
-        &Limits::default(),
-    )
-    .expect("runtime");
-    let files = conformance::load_dir(std::path::Path::new(&dir)).expect("cases");
-    let reports = conformance::run_all(&runtime, &files);
-    let ok = conformance::print_reports(&reports, &mut std::io::stdout()).unwrap();
-    if ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            ExitCode::from(1)
+        }
     }
 }

@@ -50,6 +50,21 @@ pub struct CaseFile {
     pub text: String,
 }
 
+mod embedded {
+    include!(concat!(env!("OUT_DIR"), "/conformance_cases.rs"));
+}
+
+/// The project's own copy of the public cases, built into the binary.
+pub fn builtin_cases() -> Vec<CaseFile> {
+    embedded::CASES
+        .iter()
+        .map(|(file, text)| CaseFile {
+            file: file.to_string(),
+            text: text.to_string(),
+        })
+        .collect()
+}
+
 /// Loads the `*.json` files of a directory, sorted by name.
 pub fn load_dir(dir: &Path) -> std::io::Result<Vec<CaseFile>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?

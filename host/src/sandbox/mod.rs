@@ -9,6 +9,7 @@
 
 mod output;
 mod store;
+pub mod visibility;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -268,6 +269,11 @@ impl Sandbox {
             self.broken = Some(error.clone());
             error
         })
+    }
+
+    /// Sets the gateway the next calls use (a caller's view of it).
+    pub fn set_gateway(&mut self, gateway: Arc<dyn GatewayPort>) {
+        self.store.data_mut().set_gateway(gateway);
     }
 
     /// Whether the instance broke a limit or trapped (it must not be used again).

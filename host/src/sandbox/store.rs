@@ -180,6 +180,10 @@ impl StoreState {
         }
     }
 
+    pub(super) fn set_gateway(&mut self, gateway: std::sync::Arc<dyn GatewayPort>) {
+        self.gateway = gateway;
+    }
+
     pub fn cli(&mut self) -> wasmtime_wasi::cli::WasiCliCtxView<'_> {
         wasmtime_wasi::cli::WasiCliView::cli(self)
     }

@@ -1,0 +1,76 @@
+//! What the gateway delivered to channels with `send`: this gateway has no channel
+//! connections, so deliveries are recorded in `<state>/session-tools/outbox.jsonl` (one
+//! JSON object a line), where the CLI shows them. A repeated idempotency key is one
+//! delivery.
+
+use std::collections::HashSet;
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+use serde_json::{json, Value};
+use session_tools_guest::ports::SendParams;
+
+pub struct Outbox {
+    path: PathBuf,
+    seen: Mutex<HashSet<String>>,
+}
+
+impl Outbox {
+    pub fn open(path: PathBuf) -> std::io::Result<Outbox> {
+        let seen = Outbox::read_path(&path)?
+            .iter()
+            .filter_map(|d| {
+                d.get("idempotencyKey")
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+            })
+            .collect();
+        Ok(Outbox {
+            path,
+            seen: Mutex::new(seen),
+        })
+    }
+
+    fn read_path(path: &PathBuf) -> std::io::Result<Vec<Value>> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => Ok(text
+                .lines()
+                .filter_map(|l| serde_json::from_str(l).ok())
+                .collect()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Records a delivery (once per idempotency key).
+    pub fn deliver(&self, params: &SendParams, now_ms: u64) -> std::io::Result<()> {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.contains(&params.idempotency_key) {
+            return Ok(());
+        }
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let line = json!({
+            "ts": now_ms,
+            "channel": params.channel,
+            "to": params.to,
+            "accountId": params.account_id,
+            "message": params.message,
+            "idempotencyKey": params.idempotency_key,
+        });
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.path)?;
+        file.write_all(format!("{line}\n").as_bytes())?;
+        seen.insert(params.idempotency_key.clone());
+        Ok(())
+    }
+
+    /// Every delivery, oldest first.
+    pub fn read_all(&self) -> std::io::Result<Vec<Value>> {
+        Outbox::read_path(&self.path)
+    }
+}

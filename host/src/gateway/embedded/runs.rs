@@ -1,0 +1,263 @@
+//! Agent runs of the embedded gateway: started by `agent`, run by the agent runtime on a
+//! thread of their own, stopped at their timeout, and waited for by `agent.wait` for real
+//! (a condition variable with a deadline, not a polled flag). The registry is persisted,
+//! so after a restart a run that was cut short ends as an error instead of never.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use session_tools_guest::ports::{Usage, WaitResult};
+
+use super::runtime::{AgentRuntime, RunRequest, RunResult};
+use super::store::write_atomically;
+use super::Clock;
+
+/// Finished runs are kept this long for `agent.wait`.
+pub const KEEP_FINISHED_MS: i64 = 10 * 60_000;
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finished {
+    /// `ok`, `error`, or `timeout` when the run was stopped at its timeout.
+    pub status: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    pub started_at: i64,
+    pub ended_at: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Record {
+    session_key: String,
+    started_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    finished: Option<Finished>,
+}
+
+#[derive(Default, Serialize, Deserialize)]
+struct Persisted {
+    version: u32,
+    runs: HashMap<String, Record>,
+}
+
+pub struct Runs {
+    path: PathBuf,
+    runs: Mutex<HashMap<String, Record>>,
+    ended: Condvar,
+    clock: Clock,
+}
+
+impl Runs {
+    /// Loads the registry; runs that were going on when the process stopped are ended as
+    /// errors.
+    pub fn open(path: PathBuf, clock: Clock) -> std::io::Result<Runs> {
+        let now = clock() as i64;
+        let mut runs = match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice::<Persisted>(&bytes)
+                .map(|p| p.runs)
+                .unwrap_or_default(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
+            Err(e) => return Err(e),
+        };
+        for record in runs.values_mut() {
+            if record.finished.is_none() {
+                record.finished = Some(Finished {
+                    status: "error".into(),
+                    error: Some(
+                        "the run was interrupted: the gateway stopped while it was going on".into(),
+                    ),
+                    reply: None,
+                    usage: None,
+                    model: None,
+                    started_at: record.started_at,
+                    ended_at: now,
+                });
+            }
+        }
+        Ok(Runs {
+            path,
+            runs: Mutex::new(runs),
+            ended: Condvar::new(),
+            clock,
+        })
+    }
+
+    fn persist(&self, runs: &mut HashMap<String, Record>) {
+        let now = (self.clock)() as i64;
+        runs.retain(|_, r| {
+            r.finished
+                .as_ref()
+                .is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS)
+        });
+        let persisted = Persisted {
+            version: 1,
+            runs: runs.clone(),
+        };
+        if let Ok(bytes) = serde_json::to_vec_pretty(&persisted) {
+            if let Some(dir) = self.path.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            let _ = write_atomically(&self.path, &bytes);
+        }
+    }
+
+    /// The session a run belongs to.
+    pub fn session_of(&self, run_id: &str) -> Option<String> {
+        self.runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(run_id)
+            .map(|r| r.session_key.clone())
+    }
+
+    /// The run with this id, if it exists (its id, for the caller's convenience).
+    pub fn get(&self, run_id: &str) -> Option<String> {
+        self.runs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains_key(run_id)
+            .then(|| run_id.to_string())
+    }
+
+    /// Starts a run on its own thread. `finish` records the outcome (transcript, entry)
+    /// before waiters are told the run has ended.
+    pub fn start(
+        self: &Arc<Self>,
+        request: RunRequest,
+        timeout: Duration,
+        runtime: Arc<dyn AgentRuntime>,
+        finish: impl FnOnce(&RunRequest, &Finished) + Send + 'static,
+    ) {
+        let started_at = (self.clock)() as i64;
+        {
+            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+            runs.insert(
+                request.run_id.clone(),
+                Record {
+                    session_key: request.session_key.clone(),
+                    started_at,
+                    finished: None,
+                },
+            );
+            self.persist(&mut runs);
+        }
+        let this = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("run-{}", request.run_id))
+            .spawn(move || {
+                let began = Instant::now();
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    runtime.run(&request)
+                }))
+                .unwrap_or_else(|_| RunResult {
+                    status: "error".into(),
+                    reply: None,
+                    error: Some("the agent runtime failed".into()),
+                    usage: None,
+                    model: None,
+                    duration: Duration::ZERO,
+                });
+                let finished = if result.duration > timeout {
+                    std::thread::sleep(timeout.saturating_sub(began.elapsed()));
+                    Finished {
+                        status: "timeout".into(),
+                        error: Some(format!(
+                            "the run timed out after {}s and was stopped",
+                            timeout.as_secs()
+                        )),
+                        reply: None,
+                        usage: None,
+                        model: result.model,
+                        started_at,
+                        ended_at: (this.clock)() as i64,
+                    }
+                } else {
+                    std::thread::sleep(result.duration.saturating_sub(began.elapsed()));
+                    Finished {
+                        status: if result.status == "ok" {
+                            "ok".into()
+                        } else {
+                            "error".into()
+                        },
+                        error: if result.status == "ok" {
+                            None
+                        } else {
+                            Some(result.error.unwrap_or_else(|| "agent error".into()))
+                        },
+                        reply: result.reply,
+                        usage: result.usage,
+                        model: result.model,
+                        started_at,
+                        ended_at: (this.clock)() as i64,
+                    }
+                };
+                finish(&request, &finished);
+                let mut runs = this.runs.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(record) = runs.get_mut(&request.run_id) {
+                    record.finished = Some(finished);
+                }
+                this.persist(&mut runs);
+                this.ended.notify_all();
+            });
+        if let Err(e) = spawned {
+            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+            let now = (self.clock)() as i64;
+            if let Some(record) = runs
+                .values_mut()
+                .find(|r| r.finished.is_none() && r.started_at == started_at)
+            {
+                record.finished = Some(Finished {
+                    status: "error".into(),
+                    error: Some(format!("cannot start the run: {e}")),
+                    reply: None,
+                    usage: None,
+                    model: None,
+                    started_at,
+                    ended_at: now,
+                });
+            }
+            self.ended.notify_all();
+        }
+    }
+
+    /// `agent.wait`: the run's end, or `timeout` when it does not end within `timeout`.
+    pub fn wait(&self, run_id: &str, timeout: Duration) -> WaitResult {
+        let deadline = Instant::now() + timeout;
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(finished) = runs.get(run_id).and_then(|r| r.finished.clone()) {
+                return WaitResult {
+                    status: Some(finished.status),
+                    error: finished.error,
+                    started_at: Some(finished.started_at),
+                    ended_at: Some(finished.ended_at),
+                    usage: finished.usage,
+                    model: finished.model,
+                };
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return WaitResult {
+                    status: Some("timeout".into()),
+                    ..Default::default()
+                };
+            }
+            runs = self
+                .ended
+                .wait_timeout(runs, deadline - now)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+    }
+}

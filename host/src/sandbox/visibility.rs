@@ -1,0 +1,235 @@
+//! Host-side visibility (N15): for a sandboxed agent whose visibility is `spawned`, every
+//! gateway call its guest makes is checked by the host against the caller's own session
+//! and the sessions spawned from it, transitively (including sessions spawned during the
+//! run). Keys are compared in the gateway's canonical form, so no spelling (case,
+//! whitespace, `agent:` prefixes, `main` aliases) gets around it. A refused call is a
+//! gateway error for the guest and a log line for the host; list answers are filtered.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use session_tools_guest::announce::target_from_key;
+use session_tools_guest::keys::is_subagent_key;
+use session_tools_guest::ports::*;
+
+use crate::gateway::embedded::canon::spawned_by_for_agent;
+use crate::gateway::embedded::EmbeddedGateway;
+
+use super::Services;
+
+/// A gateway as seen by one restricted caller.
+pub struct VisibilityGuard {
+    inner: Arc<EmbeddedGateway>,
+    services: Arc<dyn Services>,
+    /// The caller's own session, canonical.
+    own: String,
+    /// The caller's session and its spawned tree, canonical (recomputed on a miss).
+    visible: Mutex<HashSet<String>>,
+    /// Refusals so far (for audits and tests).
+    refusals: Mutex<Vec<String>>,
+}
+
+impl VisibilityGuard {
+    pub fn new(
+        inner: Arc<EmbeddedGateway>,
+        services: Arc<dyn Services>,
+        caller_key: &str,
+    ) -> VisibilityGuard {
+        let own = inner.rules().canonical(caller_key);
+        let guard = VisibilityGuard {
+            inner,
+            services,
+            own,
+            visible: Mutex::new(HashSet::new()),
+            refusals: Mutex::new(Vec::new()),
+        };
+        guard.refresh();
+        guard
+    }
+
+    /// What was refused, in order.
+    pub fn refusals(&self) -> Vec<String> {
+        self.refusals
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Recomputes the caller's tree from the store: one pass builds parent → children.
+    fn refresh(&self) -> HashSet<String> {
+        let mut children: HashMap<String, Vec<String>> = HashMap::new();
+        for (key, stored, loaded) in self.inner.combined() {
+            let Some(entry) = loaded.entries.get(&stored).and_then(Value::as_object) else {
+                continue;
+            };
+            let agent = self.inner.rules().agent_of(&key);
+            if let Some(parent) =
+                spawned_by_for_agent(&agent, entry.get("spawnedBy").and_then(Value::as_str))
+            {
+                children
+                    .entry(self.inner.rules().canonical(&parent))
+                    .or_default()
+                    .push(key);
+            }
+        }
+        let mut visible = HashSet::from([self.own.clone()]);
+        let mut frontier = vec![self.own.clone()];
+        while let Some(node) = frontier.pop() {
+            for child in children.remove(&node).unwrap_or_default() {
+                if visible.insert(child.clone()) {
+                    frontier.push(child);
+                }
+            }
+        }
+        *self.visible.lock().unwrap_or_else(|p| p.into_inner()) = visible.clone();
+        visible
+    }
+
+    /// Whether a key (in any spelling) is the caller's or in its tree.
+    pub fn can_see(&self, key: &str) -> bool {
+        let canonical = self.inner.rules().canonical(key);
+        if self
+            .visible
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .contains(&canonical)
+        {
+            return true;
+        }
+        self.refresh().contains(&canonical)
+    }
+
+    fn refuse<T>(&self, method: &str, what: &str) -> GatewayResult<T> {
+        let line = format!("{method}: {what}");
+        self.services.log(
+            LogLevel::Warn,
+            &format!("N15: refused {line} for sandboxed session {}", self.own),
+        );
+        self.refusals
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(line);
+        Err(GatewayError {
+            message: format!("forbidden: {what} is not visible from this sandboxed agent session"),
+        })
+    }
+
+    fn check(&self, method: &str, key: &str) -> GatewayResult<()> {
+        if self.can_see(key) {
+            Ok(())
+        } else {
+            self.refuse(method, &format!("session {}", key.trim()))
+        }
+    }
+
+    /// Delivery targets the caller may post to: those of its visible sessions.
+    fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
+        let visible = self.refresh();
+        self.inner
+            .list_rows(&ListParams {
+                include_global: Some(true),
+                include_unknown: Some(true),
+                ..Default::default()
+            })
+            .iter()
+            .filter(|r| visible.contains(&r.key))
+            .any(|row| {
+                let dc = row.delivery_context.as_ref();
+                let channel_ok = |c: Option<&str>| {
+                    channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)))
+                };
+                let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to)
+                    && channel_ok(dc.and_then(|d| d.channel.as_deref())))
+                    || (row.last_to.as_deref() == Some(to)
+                        && channel_ok(row.last_channel.as_deref()));
+                let from_key = target_from_key(&row.key)
+                    .is_some_and(|t| t.to == to && channel_ok(Some(&t.channel)));
+                from_row || from_key
+            })
+    }
+}
+
+impl Gateway for VisibilityGuard {
+    fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
+        let mut list = self.inner.sessions_list(params)?;
+        let visible = self.refresh();
+        list.sessions.retain(|row| visible.contains(&row.key));
+        Ok(list)
+    }
+
+    fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
+        if let Some(key) = &params.key {
+            self.check("sessions.resolve", key)?;
+        }
+        let key = self.inner.sessions_resolve(params)?;
+        if key.is_empty() || self.can_see(&key) {
+            return Ok(key);
+        }
+        // The answer names a session outside the tree: refuse without naming it.
+        let asked = params
+            .session_id
+            .as_deref()
+            .map(|s| format!("sessionId {s}"))
+            .or_else(|| params.label.as_deref().map(|l| format!("label {l}")))
+            .unwrap_or_default();
+        self.refuse("sessions.resolve", &asked)
+    }
+
+    fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
+        self.check("chat.history", &params.session_key)?;
+        self.inner.chat_history(params)
+    }
+
+    fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
+        let key = params.session_key.as_deref().unwrap_or("main");
+        if !self.can_see(key) {
+            // A new sub-agent session spawned from the caller's tree joins it.
+            let spawns_child = is_subagent_key(key)
+                && self.inner.find(key).is_none()
+                && params
+                    .spawned_by
+                    .as_deref()
+                    .is_some_and(|parent| self.can_see(parent));
+            if !spawns_child {
+                return self.refuse("agent", &format!("session {}", key.trim()));
+            }
+        }
+        let accepted = self.inner.agent(params)?;
+        self.refresh();
+        Ok(accepted)
+    }
+
+    fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
+        match self.inner.runs().session_of(&params.run_id) {
+            Some(session) if !self.can_see(&session) => {
+                self.refuse("agent.wait", &format!("run {}", params.run_id))
+            }
+            _ => self.inner.agent_wait(params),
+        }
+    }
+
+    fn send(&self, params: &SendParams) -> GatewayResult<()> {
+        if !self.may_send_to(params.channel.as_deref(), &params.to) {
+            return self.refuse(
+                "send",
+                &format!(
+                    "target {}:{}",
+                    params.channel.as_deref().unwrap_or("?"),
+                    params.to
+                ),
+            );
+        }
+        self.inner.send(params)
+    }
+
+    fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
+        self.check("sessions.patch", &params.key)?;
+        self.inner.sessions_patch(params)
+    }
+
+    fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
+        self.check("sessions.delete", &params.key)?;
+        self.inner.sessions_delete(params)
+    }
+}

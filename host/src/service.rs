@@ -1,0 +1,416 @@
+//! The session tools as a service over an OpenClaw state directory: the component loaded
+//! once, an embedded gateway, a sandboxed instance per agent (instances are pooled per
+//! agent, never shared between agents), host-side visibility for restricted callers
+//! (N15), and the background jobs that tool calls start, persisted and resumed.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use session_tools_guest::jobs::{Wake, Wakeup};
+use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
+use session_tools_guest::ports::{self, GatewayResult, Host as _, LogLevel};
+use session_tools_guest::requester::Requester;
+use session_tools_guest::tools::Caller;
+
+use crate::config::DeploymentConfig;
+use crate::engine::EngineOptions;
+use crate::gateway::embedded::runtime::{AgentRuntime, EchoRuntime};
+use crate::gateway::embedded::{system_clock, EmbeddedGateway, PolicyEvaluator};
+use crate::jobs::store::{JobRecord, JobStore, WakeRecord};
+use crate::limits::Limits;
+use crate::sandbox::visibility::VisibilityGuard;
+use crate::sandbox::{AgentSetup, CallError, GatewayPort, Runtime, Sandbox, ToolDescription};
+
+/// Where log lines go.
+pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
+
+/// A log sink writing warnings and errors to stderr.
+pub fn stderr_log(verbose: bool) -> LogSink {
+    Arc::new(move |level, message| {
+        if verbose || matches!(level, LogLevel::Warn | LogLevel::Error) {
+            eprintln!("[{}] {message}", format!("{level:?}").to_lowercase());
+        }
+    })
+}
+
+/// The real clock, real ids, and a log sink.
+pub struct SystemServices {
+    log: LogSink,
+}
+
+impl SystemServices {
+    pub fn new(log: LogSink) -> SystemServices {
+        SystemServices { log }
+    }
+}
+
+impl ports::Host for SystemServices {
+    fn now_ms(&self) -> u64 {
+        system_clock()()
+    }
+
+    fn new_uuid(&self) -> String {
+        uuid::Uuid::new_v4().to_string()
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        (self.log)(level, message)
+    }
+}
+
+/// How to open a [`ToolService`].
+#[derive(Clone)]
+pub struct ServiceOptions {
+    pub state_dir: PathBuf,
+    /// The config file; `None`: the one in the state directory, if any.
+    pub config_path: Option<PathBuf>,
+    pub runtime: Arc<dyn AgentRuntime>,
+    pub engine: EngineOptions,
+    pub limits: Limits,
+    pub log: LogSink,
+    /// The component to load (default: the one built into this host).
+    pub component: Option<Arc<[u8]>>,
+}
+
+impl ServiceOptions {
+    pub fn new(state_dir: impl Into<PathBuf>) -> ServiceOptions {
+        ServiceOptions {
+            state_dir: state_dir.into(),
+            config_path: None,
+            runtime: Arc::new(EchoRuntime),
+            engine: EngineOptions::default(),
+            limits: Limits::default(),
+            log: stderr_log(false),
+            component: None,
+        }
+    }
+}
+
+/// The send policy evaluated by an instance of the component kept for the gateway.
+struct ComponentPolicy(Mutex<Sandbox>);
+
+impl PolicyEvaluator for ComponentPolicy {
+    fn evaluate(&self, input: &PolicyInput) -> Result<(Decision, String), String> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .evaluate_send_policy(input)
+            .map_err(|e| e.to_string())
+    }
+
+    fn parse_command(&self, text: &str) -> Result<Option<SendCommand>, String> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .parse_send_command(text)
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A gateway that answers nothing (for the policy instance, which makes no calls).
+struct NoGateway;
+
+impl ports::Gateway for NoGateway {
+    fn sessions_list(&self, _: &ports::ListParams) -> GatewayResult<ports::SessionList> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn sessions_resolve(&self, _: &ports::ResolveParams) -> GatewayResult<String> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn chat_history(&self, _: &ports::HistoryParams) -> GatewayResult<ports::History> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn agent(&self, _: &ports::AgentParams) -> GatewayResult<ports::AgentAccepted> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn agent_wait(&self, _: &ports::WaitParams) -> GatewayResult<ports::WaitResult> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn send(&self, _: &ports::SendParams) -> GatewayResult<()> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn sessions_patch(&self, _: &ports::PatchParams) -> GatewayResult<()> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+    fn sessions_delete(&self, _: &ports::DeleteParams) -> GatewayResult<()> {
+        Err(ports::GatewayError::new("no gateway here"))
+    }
+}
+
+/// The session tools over a state directory.
+pub struct ToolService {
+    runtime: Runtime,
+    gateway: Arc<EmbeddedGateway>,
+    config: DeploymentConfig,
+    tools_config: session_tools_guest::Config,
+    services: Arc<SystemServices>,
+    limits: Limits,
+    idle: Mutex<HashMap<String, Vec<Sandbox>>>,
+    jobs: JobStore,
+    /// Jobs being worked on (not to be picked up twice).
+    busy: Mutex<std::collections::HashSet<String>>,
+}
+
+impl ToolService {
+    pub fn open(options: ServiceOptions) -> Result<ToolService> {
+        let state_dir = options.state_dir.clone();
+        std::fs::create_dir_all(&state_dir)
+            .with_context(|| format!("creating the state directory {}", state_dir.display()))?;
+        let config = DeploymentConfig::load(&state_dir, options.config_path.as_deref())?;
+        let tools_config =
+            session_tools_guest::Config::from_value(&config.raw, &state_dir.display().to_string())
+                .map_err(anyhow::Error::msg)?;
+        let component: &[u8] = options.component.as_deref().unwrap_or(crate::COMPONENT);
+        let runtime = Runtime::new(component, &options.engine, &options.limits)?;
+        let gateway = EmbeddedGateway::open(
+            &state_dir,
+            config.clone(),
+            options.runtime.clone(),
+            system_clock(),
+        )
+        .with_context(|| format!("opening the state directory {}", state_dir.display()))?;
+        let services = Arc::new(SystemServices {
+            log: options.log.clone(),
+        });
+        let policy_setup = AgentSetup {
+            name: "send-policy".into(),
+            gateway: Arc::new(NoGateway),
+            services: services.clone(),
+            config_json: config.json.clone(),
+            state_dir: state_dir.display().to_string(),
+            limits: options.limits.clone(),
+        };
+        let policy = runtime
+            .instantiate(&policy_setup)
+            .map_err(|e| anyhow::anyhow!("starting the send-policy instance: {e}"))?;
+        gateway.set_policy(Arc::new(ComponentPolicy(Mutex::new(policy))));
+        let jobs = JobStore::new(state_dir.join("session-tools").join("jobs"));
+        Ok(ToolService {
+            runtime,
+            gateway,
+            config,
+            tools_config,
+            services,
+            limits: options.limits,
+            idle: Mutex::new(HashMap::new()),
+            jobs,
+            busy: Mutex::new(Default::default()),
+        })
+    }
+
+    pub fn gateway(&self) -> &Arc<EmbeddedGateway> {
+        &self.gateway
+    }
+
+    pub fn config(&self) -> &DeploymentConfig {
+        &self.config
+    }
+
+    pub fn state_dir(&self) -> &Path {
+        self.gateway.state_dir()
+    }
+
+    /// The agent whose instance serves a caller.
+    pub fn agent_of(&self, caller: &Caller) -> String {
+        session_tools_guest::agents::spawn_requester_agent(&self.tools_config, caller)
+    }
+
+    /// The gateway as this caller may see it: restricted callers get the N15 guard.
+    pub fn gateway_for(&self, caller: &Caller) -> Arc<dyn GatewayPort> {
+        let requester = Requester::new(&self.tools_config, caller);
+        match (requester.restrict, requester.internal_key.as_deref()) {
+            (true, Some(key)) => Arc::new(VisibilityGuard::new(
+                self.gateway.clone(),
+                self.services.clone(),
+                key,
+            )),
+            _ => self.gateway.clone(),
+        }
+    }
+
+    /// An idle instance of the agent, or a new one.
+    fn checkout(&self, agent: &str) -> Result<Sandbox, CallError> {
+        if let Some(sandbox) = self
+            .idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_mut(agent)
+            .and_then(Vec::pop)
+        {
+            return Ok(sandbox);
+        }
+        self.runtime.instantiate(&AgentSetup {
+            name: agent.to_string(),
+            gateway: self.gateway.clone(),
+            services: self.services.clone(),
+            config_json: self.config.json.clone(),
+            state_dir: self.state_dir().display().to_string(),
+            limits: self.limits.clone(),
+        })
+    }
+
+    /// Returns an instance to the agent's pool, unless it broke.
+    fn checkin(&self, agent: &str, sandbox: Sandbox) {
+        if !sandbox.is_broken() {
+            self.idle
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .entry(agent.to_string())
+                .or_default()
+                .push(sandbox);
+        }
+    }
+
+    /// The tool descriptions.
+    pub fn describe(&self) -> Result<Vec<ToolDescription>, CallError> {
+        let mut sandbox = self.checkout("describe")?;
+        let described = sandbox.describe();
+        self.checkin("describe", sandbox);
+        described
+    }
+
+    /// Calls a tool; the background work it starts is persisted (see [`Self::run_jobs`]).
+    /// Answers the tool's JSON result.
+    pub fn call(&self, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
+        let agent = self.agent_of(caller);
+        let mut sandbox = self.checkout(&agent)?;
+        sandbox.set_gateway(self.gateway_for(caller));
+        let output = sandbox.call_tool(tool, caller, arguments);
+        self.checkin(&agent, sandbox);
+        let output = output?;
+        for job in output.jobs {
+            let record = JobRecord::new(job, &agent, caller);
+            if let Err(e) = self.jobs.save(&record) {
+                self.services.log(
+                    LogLevel::Error,
+                    &format!("cannot persist job {}: {e}", record.id),
+                );
+            }
+        }
+        Ok(output.result)
+    }
+
+    /// Evaluates the send policy for a session (with the reason).
+    pub fn policy(&self, key: &str) -> Result<(Decision, String), ports::GatewayError> {
+        let found = self.gateway.find(key);
+        self.gateway
+            .policy_for(key, found.as_ref().map(|f| &f.entry))
+    }
+
+    /// One step of a job; its successors replace it on disk.
+    fn step(&self, record: JobRecord, wakeup: Wakeup) {
+        let id = record.id.clone();
+        let result = self.checkout(&record.agent).and_then(|mut sandbox| {
+            sandbox.set_gateway(self.gateway_for(&record.caller));
+            let next = sandbox.resume_job(record.job(), wakeup);
+            self.checkin(&record.agent, sandbox);
+            next
+        });
+        match result {
+            Ok(next) => {
+                let mut continues = false;
+                for job in next {
+                    let successor = JobRecord::new(job, &record.agent, &record.caller);
+                    continues |= successor.id == id;
+                    if let Err(e) = self.jobs.save(&successor) {
+                        self.services.log(
+                            LogLevel::Error,
+                            &format!("cannot persist job {}: {e}", successor.id),
+                        );
+                    }
+                }
+                if !continues {
+                    self.jobs.remove(&id);
+                }
+            }
+            Err(e) => {
+                self.services.log(
+                    LogLevel::Warn,
+                    &format!("job {id} ({}) failed and is dropped: {e}", record.kind),
+                );
+                self.jobs.remove(&id);
+            }
+        }
+    }
+
+    /// Pending jobs, as on disk.
+    pub fn pending_jobs(&self) -> Vec<JobRecord> {
+        let (jobs, problems) = self.jobs.load_all();
+        for problem in problems {
+            self.services.log(
+                LogLevel::Warn,
+                &format!("unreadable job file kept aside: {problem}"),
+            );
+        }
+        jobs
+    }
+
+    /// Runs the jobs that can make progress now, in this thread, until none is left or
+    /// `deadline` passes: waits for runs for real, and timers whose time has come. Jobs
+    /// waiting for a later time stay pending (a later start resumes them). Answers how
+    /// many steps ran.
+    pub fn run_jobs(&self, deadline: Duration) -> usize {
+        let until = Instant::now() + deadline;
+        let mut steps = 0;
+        loop {
+            let now = self.services.now_ms();
+            let ready: Vec<JobRecord> = self
+                .pending_jobs()
+                .into_iter()
+                .filter(|r| !matches!(r.wake, WakeRecord::At { at } if at > now))
+                .filter(|r| {
+                    !self
+                        .busy
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .contains(&r.id)
+                })
+                .collect();
+            if ready.is_empty() || Instant::now() >= until {
+                return steps;
+            }
+            for record in ready {
+                if Instant::now() >= until {
+                    return steps;
+                }
+                self.busy
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(record.id.clone());
+                let id = record.id.clone();
+                let wakeup = match &record.job().wake {
+                    Wake::Now => Wakeup::Now,
+                    Wake::At(_) => Wakeup::Timer,
+                    Wake::RunEnd(params) => {
+                        let gateway = self.gateway_for(&record.caller);
+                        let left =
+                            until.saturating_duration_since(Instant::now()).as_millis() as u64;
+                        let mut bounded = params.clone();
+                        bounded.timeout_ms = bounded.timeout_ms.min(left.max(1));
+                        let answer = gateway.agent_wait(&bounded);
+                        // A wait cut short by our own deadline is retried later, not reported.
+                        if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout"))
+                            && bounded.timeout_ms < params.timeout_ms
+                        {
+                            self.busy
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .remove(&id);
+                            continue;
+                        }
+                        Wakeup::RunEnded(answer)
+                    }
+                };
+                self.step(record, wakeup);
+                steps += 1;
+                self.busy
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&id);
+            }
+        }
+    }
+}
