@@ -1,1 +1,63 @@
+//! Helpers shared by the integration tests.
 
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use session_tools_host::engine::EngineOptions;
+use session_tools_host::limits::Limits;
+use session_tools_host::sandbox::Runtime;
+
+/// The project root.
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ is in the workspace")
+        .to_path_buf()
+}
+
+/// The sample OpenClaw state shipped with the project.
+pub fn sample_state() -> PathBuf {
+    root().join("examples/openclaw-state")
+}
+
+/// Copies a directory tree.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A fresh copy of the sample state in a temporary directory.
+pub fn sample_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&sample_state(), dir.path());
+    dir
+}
+
+/// Engine options for tests: the compiled-component cache lives in the target dir.
+pub fn engine_options() -> EngineOptions {
+    EngineOptions {
+        cache_dir: Some(root().join("target/component-cache")),
+        ..EngineOptions::default()
+    }
+}
+
+/// One runtime (the component compiled once) per test process.
+pub fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        Runtime::new(
+            session_tools_host::COMPONENT,
+            &engine_options(),
+            &Limits::default(),
+        )
+        .expect("loading the component")
+    })
+}

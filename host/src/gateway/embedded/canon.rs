@@ -98,7 +98,9 @@ mod tests {
     fn canonicalises_like_the_gateway() {
         let r = rules();
         assert_eq!(r.canonical(" main "), "agent:main:main");
-        assert_eq!(r.canonical("agent:Ops:main"), "agent:ops:main");
+        assert_eq!(r.canonical("agent:ops:main"), "agent:ops:main");
+        // Only the normalised spelling is a main alias (compared literally, as the reference).
+        assert_eq!(r.canonical("agent:Ops:main"), "agent:Ops:main");
         assert_eq!(
             r.canonical("agent:ops:Discord:group:X"),
             "agent:ops:Discord:group:X"

@@ -39,11 +39,12 @@ impl FileLock {
                     return Ok(FileLock { path });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let stale = std::fs::metadata(&path)
+                    let old = std::fs::metadata(&path)
                         .and_then(|m| m.modified())
                         .ok()
                         .and_then(|m| m.elapsed().ok())
                         .is_some_and(|age| age > STALE);
+                    let stale = old || owner_is_gone(&path);
                     if stale {
                         let _ = std::fs::remove_file(&path);
                         continue;
@@ -60,6 +61,24 @@ impl FileLock {
             }
         }
     }
+}
+
+/// Whether the lock's owner (its `pid`) is a process that no longer exists, so a writer
+/// killed mid-write does not block the others for 30 s. Only where `/proc` tells.
+fn owner_is_gone(path: &Path) -> bool {
+    if !Path::new("/proc/self").exists() {
+        return false;
+    }
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return false;
+    };
+    let Some(pid) = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|v| v.get("pid").and_then(serde_json::Value::as_u64))
+    else {
+        return false;
+    };
+    pid != u64::from(std::process::id()) && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 impl Drop for FileLock {

@@ -801,8 +801,9 @@ fn decision_word(decision: Decision) -> &'static str {
 /// A label: at most 64 characters (the method's schema), not blank once trimmed.
 fn check_label(raw: &str, method: &str) -> Result<String, GatewayError> {
     if raw.chars().count() > LABEL_MAX {
+        // The real gateway's schema error, word for word (`label` is `string | null`).
         return Err(gw(format!(
-            "invalid {method} params: at /label: must NOT have more than {LABEL_MAX} characters"
+            "invalid {method} params: at /label: must NOT have more than {LABEL_MAX} characters; at /label: must be null; at /label: must match a schema in anyOf"
         )));
     }
     let label = raw.trim();
@@ -1031,7 +1032,6 @@ impl Gateway for EmbeddedGateway {
                     entry.insert("thinkingLevel".into(), Value::String(thinking.clone()));
                 }
             }
-            entry.insert("systemSent".into(), Value::Bool(true));
             Ok(())
         })?;
         let now = self.now();

@@ -1,0 +1,13 @@
+//! The `session-tools` CLI, built inside the tests package (see Cargo.toml).
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    match session_tools_host::cli::run(session_tools_host::cli::Cli::parse()) {
+        Ok(code) => std::process::ExitCode::from(code.clamp(0, 255) as u8),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
