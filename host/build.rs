@@ -5,13 +5,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    let manifest = PathBuf::from(
-        std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"),
-    );
-    let root = manifest
-        .parent()
-        .expect("host/ is inside the workspace")
-        .to_path_buf();
+    let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
+    let root = manifest.parent().expect("host/ is inside the workspace").to_path_buf();
     embed_conformance_cases(&root);
     for path in ["guest/src", "guest/Cargo.toml", "wit", "Cargo.lock"] {
         println!("cargo:rerun-if-changed={}", root.join(path).display());
@@ -20,10 +15,7 @@ fn main() {
 
     // A prebuilt component can be given instead (e.g. for builds without the wasm target).
     if let Some(prebuilt) = std::env::var_os("SESSION_TOOLS_GUEST_WASM") {
-        println!(
-            "cargo:rustc-env=SESSION_TOOLS_COMPONENT={}",
-            PathBuf::from(prebuilt).display()
-        );
+        println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", PathBuf::from(prebuilt).display());
         return;
     }
 
@@ -33,16 +25,7 @@ fn main() {
     let mut command = Command::new(cargo);
     command
         .current_dir(&root)
-        .args([
-            "build",
-            "--quiet",
-            "--release",
-            "--package",
-            "session-tools-guest",
-            "--target",
-            "wasm32-wasip2",
-            "--target-dir",
-        ])
+        .args(["build", "--quiet", "--release", "--package", "session-tools-guest", "--target", "wasm32-wasip2", "--target-dir"])
         .arg(&target_dir);
     // Flags and settings meant for the host build must not leak into the wasm build.
     for var in [
@@ -58,9 +41,7 @@ fn main() {
     ] {
         command.env_remove(var);
     }
-    let status = command
-        .status()
-        .expect("running cargo to build the guest component");
+    let status = command.status().expect("running cargo to build the guest component");
     if !status.success() {
         panic!(
             "building the guest component failed (status {status}).\n\
@@ -68,11 +49,7 @@ fn main() {
         );
     }
     let wasm = target_dir.join("wasm32-wasip2/release/session_tools_guest.wasm");
-    assert!(
-        wasm.is_file(),
-        "the guest build did not produce {}",
-        wasm.display()
-    );
+    assert!(wasm.is_file(), "the guest build did not produce {}", wasm.display());
     println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", wasm.display());
 }
 
@@ -82,23 +59,16 @@ fn embed_conformance_cases(root: &std::path::Path) {
     let dir = root.join("tests/conformance/cases");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .map(|d| {
-            d.filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
-                .collect()
-        })
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect())
         .unwrap_or_default();
     files.sort();
-    let mut out = String::from("/// The conformance cases kept in the project: (file name, contents).\npub static CASES: &[(&str, &str)] = &[\n");
+    let mut out =
+        String::from("/// The conformance cases kept in the project: (file name, contents).\npub static CASES: &[(&str, &str)] = &[\n");
     for file in files {
         let name = file.file_name().unwrap().to_string_lossy().into_owned();
-        out.push_str(&format!(
-            "    ({name:?}, include_str!({:?})),\n",
-            file.display().to_string()
-        ));
+        out.push_str(&format!("    ({name:?}, include_str!({:?})),\n", file.display().to_string()));
     }
     out.push_str("];\n");
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
-    std::fs::write(out_dir.join("conformance_cases.rs"), out)
-        .expect("writing conformance_cases.rs");
+    std::fs::write(out_dir.join("conformance_cases.rs"), out).expect("writing conformance_cases.rs");
 }

@@ -11,10 +11,7 @@ use session_tools_tests::{root, sample_copy};
 fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_st-cli"))
         .args(args)
-        .env(
-            "SESSION_TOOLS_CACHE_DIR",
-            root().join("target/component-cache"),
-        )
+        .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
         .output()
         .expect("running the CLI")
 }
@@ -33,13 +30,8 @@ fn call(state: &Path, as_key: &str, extra: &[&str], tool: &str, args: &str) -> V
     argv.extend_from_slice(extra);
     argv.extend_from_slice(&[tool, args]);
     let output = cli(&argv);
-    assert!(
-        output.status.success(),
-        "{argv:?} failed: {}",
-        stderr(&output)
-    );
-    serde_json::from_str(&stdout(&output))
-        .unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", stdout(&output)))
+    assert!(output.status.success(), "{argv:?} failed: {}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", stdout(&output)))
 }
 
 #[test]
@@ -47,57 +39,24 @@ fn describe_prints_the_five_tools() {
     let output = cli(&["describe"]);
     assert!(output.status.success(), "{}", stderr(&output));
     let tools: Value = serde_json::from_str(&stdout(&output)).unwrap();
-    let names: Vec<&str> = tools
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        names,
-        [
-            "sessions_list",
-            "sessions_history",
-            "sessions_send",
-            "sessions_spawn",
-            "agents_list"
-        ]
-    );
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"]);
     assert_eq!(tools[1]["parameters"]["required"][0], "sessionKey");
 }
 
 #[test]
 fn conformance_runs_the_built_in_cases_and_reports_failures() {
     let output = cli(&["conformance"]);
-    assert!(
-        output.status.success(),
-        "{}{}",
-        stdout(&output),
-        stderr(&output)
-    );
-    assert!(
-        stdout(&output).trim_end().ends_with("121 passed, 0 failed"),
-        "{}",
-        stdout(&output)
-    );
+    assert!(output.status.success(), "{}{}", stdout(&output), stderr(&output));
+    assert!(stdout(&output).trim_end().ends_with("121 passed, 0 failed"), "{}", stdout(&output));
 
     let dir = tempfile::tempdir().unwrap();
-    let case = std::fs::read_to_string(
-        root().join("tests/conformance/cases/095-send_policy-default-allow.json"),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("wrong.json"),
-        case.replace("\"result\": \"allow\"", "\"result\": \"deny\""),
-    )
-    .unwrap();
+    let case = std::fs::read_to_string(root().join("tests/conformance/cases/095-send_policy-default-allow.json")).unwrap();
+    std::fs::write(dir.path().join("wrong.json"), case.replace("\"result\": \"allow\"", "\"result\": \"deny\"")).unwrap();
     let output = cli(&["conformance", dir.path().to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(1));
     let text = stdout(&output);
-    assert!(
-        text.contains("FAIL wrong.json") && text.contains("expected \"deny\", got \"allow\""),
-        "{text}"
-    );
+    assert!(text.contains("FAIL wrong.json") && text.contains("expected \"deny\", got \"allow\""), "{text}");
     assert!(text.trim_end().ends_with("0 passed, 1 failed"), "{text}");
 }
 
@@ -105,27 +64,10 @@ fn conformance_runs_the_built_in_cases_and_reports_failures() {
 fn a_sandboxed_caller_sees_only_what_it_spawned() {
     let state = sample_copy();
     let all = call(state.path(), "agent:main:main", &[], "sessions_list", "{}");
-    assert_eq!(
-        all["count"], 6,
-        "main sees its own agent's sessions (agent-to-agent is off): {all}"
-    );
-    let sandboxed = call(
-        state.path(),
-        "agent:main:main",
-        &["--sandboxed"],
-        "sessions_list",
-        "{}",
-    );
-    let keys: Vec<&str> = sandboxed["sessions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["key"].as_str().unwrap())
-        .collect();
-    assert_eq!(
-        keys,
-        ["agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b"]
-    );
+    assert_eq!(all["count"], 6, "main sees its own agent's sessions (agent-to-agent is off): {all}");
+    let sandboxed = call(state.path(), "agent:main:main", &["--sandboxed"], "sessions_list", "{}");
+    let keys: Vec<&str> = sandboxed["sessions"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b"]);
     let refused = call(
         state.path(),
         "agent:main:main",
@@ -158,51 +100,23 @@ fn a_send_is_written_in_openclaw_format_and_seen_by_a_new_process() {
     assert_eq!(sent["status"], "ok", "{sent}");
     assert_eq!(sent["reply"], "echo: cli test ping");
     // The transcript got the messages in pi-coding-agent's v3 line format.
-    let transcript = std::fs::read_to_string(
-        state
-            .path()
-            .join("agents/main/sessions/8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f.jsonl"),
-    )
-    .unwrap();
-    let lines: Vec<Value> = transcript
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    let ours: Vec<&Value> = lines
-        .iter()
-        .filter(|l| l.to_string().contains("cli test ping"))
-        .collect();
+    let transcript = std::fs::read_to_string(state.path().join("agents/main/sessions/8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f.jsonl")).unwrap();
+    let lines: Vec<Value> = transcript.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let ours: Vec<&Value> = lines.iter().filter(|l| l.to_string().contains("cli test ping")).collect();
     assert!(ours.len() >= 2, "{ours:?}");
     for line in &ours {
         assert_eq!(line["type"], "message");
-        assert!(line["id"]
-            .as_str()
-            .is_some_and(|id| id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit())));
+        assert!(line["id"].as_str().is_some_and(|id| id.len() == 8 && id.chars().all(|c| c.is_ascii_hexdigit())));
         assert!(line["parentId"].is_string());
-        assert!(line["timestamp"]
-            .as_str()
-            .is_some_and(|t| t.ends_with('Z') && t.len() == 24));
+        assert!(line["timestamp"].as_str().is_some_and(|t| t.ends_with('Z') && t.len() == 24));
     }
     let index = |v: &Value| lines.iter().position(|l| l == v).unwrap();
     assert_eq!(ours[0]["message"]["role"], "user");
-    assert_eq!(
-        lines[index(ours[0]) + 1]["parentId"],
-        ours[0]["id"],
-        "entries chain by parentId"
-    );
+    assert_eq!(lines[index(ours[0]) + 1]["parentId"], ours[0]["id"], "entries chain by parentId");
     // A new process reads it back.
-    let history = call(
-        state.path(),
-        "agent:main:main",
-        &[],
-        "sessions_history",
-        &format!(r#"{{"sessionKey":"{target}","limit":50}}"#),
-    );
+    let history = call(state.path(), "agent:main:main", &[], "sessions_history", &format!(r#"{{"sessionKey":"{target}","limit":50}}"#));
     let text = history["messages"].to_string();
-    assert!(
-        text.contains("cli test ping") && text.contains("echo: cli test ping"),
-        "{text}"
-    );
+    assert!(text.contains("cli test ping") && text.contains("echo: cli test ping"), "{text}");
 }
 
 #[test]
@@ -220,19 +134,11 @@ fn the_send_policy_blocks_and_the_owner_lifts_it() {
     assert_eq!(blocked["status"], "error");
     assert_eq!(blocked["error"], "send blocked by session policy");
     let policy = cli(&["--state", dir, "policy", group]);
-    assert!(
-        stdout(&policy).contains("deny (the session's own override is deny)"),
-        "{}",
-        stdout(&policy)
-    );
+    assert!(stdout(&policy).contains("deny (the session's own override is deny)"), "{}", stdout(&policy));
     // The owner's standalone `/send on` is answered, not run as a prompt.
     let lifted = cli(&["--state", dir, "chat", group, "/send on"]);
     assert!(lifted.status.success(), "{}", stderr(&lifted));
-    assert!(
-        stdout(&lifted).contains("set to allow"),
-        "{}",
-        stdout(&lifted)
-    );
+    assert!(stdout(&lifted).contains("set to allow"), "{}", stdout(&lifted));
     let sent = call(
         state.path(),
         "agent:main:main",
@@ -243,10 +149,7 @@ fn the_send_policy_blocks_and_the_owner_lifts_it() {
     assert_eq!(sent["status"], "ok", "{sent}");
     let history = cli(&["--state", dir, "history", group, "--json"]);
     let history: Value = serde_json::from_str(&stdout(&history)).unwrap();
-    assert!(
-        !history["messages"].to_string().contains("/send on"),
-        "the command is not part of the transcript"
-    );
+    assert!(!history["messages"].to_string().contains("/send on"), "the command is not part of the transcript");
     let inherit = cli(&["--state", dir, "chat", group, "/send inherit"]);
     assert!(stdout(&inherit).contains("inherit"), "{}", stdout(&inherit));
 }
@@ -258,95 +161,31 @@ fn inspection_commands() {
     let sessions = cli(&["sessions", "--state", dir]);
     assert!(sessions.status.success());
     let text = stdout(&sessions);
-    assert!(
-        text.contains("agent:ops:slack:channel:c07abcdef12") && text.contains("incidents"),
-        "{text}"
-    );
-    let json: Value = serde_json::from_str(&stdout(&cli(&[
-        "--state", dir, "sessions", "--json", "--agent", "ops",
-    ])))
-    .unwrap();
+    assert!(text.contains("agent:ops:slack:channel:c07abcdef12") && text.contains("incidents"), "{text}");
+    let json: Value = serde_json::from_str(&stdout(&cli(&["--state", dir, "sessions", "--json", "--agent", "ops"]))).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 2);
     let history = cli(&["--state", dir, "history", "main", "--limit", "2"]);
-    assert!(
-        stdout(&history).contains("assistant:"),
-        "{}",
-        stdout(&history)
-    );
+    assert!(stdout(&history).contains("assistant:"), "{}", stdout(&history));
     let outbox = cli(&["--state", dir, "outbox"]);
-    assert!(
-        stdout(&outbox).contains("nothing delivered"),
-        "{}",
-        stdout(&outbox)
-    );
+    assert!(stdout(&outbox).contains("nothing delivered"), "{}", stdout(&outbox));
 }
 
 #[test]
 fn bad_input_is_a_clear_error_on_stderr() {
     let state = sample_copy();
     let dir = state.path().to_str().unwrap();
-    let output = cli(&[
-        "--state",
-        dir,
-        "call",
-        "--as",
-        "agent:main:main",
-        "sessions_list",
-        "{not json",
-    ]);
+    let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "sessions_list", "{not json"]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(
-        stderr(&output).contains("arguments are not valid JSON"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(stderr(&output).contains("arguments are not valid JSON"), "{}", stderr(&output));
     assert!(stdout(&output).is_empty());
-    let output = cli(&[
-        "--state",
-        dir,
-        "call",
-        "--as",
-        "agent:main:main",
-        "sessions_list",
-        r#"{"limit":"abc"}"#,
-    ]);
-    assert!(
-        stderr(&output).contains("limit must be a number"),
-        "{}",
-        stderr(&output)
-    );
-    let output = cli(&[
-        "--state",
-        dir,
-        "call",
-        "--as",
-        "agent:main:main",
-        "no_such_tool",
-        "{}",
-    ]);
-    assert!(
-        stderr(&output).contains("unknown tool: no_such_tool"),
-        "{}",
-        stderr(&output)
-    );
+    let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "sessions_list", r#"{"limit":"abc"}"#]);
+    assert!(stderr(&output).contains("limit must be a number"), "{}", stderr(&output));
+    let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "no_such_tool", "{}"]);
+    assert!(stderr(&output).contains("unknown tool: no_such_tool"), "{}", stderr(&output));
     std::fs::write(state.path().join("openclaw.json"), "{ agents: [").unwrap();
     let output = cli(&["--state", dir, "sessions"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(
-        stderr(&output).contains("openclaw.json is not valid JSON5"),
-        "{}",
-        stderr(&output)
-    );
-    let output = cli(&[
-        "--state",
-        dir,
-        "--config",
-        "/nonexistent/config.json",
-        "sessions",
-    ]);
-    assert!(
-        stderr(&output).contains("/nonexistent/config.json"),
-        "{}",
-        stderr(&output)
-    );
+    assert!(stderr(&output).contains("openclaw.json is not valid JSON5"), "{}", stderr(&output));
+    let output = cli(&["--state", dir, "--config", "/nonexistent/config.json", "sessions"]);
+    assert!(stderr(&output).contains("/nonexistent/config.json"), "{}", stderr(&output));
 }

@@ -65,24 +65,13 @@ fn fits(expected: &Value, actual: Option<&Value>, path: &str) -> Result<(), Stri
         }
         (Value::Array(e), Some(Value::Array(a))) => {
             if e.len() != a.len() {
-                return Err(format!(
-                    "{path}: expected {} elements, got {}: {}",
-                    e.len(),
-                    a.len(),
-                    Value::Array(a.clone())
-                ));
+                return Err(format!("{path}: expected {} elements, got {}: {}", e.len(), a.len(), Value::Array(a.clone())));
             }
-            e.iter()
-                .zip(a)
-                .enumerate()
-                .try_for_each(|(i, (e, a))| fits(e, Some(a), &format!("{path}/{i}")))
+            e.iter().zip(a).enumerate().try_for_each(|(i, (e, a))| fits(e, Some(a), &format!("{path}/{i}")))
         }
         (e, Some(a)) if e == a => Ok(()),
         (Value::Number(e), Some(Value::Number(a))) if e.as_f64() == a.as_f64() => Ok(()),
-        (e, a) => Err(format!(
-            "{path}: expected {e}, got {}",
-            a.map_or_else(|| "(missing)".into(), Value::to_string)
-        )),
+        (e, a) => Err(format!("{path}: expected {e}, got {}", a.map_or_else(|| "(missing)".into(), Value::to_string))),
     }
 }
 
@@ -125,12 +114,7 @@ fn our_row(row: &SessionRow) -> Value {
         "deliveryContext",
         row.delivery_context.as_ref().map(|d| {
             let mut dc = Map::new();
-            for (k, v) in [
-                ("channel", &d.channel),
-                ("to", &d.to),
-                ("accountId", &d.account_id),
-                ("threadId", &d.thread_id),
-            ] {
+            for (k, v) in [("channel", &d.channel), ("to", &d.to), ("accountId", &d.account_id), ("threadId", &d.thread_id)] {
                 if let Some(v) = v {
                     dc.insert(k.into(), Value::String(v.clone()));
                 }
@@ -143,31 +127,20 @@ fn our_row(row: &SessionRow) -> Value {
     put("model", row.model.clone().map(Value::String));
     put("contextTokens", row.context_tokens.map(Value::from));
     put("totalTokens", row.total_tokens.map(Value::from));
-    put(
-        "thinkingLevel",
-        row.thinking_level.clone().map(Value::String),
-    );
+    put("thinkingLevel", row.thinking_level.clone().map(Value::String));
     put("verboseLevel", row.verbose_level.clone().map(Value::String));
     put("systemSent", row.system_sent.map(Value::Bool));
     put("abortedLastRun", row.aborted_last_run.map(Value::Bool));
     put("sendPolicy", row.send_policy.clone().map(Value::String));
     put("lastChannel", row.last_channel.clone().map(Value::String));
     put("lastTo", row.last_to.clone().map(Value::String));
-    put(
-        "lastAccountId",
-        row.last_account_id.clone().map(Value::String),
-    );
+    put("lastAccountId", row.last_account_id.clone().map(Value::String));
     Value::Object(m)
 }
 
 fn their_row(row: &Value) -> Value {
     let object = row.as_object().unwrap();
-    Value::Object(
-        ROW_FIELDS
-            .iter()
-            .filter_map(|f| object.get(*f).map(|v| (f.to_string(), v.clone())))
-            .collect(),
-    )
+    Value::Object(ROW_FIELDS.iter().filter_map(|f| object.get(*f).map(|v| (f.to_string(), v.clone()))).collect())
 }
 
 fn opt_text(params: &Value, key: &str) -> Option<String> {
@@ -188,14 +161,10 @@ fn skip_reason(name: &str, method: &str) -> Option<&'static str> {
         return Some("this gateway records deliveries in its outbox (the real one had no channels connected)");
     }
     if name.contains("retry same idempotencyKey") || name.starts_with("agent.wait subagent probe") {
-        return Some(
-            "the real run failed for want of a model API key; runs here use the agent runtime",
-        );
+        return Some("the real run failed for want of a model API key; runs here use the agent runtime");
     }
     if name.contains("derived titles") {
-        return Some(
-            "derived titles and last-message previews are not part of this gateway's rows",
-        );
+        return Some("derived titles and last-message previews are not part of this gateway's rows");
     }
     None
 }
@@ -218,9 +187,7 @@ fn answer(gw: &EmbeddedGateway, method: &str, params: &Value) -> Result<Value, S
                 search: text("search"),
             };
             let list = gw.sessions_list(&p).map_err(err)?;
-            Ok(
-                serde_json::json!({"path": list.path, "sessions": list.sessions.iter().map(our_row).collect::<Vec<_>>()}),
-            )
+            Ok(serde_json::json!({"path": list.path, "sessions": list.sessions.iter().map(our_row).collect::<Vec<_>>()}))
         }
         "sessions.resolve" => {
             let p = ResolveParams {
@@ -232,24 +199,15 @@ fn answer(gw: &EmbeddedGateway, method: &str, params: &Value) -> Result<Value, S
                 include_global: params.get("includeGlobal").and_then(Value::as_bool),
                 include_unknown: params.get("includeUnknown").and_then(Value::as_bool),
             };
-            gw.sessions_resolve(&p)
-                .map(|key| serde_json::json!({"key": key}))
-                .map_err(err)
+            gw.sessions_resolve(&p).map(|key| serde_json::json!({"key": key})).map_err(err)
         }
         "chat.history" => {
             let p = HistoryParams {
                 session_key: text("sessionKey").unwrap_or_default(),
-                limit: params
-                    .get("limit")
-                    .and_then(Value::as_u64)
-                    .map(|n| n as u32),
+                limit: params.get("limit").and_then(Value::as_u64).map(|n| n as u32),
             };
             let history = gw.chat_history(&p).map_err(err)?;
-            let messages: Vec<Value> = history
-                .messages
-                .iter()
-                .map(|m| serde_json::from_str(&m.json).unwrap())
-                .collect();
+            let messages: Vec<Value> = history.messages.iter().map(|m| serde_json::from_str(&m.json).unwrap()).collect();
             Ok(serde_json::json!({"sessionId": history.session_id, "messages": messages}))
         }
         "sessions.patch" => {
@@ -259,28 +217,14 @@ fn answer(gw: &EmbeddedGateway, method: &str, params: &Value) -> Result<Value, S
                 send_policy: nullable(params, "sendPolicy"),
                 spawned_by: nullable(params, "spawnedBy"),
             };
-            gw.patch(&text("key").unwrap_or_default(), &patch)
-                .map(|f| serde_json::json!({"key": f.key}))
-                .map_err(err)
+            gw.patch(&text("key").unwrap_or_default(), &patch).map(|f| serde_json::json!({"key": f.key})).map_err(err)
         }
         "sessions.delete" => {
             let deleted = gw
-                .delete(
-                    &text("key").unwrap_or_default(),
-                    params
-                        .get("deleteTranscript")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(true),
-                )
+                .delete(&text("key").unwrap_or_default(), params.get("deleteTranscript").and_then(Value::as_bool).unwrap_or(true))
                 .map_err(err)?;
-            let archived: Vec<String> = deleted
-                .archived
-                .iter()
-                .map(|p| p.display().to_string())
-                .collect();
-            Ok(
-                serde_json::json!({"key": deleted.key, "deleted": deleted.deleted, "archived": archived}),
-            )
+            let archived: Vec<String> = deleted.archived.iter().map(|p| p.display().to_string()).collect();
+            Ok(serde_json::json!({"key": deleted.key, "deleted": deleted.deleted, "archived": archived}))
         }
         "agent" => {
             let p = AgentParams {
@@ -294,18 +238,14 @@ fn answer(gw: &EmbeddedGateway, method: &str, params: &Value) -> Result<Value, S
                 spawned_by: text("spawnedBy"),
                 ..Default::default()
             };
-            gw.agent(&p)
-                .map(|a| serde_json::json!({"runId": a.run_id, "status": "accepted"}))
-                .map_err(err)
+            gw.agent(&p).map(|a| serde_json::json!({"runId": a.run_id, "status": "accepted"})).map_err(err)
         }
         "agent.wait" => {
             let p = WaitParams {
                 run_id: text("runId").unwrap_or_default(),
                 timeout_ms: params.get("timeoutMs").and_then(Value::as_u64).unwrap_or(0),
             };
-            gw.agent_wait(&p)
-                .map(|w| wire::wait_result_json(&w))
-                .map_err(err)
+            gw.agent_wait(&p).map(|w| wire::wait_result_json(&w)).map_err(err)
         }
         other => Err(format!("method {other} is not modelled")),
     }
@@ -315,18 +255,13 @@ fn answer(gw: &EmbeddedGateway, method: &str, params: &Value) -> Result<Value, S
 fn compare_state(dir: &std::path::Path, expected: &Map<String, Value>) -> Result<(), String> {
     for (path, want) in expected {
         if path.ends_with('/') {
-            let mut files: Vec<String> = std::fs::read_dir(dir.join(path))
-                .unwrap()
-                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-                .collect();
+            let mut files: Vec<String> =
+                std::fs::read_dir(dir.join(path)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
             files.sort();
             let want: Vec<Value> = want.as_array().unwrap().clone();
             // Transcripts this gateway writes for runs are extra files; the fixture's must all be there.
             for w in &want {
-                if !files
-                    .iter()
-                    .any(|f| fits(w, Some(&Value::String(f.clone())), path).is_ok())
-                {
+                if !files.iter().any(|f| fits(w, Some(&Value::String(f.clone())), path).is_ok()) {
                     return Err(format!("{path}: missing {w} in {files:?}"));
                 }
             }
@@ -337,9 +272,7 @@ fn compare_state(dir: &std::path::Path, expected: &Map<String, Value>) -> Result
         for (key, entry) in want.as_object().unwrap() {
             match (entry, store.get(key)) {
                 (Value::Null, None) => {}
-                (Value::Null, Some(v)) => {
-                    return Err(format!("{path}: {key} should be gone, is {v}"))
-                }
+                (Value::Null, Some(v)) => return Err(format!("{path}: {key} should be gone, is {v}")),
                 (entry, actual) => fits(entry, actual, &format!("{path}:{key}"))?,
             }
         }
@@ -349,11 +282,8 @@ fn compare_state(dir: &std::path::Path, expected: &Map<String, Value>) -> Result
 
 #[test]
 fn the_embedded_gateway_matches_a_real_one_on_the_sample_state() {
-    let fixture: Value = serde_json::from_str(
-        &std::fs::read_to_string(root().join("tests/fixtures/openclaw-gateway/sample-state.json"))
-            .unwrap(),
-    )
-    .unwrap();
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/openclaw-gateway/sample-state.json")).unwrap()).unwrap();
     let mut failures = Vec::new();
     let mut compared = 0;
     for phase in fixture["phases"].as_array().unwrap() {
@@ -373,76 +303,45 @@ fn the_embedded_gateway_matches_a_real_one_on_the_sample_state() {
             let outcome = match (call["ok"].as_bool().unwrap(), &ours) {
                 (true, Ok(ours)) => match method {
                     "sessions.list" => {
-                        let theirs: Vec<Value> = call["payload"]["sessions"]
-                            .as_array()
-                            .unwrap()
-                            .iter()
-                            .map(their_row)
-                            .collect();
+                        let theirs: Vec<Value> = call["payload"]["sessions"].as_array().unwrap().iter().map(their_row).collect();
                         fits(&Value::Array(theirs), ours.get("sessions"), "/sessions").and(fits(
                             &call["payload"]["path"],
                             ours.get("path"),
                             "/path",
                         ))
                     }
-                    "sessions.resolve" | "sessions.patch" => {
-                        fits(&call["payload"]["key"], ours.get("key"), "/key")
+                    "sessions.resolve" | "sessions.patch" => fits(&call["payload"]["key"], ours.get("key"), "/key"),
+                    "chat.history" => {
+                        fits(&call["payload"]["messages"], ours.get("messages"), "/messages").and(match call["payload"].get("sessionId") {
+                            Some(id) => fits(id, ours.get("sessionId"), "/sessionId"),
+                            None => Ok(()),
+                        })
                     }
-                    "chat.history" => fits(
-                        &call["payload"]["messages"],
-                        ours.get("messages"),
-                        "/messages",
-                    )
-                    .and(match call["payload"].get("sessionId") {
-                        Some(id) => fits(id, ours.get("sessionId"), "/sessionId"),
-                        None => Ok(()),
-                    }),
-                    "sessions.delete" => {
-                        fits(&call["payload"]["deleted"], ours.get("deleted"), "/deleted")
-                            .and(fits(&call["payload"]["key"], ours.get("key"), "/key"))
-                            .and(fits(
-                                &Value::from(call["payload"]["archived"].as_array().unwrap().len()),
-                                Some(&Value::from(ours["archived"].as_array().unwrap().len())),
-                                "/archived",
-                            ))
-                    }
+                    "sessions.delete" => fits(&call["payload"]["deleted"], ours.get("deleted"), "/deleted")
+                        .and(fits(&call["payload"]["key"], ours.get("key"), "/key"))
+                        .and(fits(
+                            &Value::from(call["payload"]["archived"].as_array().unwrap().len()),
+                            Some(&Value::from(ours["archived"].as_array().unwrap().len())),
+                            "/archived",
+                        )),
                     "agent" => fits(&call["payload"]["runId"], ours.get("runId"), "/runId"),
                     "agent.wait" => fits(&call["payload"]["status"], ours.get("status"), "/status"),
                     _ => Ok(()),
                 },
-                (false, Err(message)) => fits(
-                    &call["error"]["message"],
-                    Some(&Value::String(message.clone())),
-                    "/error",
-                ),
-                (true, Err(message)) => Err(format!(
-                    "the real gateway answered ok, ours failed: {message}"
-                )),
-                (false, Ok(value)) => Err(format!(
-                    "the real gateway failed ({}), ours answered {value}",
-                    call["error"]["message"]
-                )),
+                (false, Err(message)) => fits(&call["error"]["message"], Some(&Value::String(message.clone())), "/error"),
+                (true, Err(message)) => Err(format!("the real gateway answered ok, ours failed: {message}")),
+                (false, Ok(value)) => Err(format!("the real gateway failed ({}), ours answered {value}", call["error"]["message"])),
             };
             let state_check = match call.get("stateAfter").and_then(Value::as_object) {
                 // Runs here end with a reply and usage, so only the agent's own write is compared.
-                Some(expected) if method != "agent" || call["ok"] == false => {
-                    compare_state(state.path(), expected)
-                }
+                Some(expected) if method != "agent" || call["ok"] == false => compare_state(state.path(), expected),
                 _ => Ok(()),
             };
             if let Err(why) = outcome.and(state_check) {
-                failures.push(format!(
-                    "[{}] {name}: {why}",
-                    phase["phase"].as_str().unwrap()
-                ));
+                failures.push(format!("[{}] {name}: {why}", phase["phase"].as_str().unwrap()));
             }
         }
     }
     assert!(compared >= 60, "only {compared} calls compared");
-    assert!(
-        failures.is_empty(),
-        "{} of {compared} calls differ from the real gateway:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert!(failures.is_empty(), "{} of {compared} calls differ from the real gateway:\n{}", failures.len(), failures.join("\n"));
 }

@@ -4,9 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::announce::{
-    is_announce_skip, is_reply_skip, resolve_target, send_params, AnnounceTarget,
-};
+use crate::announce::{is_announce_skip, is_reply_skip, resolve_target, send_params, AnnounceTarget};
 use crate::jobs::{prompt, start_step, Flow, Next, Wake, Wakeup, STEP_WAIT_CAP_MS};
 use crate::ports::{LogLevel, WaitParams};
 use crate::reply::{js_trim, read_latest_reply};
@@ -53,28 +51,18 @@ pub struct A2aFlow {
 
 impl A2aFlow {
     fn target_channel(&self) -> &str {
-        self.target
-            .as_ref()
-            .map_or("unknown", |t| t.channel.as_str())
+        self.target.as_ref().map_or("unknown", |t| t.channel.as_str())
     }
 
     fn requester_lines(&self) -> [Option<String>; 2] {
         [
-            self.requester_display
-                .as_ref()
-                .map(|k| format!("Agent 1 (requester) session: {k}.")),
-            self.requester_channel
-                .as_ref()
-                .map(|c| format!("Agent 1 (requester) channel: {c}.")),
+            self.requester_display.as_ref().map(|k| format!("Agent 1 (requester) session: {k}.")),
+            self.requester_channel.as_ref().map(|c| format!("Agent 1 (requester) channel: {c}.")),
         ]
     }
 
     fn reply_prompt(&self) -> String {
-        let role = if Some(&self.current) == self.requester_key.as_ref() {
-            "Agent 1 (requester)"
-        } else {
-            "Agent 2 (target)"
-        };
+        let role = if Some(&self.current) == self.requester_key.as_ref() { "Agent 1 (requester)" } else { "Agent 2 (target)" };
         let [session, channel] = self.requester_lines();
         prompt(&[
             Some("Agent-to-agent reply step:".into()),
@@ -83,10 +71,7 @@ impl A2aFlow {
             session,
             channel,
             Some(format!("Agent 2 (target) session: {}.", self.display_key)),
-            Some(format!(
-                "Agent 2 (target) channel: {}.",
-                self.target_channel()
-            )),
+            Some(format!("Agent 2 (target) channel: {}.", self.target_channel())),
             Some("If you want to stop the ping-pong, reply exactly \"REPLY_SKIP\".".into()),
         ])
     }
@@ -98,10 +83,7 @@ impl A2aFlow {
             session,
             channel,
             Some(format!("Agent 2 (target) session: {}.", self.display_key)),
-            Some(format!(
-                "Agent 2 (target) channel: {}.",
-                self.target_channel()
-            )),
+            Some(format!("Agent 2 (target) channel: {}.", self.target_channel())),
             Some(format!("Original request: {}", self.message)),
             Some(match &self.primary {
                 Some(p) => format!("Round 1 reply: {p}"),
@@ -119,17 +101,11 @@ impl A2aFlow {
 
     /// A fire-and-forget send: wait for the primary run first.
     pub fn wake_for_primary(&self, run_id: &str) -> Wake {
-        Wake::RunEnd(WaitParams {
-            run_id: run_id.to_string(),
-            timeout_ms: self.announce_timeout_ms.min(STEP_WAIT_CAP_MS),
-        })
+        Wake::RunEnd(WaitParams { run_id: run_id.to_string(), timeout_ms: self.announce_timeout_ms.min(STEP_WAIT_CAP_MS) })
     }
 
     fn fail(&self, env: &Env, what: &str, error: &str) -> Next<Self> {
-        env.host.log(
-            LogLevel::Warn,
-            &format!("sessions_send agent-to-agent flow stopped ({what}): {error}"),
-        );
+        env.host.log(LogLevel::Warn, &format!("sessions_send agent-to-agent flow stopped ({what}): {error}"));
         Next::Done
     }
 
@@ -137,13 +113,7 @@ impl A2aFlow {
     fn next_step(mut self, env: &Env) -> Next<Self> {
         if self.turn >= 1 && self.turn <= self.max_turns {
             let incoming = self.latest.clone().unwrap_or_default();
-            return match start_step(
-                env,
-                &self.current,
-                &incoming,
-                self.reply_prompt(),
-                self.announce_timeout_ms,
-            ) {
+            return match start_step(env, &self.current, &incoming, self.reply_prompt(), self.announce_timeout_ms) {
                 Ok((run_id, wake)) => {
                     self.phase = Phase::AwaitTurn { run_id };
                     Next::Wait(self, wake)
@@ -151,13 +121,7 @@ impl A2aFlow {
                 Err(e) => self.fail(env, "reply step", &e.message),
             };
         }
-        match start_step(
-            env,
-            &self.target_key,
-            ANNOUNCE_MESSAGE,
-            self.announce_prompt(),
-            self.announce_timeout_ms,
-        ) {
+        match start_step(env, &self.target_key, ANNOUNCE_MESSAGE, self.announce_prompt(), self.announce_timeout_ms) {
             Ok((run_id, wake)) => {
                 self.phase = Phase::AwaitAnnounce { run_id };
                 Next::Wait(self, wake)
@@ -172,8 +136,7 @@ impl A2aFlow {
             return Next::Done;
         }
         self.target = resolve_target(env.gw, &self.target_key, &self.display_key);
-        let ping_pong =
-            self.max_turns > 0 && self.requester_key.is_some() && self.distinct_sessions;
+        let ping_pong = self.max_turns > 0 && self.requester_key.is_some() && self.distinct_sessions;
         if ping_pong {
             self.turn = 1;
             self.current = self.requester_key.clone().unwrap_or_default();
@@ -244,10 +207,7 @@ impl Flow for A2aFlow {
                     if !text.is_empty() && !is_announce_skip(text) {
                         let params = send_params(target, text.to_string(), env.host.new_uuid());
                         if let Err(e) = env.gw.send(&params) {
-                            env.host.log(
-                                LogLevel::Warn,
-                                &format!("sessions_send announce delivery failed: {e}"),
-                            );
+                            env.host.log(LogLevel::Warn, &format!("sessions_send announce delivery failed: {e}"));
                         }
                     }
                 }
@@ -255,10 +215,7 @@ impl Flow for A2aFlow {
             }
             (_, Some(Err(e))) => self.fail(env, "agent.wait", &e.message),
             (_, None) => {
-                env.host.log(
-                    LogLevel::Warn,
-                    "sessions_send flow resumed without its run's end; stopping",
-                );
+                env.host.log(LogLevel::Warn, "sessions_send flow resumed without its run's end; stopping");
                 Next::Done
             }
         }

@@ -11,36 +11,19 @@ use crate::tools::{Caller, Env, ToolOutput};
 /// The requester's agent for spawning: the override (cron/hook runs), else the agent of
 /// its session key, else `main` (reference §3.4.2 step 3, §3.5 step 2).
 pub fn spawn_requester_agent(cfg: &Config, caller: &Caller) -> String {
-    let key = caller
-        .agent_session_key
-        .as_deref()
-        .map(str::trim)
-        .filter(|k| !k.is_empty());
+    let key = caller.agent_session_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
     let from_key = key.and_then(|k| {
-        let scheme_key = if k == "main" || k == cfg.main_key {
-            None
-        } else {
-            Some(k)
-        };
-        scheme_key
-            .and_then(parse_agent_key)
-            .map(|p| p.agent_id.into_owned())
+        let scheme_key = if k == "main" || k == cfg.main_key { None } else { Some(k) };
+        scheme_key.and_then(parse_agent_key).map(|p| p.agent_id.into_owned())
     });
-    let raw = caller
-        .requester_agent_id_override
-        .clone()
-        .or(from_key)
-        .unwrap_or_default();
+    let raw = caller.requester_agent_id_override.clone().or(from_key).unwrap_or_default();
     normalize_agent_id(&raw)
 }
 
 /// The requester's `subagents.allowAgents`: whether `*` is in it, and the other ids,
 /// normalised, in order, without duplicates.
 pub fn allowlist(cfg: &Config, requester: &str) -> (bool, Vec<String>) {
-    let allow = cfg
-        .agent(requester)
-        .map(|a| a.allow_agents.as_slice())
-        .unwrap_or(&[]);
+    let allow = cfg.agent(requester).map(|a| a.allow_agents.as_slice()).unwrap_or(&[]);
     let allow_any = allow.iter().any(|v| v.trim() == "*");
     let mut ids: Vec<String> = Vec::new();
     for value in allow {
@@ -69,9 +52,7 @@ fn collation_weight(c: char) -> u32 {
 }
 
 pub fn locale_compare(a: &str, b: &str) -> Ordering {
-    a.chars()
-        .map(collation_weight)
-        .cmp(b.chars().map(collation_weight))
+    a.chars().map(collation_weight).cmp(b.chars().map(collation_weight))
 }
 
 #[derive(Serialize)]
@@ -97,11 +78,7 @@ pub fn run(env: &Env, caller: &Caller) -> ToolOutput {
     let (allow_any, allow_ids) = allowlist(cfg, &requester);
     let configured: Vec<&str> = cfg.agents.iter().map(|a| a.id.as_str()).collect();
     let mut rest: Vec<String> = Vec::new();
-    let candidates: Vec<String> = if allow_any {
-        configured.iter().map(|s| s.to_string()).collect()
-    } else {
-        allow_ids
-    };
+    let candidates: Vec<String> = if allow_any { configured.iter().map(|s| s.to_string()).collect() } else { allow_ids };
     for id in candidates {
         if id != requester && !rest.contains(&id) {
             rest.push(id);
@@ -110,17 +87,9 @@ pub fn run(env: &Env, caller: &Caller) -> ToolOutput {
     rest.sort_by(|a, b| locale_compare(a, b));
     let agents = std::iter::once(requester.clone())
         .chain(rest)
-        .map(|id| AgentOut {
-            name: cfg.agent(&id).and_then(|a| a.name.as_deref()),
-            configured: configured.contains(&id.as_str()),
-            id,
-        })
+        .map(|id| AgentOut { name: cfg.agent(&id).and_then(|a| a.name.as_deref()), configured: configured.contains(&id.as_str()), id })
         .collect();
-    ToolOutput::result(to_json(&AgentsResult {
-        requester,
-        allow_any,
-        agents,
-    }))
+    ToolOutput::result(to_json(&AgentsResult { requester, allow_any, agents }))
 }
 
 #[cfg(test)]

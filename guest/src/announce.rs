@@ -56,8 +56,7 @@ fn prefers_session_lookup(channel: &str) -> bool {
 fn digits_suffix<'a>(rest: &'a str, marker: &str) -> Option<(&'a str, &'a str)> {
     let at = rest.rfind(marker)?;
     let digits = &rest[at + marker.len()..];
-    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| (&rest[..at], digits))
+    (!digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())).then(|| (&rest[..at], digits))
 }
 
 /// `resolveAnnounceTargetFromKey`: the target a `<channel>:group|channel:<id>` key names.
@@ -71,18 +70,15 @@ pub fn target_from_key(key: &str) -> Option<AnnounceTarget> {
     }
     let (channel_raw, kind) = (parts[0], parts[1]);
     let rest = parts[2..].join(":");
-    let (id, thread_id) =
-        match digits_suffix(&rest, ":topic:").or_else(|| digits_suffix(&rest, ":thread:")) {
-            Some((id, thread)) => (id.to_string(), Some(thread.to_string())),
-            None => (rest.trim().to_string(), None),
-        };
+    let (id, thread_id) = match digits_suffix(&rest, ":topic:").or_else(|| digits_suffix(&rest, ":thread:")) {
+        Some((id, thread)) => (id.to_string(), Some(thread.to_string())),
+        None => (rest.trim().to_string(), None),
+    };
     if id.is_empty() {
         return None;
     }
     let normalized = normalize_channel_id(channel_raw);
-    let channel = normalized
-        .map(str::to_string)
-        .unwrap_or_else(|| channel_raw.to_lowercase());
+    let channel = normalized.map(str::to_string).unwrap_or_else(|| channel_raw.to_lowercase());
     // No channel plugin normalises targets here (`normalizeTarget` is the identity).
     let to = match normalized {
         None => id,
@@ -90,31 +86,17 @@ pub fn target_from_key(key: &str) -> Option<AnnounceTarget> {
         Some(_) if kind == "channel" => format!("channel:{id}"),
         Some(_) => format!("group:{id}"),
     };
-    Some(AnnounceTarget {
-        channel,
-        to,
-        account_id: None,
-        thread_id,
-    })
+    Some(AnnounceTarget { channel, to, account_id: None, thread_id })
 }
 
 /// Params of the announce-target lookup (G1c).
 pub fn lookup_params() -> ListParams {
-    ListParams {
-        limit: Some(200),
-        include_global: Some(true),
-        include_unknown: Some(true),
-        ..Default::default()
-    }
+    ListParams { limit: Some(200), include_global: Some(true), include_unknown: Some(true), ..Default::default() }
 }
 
 /// `resolveAnnounceTarget`: from the key, or from the session's delivery context when the
 /// key names none or the channel prefers the lookup (WhatsApp).
-pub fn resolve_target(
-    gw: &dyn Gateway,
-    session_key: &str,
-    display_key: &str,
-) -> Option<AnnounceTarget> {
+pub fn resolve_target(gw: &dyn Gateway, session_key: &str, display_key: &str) -> Option<AnnounceTarget> {
     let fallback = target_from_key(session_key).or_else(|| target_from_key(display_key));
     if let Some(target) = &fallback {
         if !prefers_session_lookup(&target.channel) {
@@ -122,32 +104,14 @@ pub fn resolve_target(
         }
     }
     if let Ok(list) = gw.sessions_list(&lookup_params()) {
-        let row = list
-            .sessions
-            .iter()
-            .find(|r| r.key == session_key)
-            .or_else(|| list.sessions.iter().find(|r| r.key == display_key));
+        let row = list.sessions.iter().find(|r| r.key == session_key).or_else(|| list.sessions.iter().find(|r| r.key == display_key));
         if let Some(row) = row {
             let dc = row.delivery_context.as_ref();
-            let channel = dc
-                .and_then(|d| d.channel.clone())
-                .or_else(|| row.last_channel.clone());
-            let to = dc
-                .and_then(|d| d.to.clone())
-                .or_else(|| row.last_to.clone());
-            let account_id = dc
-                .and_then(|d| d.account_id.clone())
-                .or_else(|| row.last_account_id.clone());
-            if let (Some(channel), Some(to)) = (
-                channel.filter(|c| !c.is_empty()),
-                to.filter(|t| !t.is_empty()),
-            ) {
-                return Some(AnnounceTarget {
-                    channel,
-                    to,
-                    account_id,
-                    thread_id: None,
-                });
+            let channel = dc.and_then(|d| d.channel.clone()).or_else(|| row.last_channel.clone());
+            let to = dc.and_then(|d| d.to.clone()).or_else(|| row.last_to.clone());
+            let account_id = dc.and_then(|d| d.account_id.clone()).or_else(|| row.last_account_id.clone());
+            if let (Some(channel), Some(to)) = (channel.filter(|c| !c.is_empty()), to.filter(|t| !t.is_empty())) {
+                return Some(AnnounceTarget { channel, to, account_id, thread_id: None });
             }
         }
     }
@@ -155,11 +119,7 @@ pub fn resolve_target(
 }
 
 /// The `send` of an announce.
-pub fn send_params(
-    target: &AnnounceTarget,
-    message: String,
-    idempotency_key: String,
-) -> SendParams {
+pub fn send_params(target: &AnnounceTarget, message: String, idempotency_key: String) -> SendParams {
     SendParams {
         to: target.to.clone(),
         message,
@@ -198,11 +158,7 @@ fn parse_header(line: &str) -> Option<(usize, &str)> {
         let s = s.strip_prefix("**").unwrap_or(s);
         let (index, len) = [("status", 0usize), ("result", 1), ("notes", 2)]
             .iter()
-            .find(|(word, _)| {
-                s.len() >= word.len()
-                    && s.is_char_boundary(word.len())
-                    && s[..word.len()].eq_ignore_ascii_case(word)
-            })
+            .find(|(word, _)| s.len() >= word.len() && s.is_char_boundary(word.len()) && s[..word.len()].eq_ignore_ascii_case(word))
             .map(|(word, i)| (*i, word.len()))?;
         let s = &s[len..];
         let s = s.strip_prefix("**").unwrap_or(s);
@@ -237,31 +193,14 @@ pub fn normalize_body(announce: &str, outcome: &Outcome, stats_line: &str) -> St
             sections[index].get_or_insert_with(Vec::new).push(line);
         }
     }
-    let joined = |i: usize| {
-        sections[i]
-            .as_ref()
-            .map(|lines| js_trim(&lines.join("\n")).to_string())
-    };
-    let result = joined(1).unwrap_or_else(|| {
-        if text.is_empty() {
-            "(not available)".to_string()
-        } else {
-            text.to_string()
-        }
-    });
+    let joined = |i: usize| sections[i].as_ref().map(|lines| js_trim(&lines.join("\n")).to_string());
+    let result = joined(1).unwrap_or_else(|| if text.is_empty() { "(not available)".to_string() } else { text.to_string() });
     let mut notes: Vec<String> = joined(2).into_iter().filter(|n| !n.is_empty()).collect();
     if let Some(error) = outcome.error.as_deref().filter(|e| !e.is_empty()) {
         notes.push(format!("- Error: {error}"));
     }
-    let notes = if notes.is_empty() {
-        "- (none)".to_string()
-    } else {
-        notes.join("\n")
-    };
-    format!(
-        "Status: {}\n\nResult:\n{result}\n\nNotes:\n{notes}\n\n{stats_line}",
-        outcome.status_label()
-    )
+    let notes = if notes.is_empty() { "- (none)".to_string() } else { notes.join("\n") };
+    format!("Status: {}\n\nResult:\n{result}\n\nNotes:\n{notes}\n\n{stats_line}", outcome.status_label())
 }
 
 /// `Number.prototype.toFixed` for non-negative values: round half up on the exact
@@ -269,10 +208,7 @@ pub fn normalize_body(announce: &str, outcome: &Outcome, stats_line: &str) -> St
 pub fn js_to_fixed(value: f64, digits: usize) -> String {
     let exact = format!("{value:.80}");
     let (int_part, frac_part) = exact.split_once('.').unwrap_or((&exact, ""));
-    let mut keep: Vec<u8> = int_part
-        .bytes()
-        .chain(frac_part.bytes().take(digits))
-        .collect();
+    let mut keep: Vec<u8> = int_part.bytes().chain(frac_part.bytes().take(digits)).collect();
     let round_up = frac_part.as_bytes().get(digits).is_some_and(|d| *d >= b'5');
     if round_up {
         let mut i = keep.len();
@@ -354,30 +290,20 @@ pub fn stats_line(cfg: &Config, stats: &Stats) -> String {
     parts.push(format!("runtime {}", format_duration_short(runtime)));
     let input = stats.usage.and_then(|u| u.input_tokens);
     let output = stats.usage.and_then(|u| u.output_tokens);
-    let total = stats
-        .usage
-        .and_then(|u| u.total_tokens)
-        .or(match (input, output) {
-            (Some(i), Some(o)) => Some(i + o),
-            _ => None,
-        });
+    let total = stats.usage.and_then(|u| u.total_tokens).or(match (input, output) {
+        (Some(i), Some(o)) => Some(i + o),
+        _ => None,
+    });
     match total {
-        Some(total) => parts.push(format!(
-            "tokens {} (in {} / out {})",
-            format_count(Some(total)),
-            format_count(input),
-            format_count(output)
-        )),
+        Some(total) => {
+            parts.push(format!("tokens {} (in {} / out {})", format_count(Some(total)), format_count(input), format_count(output)))
+        }
         None => parts.push("tokens n/a".to_string()),
     }
     if let (Some(model), Some(i), Some(o)) = (stats.model, input, output) {
         if let Some(price) = cfg.price(model) {
             let cost = (i * price.input + o * price.output) / 1e6;
-            let shown = if cost >= 0.01 {
-                js_to_fixed(cost, 2)
-            } else {
-                js_to_fixed(cost, 4)
-            };
+            let shown = if cost >= 0.01 { js_to_fixed(cost, 2) } else { js_to_fixed(cost, 4) };
             parts.push(format!("est ${shown}"));
         }
     }
@@ -398,47 +324,25 @@ mod tests {
     #[test]
     fn targets_from_keys() {
         let t = target_from_key("agent:main:discord:group:dev").unwrap();
-        assert_eq!(
-            (t.channel.as_str(), t.to.as_str()),
-            ("discord", "channel:dev")
-        );
+        assert_eq!((t.channel.as_str(), t.to.as_str()), ("discord", "channel:dev"));
         let t = target_from_key("agent:main:foo:channel:X").unwrap();
         assert_eq!((t.channel.as_str(), t.to.as_str()), ("foo", "X"));
         let t = target_from_key("telegram:group:-100123:topic:42").unwrap();
-        assert_eq!(
-            (t.to.as_str(), t.thread_id.as_deref()),
-            ("group:-100123", Some("42"))
-        );
+        assert_eq!((t.to.as_str(), t.thread_id.as_deref()), ("group:-100123", Some("42")));
         assert!(target_from_key("main").is_none());
         assert!(target_from_key("agent:main:main").is_none());
     }
 
     #[test]
     fn normalises_bodies() {
-        let ok = Outcome {
-            status: "ok".into(),
-            error: None,
-        };
+        let ok = Outcome { status: "ok".into(), error: None };
+        assert_eq!(normalize_body("plain words", &ok, "S"), "Status: success\n\nResult:\nplain words\n\nNotes:\n- (none)\n\nS");
+        let err = Outcome { status: "error".into(), error: Some("boom".into()) };
         assert_eq!(
-            normalize_body("plain words", &ok, "S"),
-            "Status: success\n\nResult:\nplain words\n\nNotes:\n- (none)\n\nS"
-        );
-        let err = Outcome {
-            status: "error".into(),
-            error: Some("boom".into()),
-        };
-        assert_eq!(
-            normalize_body(
-                "- **Status:** success\n\n- **Result:** did some stuff\n\n- **Notes:** all good",
-                &err,
-                "S"
-            ),
+            normalize_body("- **Status:** success\n\n- **Result:** did some stuff\n\n- **Notes:** all good", &err, "S"),
             "Status: error\n\nResult:\ndid some stuff\n\nNotes:\nall good\n- Error: boom\n\nS"
         );
-        assert_eq!(
-            normalize_body("Intro\nResult: a\nb\nNotes: c", &ok, "S"),
-            "Status: success\n\nResult:\na\nb\n\nNotes:\nc\n\nS"
-        );
+        assert_eq!(normalize_body("Intro\nResult: a\nb\nNotes: c", &ok, "S"), "Status: success\n\nResult:\na\nb\n\nNotes:\nc\n\nS");
     }
 
     #[test]

@@ -37,10 +37,7 @@ impl Args {
 
     /// `readStringParam`: trimmed, `None` when blank.
     pub fn trimmed(&self, name: &str) -> Option<String> {
-        self.str(name)
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
+        self.str(name).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
     }
 
     pub fn num(&self, name: &str) -> Option<f64> {
@@ -89,34 +86,22 @@ fn check_param(spec: &ParamSpec, value: &Value) -> Result<ArgValue, String> {
     match spec.ty {
         ParamType::String => {
             let Value::String(s) = value else {
-                return Err(format!(
-                    "{name} must be a string (got {})",
-                    type_name(value)
-                ));
+                return Err(format!("{name} must be a string (got {})", type_name(value)));
             };
             let chars = s.chars().count();
             if let Some(min) = spec.min_length {
                 if chars < min {
-                    return Err(format!(
-                        "{name} must be at least {min} character{} long",
-                        if min == 1 { "" } else { "s" }
-                    ));
+                    return Err(format!("{name} must be at least {min} character{} long", if min == 1 { "" } else { "s" }));
                 }
             }
             if let Some(max) = spec.max_length {
                 if chars > max {
-                    return Err(format!(
-                        "{name} must be at most {max} characters long (got {chars})"
-                    ));
+                    return Err(format!("{name} must be at most {max} characters long (got {chars})"));
                 }
             }
             if !spec.one_of.is_empty() && !spec.one_of.contains(&s.as_str()) {
                 let allowed: Vec<String> = spec.one_of.iter().map(|v| format!("\"{v}\"")).collect();
-                return Err(format!(
-                    "{name} must be one of {} (got {})",
-                    allowed.join(", "),
-                    value
-                ));
+                return Err(format!("{name} must be one of {} (got {})", allowed.join(", "), value));
             }
             Ok(ArgValue::Str(s.clone()))
         }
@@ -124,11 +109,7 @@ fn check_param(spec: &ParamSpec, value: &Value) -> Result<ArgValue, String> {
             let number = match value {
                 Value::Number(n) => n.as_f64(),
                 // N9: a numeric string is accepted as the number.
-                Value::String(s) => s
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|n| n.is_finite() && !s.trim().is_empty()),
+                Value::String(s) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite() && !s.trim().is_empty()),
                 _ => None,
             };
             let Some(number) = number else {
@@ -142,39 +123,24 @@ fn check_param(spec: &ParamSpec, value: &Value) -> Result<ArgValue, String> {
             };
             if let Some(min) = spec.minimum {
                 if number < min {
-                    return Err(format!(
-                        "{name} must be a number >= {} (got {})",
-                        format_number(min),
-                        format_number(number)
-                    ));
+                    return Err(format!("{name} must be a number >= {} (got {})", format_number(min), format_number(number)));
                 }
             }
             Ok(ArgValue::Num(number))
         }
         ParamType::Boolean => match value {
             Value::Bool(b) => Ok(ArgValue::Bool(*b)),
-            other => Err(format!(
-                "{name} must be a boolean (got {})",
-                type_name(other)
-            )),
+            other => Err(format!("{name} must be a boolean (got {})", type_name(other))),
         },
         ParamType::StringArray => {
             let Value::Array(items) = value else {
-                return Err(format!(
-                    "{name} must be an array of strings (got {})",
-                    type_name(value)
-                ));
+                return Err(format!("{name} must be an array of strings (got {})", type_name(value)));
             };
             let mut out = Vec::with_capacity(items.len());
             for (i, item) in items.iter().enumerate() {
                 match item {
                     Value::String(s) => out.push(s.clone()),
-                    other => {
-                        return Err(format!(
-                            "{name}[{i}] must be a string (got {})",
-                            type_name(other)
-                        ))
-                    }
+                    other => return Err(format!("{name}[{i}] must be a string (got {})", type_name(other))),
                 }
             }
             Ok(ArgValue::List(out))
@@ -190,18 +156,11 @@ pub fn validate(spec: &ToolSpec, json: &str) -> Result<Args, String> {
         match serde_json::from_str::<Value>(json) {
             Ok(Value::Object(map)) => map,
             Ok(Value::Null) => Map::new(),
-            Ok(other) => {
-                return Err(format!(
-                    "arguments must be a JSON object (got {})",
-                    type_name(&other)
-                ))
-            }
+            Ok(other) => return Err(format!("arguments must be a JSON object (got {})", type_name(&other))),
             Err(e) => return Err(format!("arguments are not valid JSON: {e}")),
         }
     };
-    let mut args = Args {
-        values: Vec::with_capacity(spec.params.len()),
-    };
+    let mut args = Args { values: Vec::with_capacity(spec.params.len()) };
     for param in spec.params {
         match object.get(param.name) {
             None | Some(Value::Null) => {
@@ -227,11 +186,7 @@ mod tests {
 
     #[test]
     fn accepts_and_converts() {
-        let args = validate(
-            &SESSIONS_LIST,
-            r#"{"limit":"5","kinds":["cron"],"extra":1,"messageLimit":null}"#,
-        )
-        .unwrap();
+        let args = validate(&SESSIONS_LIST, r#"{"limit":"5","kinds":["cron"],"extra":1,"messageLimit":null}"#).unwrap();
         assert_eq!(args.num("limit"), Some(5.0));
         assert_eq!(args.list("kinds").unwrap(), ["cron"]);
         assert_eq!(args.num("messageLimit"), None);
@@ -247,22 +202,10 @@ mod tests {
             (&SESSIONS_LIST, r#"{"activeMinutes":0.5}"#, "activeMinutes"),
             (&SESSIONS_LIST, r#"{"messageLimit":-3}"#, "messageLimit"),
             (&SESSIONS_HISTORY, r#"{}"#, "sessionKey required"),
-            (
-                &SESSIONS_HISTORY,
-                r#"{"sessionKey":"x","includeTools":"yes"}"#,
-                "includeTools",
-            ),
-            (
-                &SESSIONS_SEND,
-                r#"{"message":"m","timeoutSeconds":-1}"#,
-                "timeoutSeconds",
-            ),
+            (&SESSIONS_HISTORY, r#"{"sessionKey":"x","includeTools":"yes"}"#, "includeTools"),
+            (&SESSIONS_SEND, r#"{"message":"m","timeoutSeconds":-1}"#, "timeoutSeconds"),
             (&SESSIONS_SEND, r#"{"message":"m","label":""}"#, "label"),
-            (
-                &SESSIONS_SPAWN,
-                r#"{"task":"t","cleanup":"purge"}"#,
-                "cleanup",
-            ),
+            (&SESSIONS_SPAWN, r#"{"task":"t","cleanup":"purge"}"#, "cleanup"),
             (&SESSIONS_LIST, r#"[1]"#, "object"),
         ];
         for (spec, json, needle) in cases {

@@ -16,9 +16,7 @@ wit_bindgen::generate!({
     world: "session-tools",
 });
 
-use exports::openclaw::session_tools::{
-    jobs as wit_jobs, policy as wit_policy, setup as wit_setup, tools as wit_tools,
-};
+use exports::openclaw::session_tools::{jobs as wit_jobs, policy as wit_policy, setup as wit_setup, tools as wit_tools};
 use openclaw::session_tools::{gateway as wit_gw, host as wit_host};
 
 thread_local! {
@@ -38,12 +36,7 @@ fn gw_err(e: wit_gw::GatewayError) -> ports::GatewayError {
 }
 
 fn dc_from(d: wit_gw::DeliveryContext) -> ports::DeliveryContext {
-    ports::DeliveryContext {
-        channel: d.channel,
-        to: d.to,
-        account_id: d.account_id,
-        thread_id: d.thread_id,
-    }
+    ports::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id: d.thread_id }
 }
 
 fn row_from(r: wit_gw::SessionRow) -> ports::SessionRow {
@@ -77,11 +70,7 @@ fn wait_result_from(w: wit_gw::WaitResult) -> ports::WaitResult {
         error: w.error,
         started_at: w.started_at,
         ended_at: w.ended_at,
-        usage: w.usage.map(|u| ports::Usage {
-            input_tokens: u.input_tokens,
-            output_tokens: u.output_tokens,
-            total_tokens: u.total_tokens,
-        }),
+        usage: w.usage.map(|u| ports::Usage { input_tokens: u.input_tokens, output_tokens: u.output_tokens, total_tokens: u.total_tokens }),
         model: w.model,
     }
 }
@@ -99,10 +88,7 @@ impl Gateway for WitGateway {
             search: p.search.clone(),
         };
         let list = wit_gw::sessions_list(&params).map_err(gw_err)?;
-        Ok(ports::SessionList {
-            path: list.path,
-            sessions: list.sessions.into_iter().map(row_from).collect(),
-        })
+        Ok(ports::SessionList { path: list.path, sessions: list.sessions.into_iter().map(row_from).collect() })
     }
 
     fn sessions_resolve(&self, p: &ports::ResolveParams) -> GatewayResult<String> {
@@ -119,21 +105,11 @@ impl Gateway for WitGateway {
     }
 
     fn chat_history(&self, p: &ports::HistoryParams) -> GatewayResult<ports::History> {
-        let params = wit_gw::HistoryParams {
-            session_key: p.session_key.clone(),
-            limit: p.limit,
-        };
+        let params = wit_gw::HistoryParams { session_key: p.session_key.clone(), limit: p.limit };
         let history = wit_gw::chat_history(&params).map_err(gw_err)?;
         Ok(ports::History {
             session_id: history.session_id,
-            messages: history
-                .messages
-                .into_iter()
-                .map(|m| ports::TranscriptMessage {
-                    role: m.role,
-                    json: m.json,
-                })
-                .collect(),
+            messages: history.messages.into_iter().map(|m| ports::TranscriptMessage { role: m.role, json: m.json }).collect(),
         })
     }
 
@@ -155,19 +131,12 @@ impl Gateway for WitGateway {
             group_space: p.group_space.clone(),
         };
         let accepted = wit_gw::agent(&params).map_err(gw_err)?;
-        Ok(ports::AgentAccepted {
-            run_id: accepted.run_id,
-        })
+        Ok(ports::AgentAccepted { run_id: accepted.run_id })
     }
 
     fn agent_wait(&self, p: &ports::WaitParams) -> GatewayResult<ports::WaitResult> {
-        let params = wit_gw::WaitParams {
-            run_id: p.run_id.clone(),
-            timeout_ms: p.timeout_ms,
-        };
-        wit_gw::agent_wait(&params)
-            .map(wait_result_from)
-            .map_err(gw_err)
+        let params = wit_gw::WaitParams { run_id: p.run_id.clone(), timeout_ms: p.timeout_ms };
+        wit_gw::agent_wait(&params).map(wait_result_from).map_err(gw_err)
     }
 
     fn send(&self, p: &ports::SendParams) -> GatewayResult<()> {
@@ -182,19 +151,12 @@ impl Gateway for WitGateway {
     }
 
     fn sessions_patch(&self, p: &ports::PatchParams) -> GatewayResult<()> {
-        let params = wit_gw::PatchParams {
-            key: p.key.clone(),
-            label: p.label.clone(),
-            model: p.model.clone(),
-        };
+        let params = wit_gw::PatchParams { key: p.key.clone(), label: p.label.clone(), model: p.model.clone() };
         wit_gw::sessions_patch(&params).map_err(gw_err)
     }
 
     fn sessions_delete(&self, p: &ports::DeleteParams) -> GatewayResult<()> {
-        let params = wit_gw::DeleteParams {
-            key: p.key.clone(),
-            delete_transcript: p.delete_transcript,
-        };
+        let params = wit_gw::DeleteParams { key: p.key.clone(), delete_transcript: p.delete_transcript };
         wit_gw::sessions_delete(&params).map_err(gw_err)
     }
 }
@@ -224,20 +186,13 @@ impl Host for WitHost {
 
 fn with_env<T>(f: impl FnOnce(&Env) -> T) -> Option<T> {
     let cfg = config()?;
-    Some(f(&Env {
-        gw: &WitGateway,
-        host: &WitHost,
-        cfg: &cfg,
-    }))
+    Some(f(&Env { gw: &WitGateway, host: &WitHost, cfg: &cfg }))
 }
 
 fn wake_to_wit(wake: Wake) -> wit_jobs::Wake {
     match wake {
         Wake::Now => wit_jobs::Wake::Now,
-        Wake::RunEnd(p) => wit_jobs::Wake::RunEnd(wit_gw::WaitParams {
-            run_id: p.run_id,
-            timeout_ms: p.timeout_ms,
-        }),
+        Wake::RunEnd(p) => wit_jobs::Wake::RunEnd(wit_gw::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }),
         Wake::At(t) => wit_jobs::Wake::At(t),
     }
 }
@@ -245,22 +200,13 @@ fn wake_to_wit(wake: Wake) -> wit_jobs::Wake {
 fn wake_from_wit(wake: wit_jobs::Wake) -> Wake {
     match wake {
         wit_jobs::Wake::Now => Wake::Now,
-        wit_jobs::Wake::RunEnd(p) => Wake::RunEnd(ports::WaitParams {
-            run_id: p.run_id,
-            timeout_ms: p.timeout_ms,
-        }),
+        wit_jobs::Wake::RunEnd(p) => Wake::RunEnd(ports::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }),
         wit_jobs::Wake::At(t) => Wake::At(t),
     }
 }
 
 fn job_to_wit(job: Job) -> wit_jobs::Job {
-    wit_jobs::Job {
-        id: job.id,
-        kind: job.kind,
-        session_key: job.session_key,
-        state: job.state,
-        wake: wake_to_wit(job.wake),
-    }
+    wit_jobs::Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake: wake_to_wit(job.wake) }
 }
 
 struct Component;
@@ -286,11 +232,7 @@ impl wit_tools::Guest for Component {
             .collect()
     }
 
-    fn call(
-        tool: String,
-        caller: wit_tools::CallerContext,
-        arguments: String,
-    ) -> Result<wit_tools::ToolOutput, wit_tools::ToolError> {
+    fn call(tool: String, caller: wit_tools::CallerContext, arguments: String) -> Result<wit_tools::ToolOutput, wit_tools::ToolError> {
         let caller = Caller {
             agent_session_key: caller.agent_session_key,
             agent_channel: caller.agent_channel,
@@ -303,17 +245,11 @@ impl wit_tools::Guest for Component {
             sandboxed: caller.sandboxed,
             requester_agent_id_override: caller.requester_agent_id_override,
         };
-        let outcome = with_env(|env| tools::call_tool(env, &tool, &caller, &arguments))
-            .unwrap_or(Err(ToolError::NotConfigured));
+        let outcome = with_env(|env| tools::call_tool(env, &tool, &caller, &arguments)).unwrap_or(Err(ToolError::NotConfigured));
         match outcome {
-            Ok(out) => Ok(wit_tools::ToolOutput {
-                result: out.result,
-                jobs: out.jobs.into_iter().map(job_to_wit).collect(),
-            }),
+            Ok(out) => Ok(wit_tools::ToolOutput { result: out.result, jobs: out.jobs.into_iter().map(job_to_wit).collect() }),
             Err(ToolError::UnknownTool(name)) => Err(wit_tools::ToolError::UnknownTool(name)),
-            Err(ToolError::InvalidArguments(msg)) => {
-                Err(wit_tools::ToolError::InvalidArguments(msg))
-            }
+            Err(ToolError::InvalidArguments(msg)) => Err(wit_tools::ToolError::InvalidArguments(msg)),
             Err(ToolError::Failed(msg)) => Err(wit_tools::ToolError::Failed(msg)),
             Err(ToolError::NotConfigured) => Err(wit_tools::ToolError::NotConfigured),
         }
@@ -322,22 +258,13 @@ impl wit_tools::Guest for Component {
 
 impl wit_jobs::Guest for Component {
     fn resume(job: wit_jobs::Job, wakeup: wit_jobs::Wakeup) -> Result<Vec<wit_jobs::Job>, String> {
-        let job = Job {
-            id: job.id,
-            kind: job.kind,
-            session_key: job.session_key,
-            state: job.state,
-            wake: wake_from_wit(job.wake),
-        };
+        let job = Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake: wake_from_wit(job.wake) };
         let wakeup = match wakeup {
             wit_jobs::Wakeup::Now => Wakeup::Now,
             wit_jobs::Wakeup::Timer => Wakeup::Timer,
-            wit_jobs::Wakeup::RunEnded(r) => {
-                Wakeup::RunEnded(r.map(wait_result_from).map_err(gw_err))
-            }
+            wit_jobs::Wakeup::RunEnded(r) => Wakeup::RunEnded(r.map(wait_result_from).map_err(gw_err)),
         };
-        let next = with_env(|env| jobs::resume(env, job, wakeup))
-            .unwrap_or_else(|| Err("the session tools are not configured".into()))?;
+        let next = with_env(|env| jobs::resume(env, job, wakeup)).unwrap_or_else(|| Err("the session tools are not configured".into()))?;
         Ok(next.into_iter().map(job_to_wit).collect())
     }
 }

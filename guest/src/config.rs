@@ -107,10 +107,7 @@ fn get_str<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
 
 fn string_list(value: Option<&Value>) -> Vec<String> {
     match value.and_then(Value::as_array) {
-        Some(items) => items
-            .iter()
-            .filter_map(|v| v.as_str().map(str::to_string))
-            .collect(),
+        Some(items) => items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
         None => Vec::new(),
     }
 }
@@ -142,10 +139,7 @@ fn parse_send_policy(value: &Value) -> Result<Option<SendPolicyConfig>, String> 
     let Some(policy) = policy.as_object() else {
         return Ok(None);
     };
-    let mut parsed = SendPolicyConfig {
-        default: normalize_send_policy(policy.get("default").and_then(Value::as_str)),
-        rules: Vec::new(),
-    };
+    let mut parsed = SendPolicyConfig { default: normalize_send_policy(policy.get("default").and_then(Value::as_str)), rules: Vec::new() };
     if let Some(rules) = policy.get("rules").and_then(Value::as_array) {
         for (index, rule) in rules.iter().enumerate() {
             let Some(rule) = rule.as_object() else {
@@ -153,16 +147,9 @@ fn parse_send_policy(value: &Value) -> Result<Option<SendPolicyConfig>, String> 
             };
             let matcher = rule.get("match").and_then(Value::as_object);
             if matcher.is_some_and(|m| m.contains_key("provider")) {
-                return Err(format!(
-                    "session.sendPolicy.rules[{index}].match.provider is no longer supported; use match.channel"
-                ));
+                return Err(format!("session.sendPolicy.rules[{index}].match.provider is no longer supported; use match.channel"));
             }
-            let field = |name: &str| {
-                matcher
-                    .and_then(|m| m.get(name))
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            };
+            let field = |name: &str| matcher.and_then(|m| m.get(name)).and_then(Value::as_str).map(str::to_string);
             parsed.rules.push(PolicyRule {
                 action: normalize_send_policy(rule.get("action").and_then(Value::as_str)),
                 channel: field("channel"),
@@ -184,15 +171,11 @@ fn parse_agents(value: &Value) -> Vec<AgentEntry> {
             let entry = Value::Object(entry.clone());
             AgentEntry {
                 id: normalize_agent_id(get_str(&entry, &["id"]).unwrap_or("")),
-                name: get_str(&entry, &["name"])
-                    .map(str::trim)
-                    .filter(|n| !n.is_empty())
-                    .map(str::to_string),
+                name: get_str(&entry, &["name"]).map(str::trim).filter(|n| !n.is_empty()).map(str::to_string),
                 is_default: get(&entry, &["default"]) == Some(&Value::Bool(true)),
                 allow_agents: string_list(get(&entry, &["subagents", "allowAgents"])),
                 subagent_model: model_ref(get(&entry, &["subagents", "model"])),
-                tools_visibility: get_str(&entry, &["sandbox", "sessionToolsVisibility"])
-                    .map(str::to_string),
+                tools_visibility: get_str(&entry, &["sandbox", "sessionToolsVisibility"]).map(str::to_string),
             }
         })
         .collect()
@@ -215,12 +198,7 @@ fn parse_prices(value: &Value) -> Vec<ModelPrice> {
             ) else {
                 continue;
             };
-            prices.push(ModelPrice {
-                provider: provider.clone(),
-                id: id.to_string(),
-                input,
-                output,
-            });
+            prices.push(ModelPrice { provider: provider.clone(), id: id.to_string(), input, output });
         }
     }
     prices
@@ -242,18 +220,11 @@ impl Config {
             return Err("config must be a JSON object".to_string());
         }
         let main_key = normalize_main_key(get_str(value, &["session", "mainKey"]));
-        let max_ping_pong_turns = match get(value, &["session", "agentToAgent", "maxPingPongTurns"])
-            .and_then(Value::as_f64)
-        {
-            Some(turns) if turns.is_finite() => {
-                turns.floor().clamp(0.0, DEFAULT_PING_PONG_TURNS as f64) as u32
-            }
+        let max_ping_pong_turns = match get(value, &["session", "agentToAgent", "maxPingPongTurns"]).and_then(Value::as_f64) {
+            Some(turns) if turns.is_finite() => turns.floor().clamp(0.0, DEFAULT_PING_PONG_TURNS as f64) as u32,
             _ => DEFAULT_PING_PONG_TURNS,
         };
-        let archive_after_ms = match get(
-            value,
-            &["agents", "defaults", "subagents", "archiveAfterMinutes"],
-        ) {
+        let archive_after_ms = match get(value, &["agents", "defaults", "subagents", "archiveAfterMinutes"]) {
             None | Some(Value::Null) => Some(DEFAULT_ARCHIVE_AFTER_MINUTES),
             Some(v) => v.as_f64(),
         }
@@ -276,11 +247,8 @@ impl Config {
             scope_global: get_str(value, &["session", "scope"]) == Some("global"),
             max_ping_pong_turns,
             send_policy: parse_send_policy(value)?,
-            a2a_enabled: get(value, &["tools", "agentToAgent", "enabled"])
-                == Some(&Value::Bool(true)),
-            a2a_allow: match get(value, &["tools", "agentToAgent", "allow"])
-                .and_then(Value::as_array)
-            {
+            a2a_enabled: get(value, &["tools", "agentToAgent", "enabled"]) == Some(&Value::Bool(true)),
+            a2a_allow: match get(value, &["tools", "agentToAgent", "allow"]).and_then(Value::as_array) {
                 // `String(p ?? "")` of each pattern.
                 Some(items) => items
                     .iter()
@@ -293,20 +261,10 @@ impl Config {
                     .collect(),
                 None => Vec::new(),
             },
-            subagent_tools_allow: subagent_tools
-                .and_then(|t| t.get("allow"))
-                .filter(|v| v.is_array())
-                .map(|v| string_list(Some(v))),
+            subagent_tools_allow: subagent_tools.and_then(|t| t.get("allow")).filter(|v| v.is_array()).map(|v| string_list(Some(v))),
             subagent_tools_deny: string_list(subagent_tools.and_then(|t| t.get("deny"))),
-            default_tools_visibility: get_str(
-                value,
-                &["agents", "defaults", "sandbox", "sessionToolsVisibility"],
-            )
-            .map(str::to_string),
-            default_subagent_model: model_ref(get(
-                value,
-                &["agents", "defaults", "subagents", "model"],
-            )),
+            default_tools_visibility: get_str(value, &["agents", "defaults", "sandbox", "sessionToolsVisibility"]).map(str::to_string),
+            default_subagent_model: model_ref(get(value, &["agents", "defaults", "subagents", "model"])),
             archive_after_ms,
             agent_timeout_seconds,
             agents,
@@ -323,9 +281,7 @@ impl Config {
 
     /// `sessionToolsVisibility` for an agent: its own (N10), else the defaults'.
     pub fn tools_visibility(&self, agent_id: &str) -> Option<&str> {
-        self.agent(agent_id)
-            .and_then(|a| a.tools_visibility.as_deref())
-            .or(self.default_tools_visibility.as_deref())
+        self.agent(agent_id).and_then(|a| a.tools_visibility.as_deref()).or(self.default_tools_visibility.as_deref())
     }
 
     /// The per-agent store directory (N7): `<stateDir>/agents/<agentId>/sessions`.
@@ -336,10 +292,7 @@ impl Config {
     /// The price of a model, given as `provider/model` or a bare model id.
     pub fn price(&self, model: &str) -> Option<&ModelPrice> {
         match model.split_once('/') {
-            Some((provider, id)) => self
-                .prices
-                .iter()
-                .find(|p| p.provider == provider && p.id == id),
+            Some((provider, id)) => self.prices.iter().find(|p| p.provider == provider && p.id == id),
             None => self.prices.iter().find(|p| p.id == model),
         }
     }
@@ -383,11 +336,8 @@ mod tests {
     fn rejects_what_cannot_mean_anything() {
         assert!(Config::parse("[]", "").is_err());
         assert!(Config::parse("{", "").is_err());
-        let err = Config::from_value(
-            &json!({"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"provider": "x"}}]}}}),
-            "",
-        )
-        .unwrap_err();
+        let err = Config::from_value(&json!({"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"provider": "x"}}]}}}), "")
+            .unwrap_err();
         assert!(err.contains("rules[0].match.provider"), "{err}");
     }
 }

@@ -25,37 +25,19 @@ pub struct ParamSpec {
 }
 
 const fn param(name: &'static str, ty: ParamType) -> ParamSpec {
-    ParamSpec {
-        name,
-        ty,
-        required: false,
-        minimum: None,
-        min_length: None,
-        max_length: None,
-        one_of: &[],
-    }
+    ParamSpec { name, ty, required: false, minimum: None, min_length: None, max_length: None, one_of: &[] }
 }
 
 const fn required(spec: ParamSpec) -> ParamSpec {
-    ParamSpec {
-        required: true,
-        ..spec
-    }
+    ParamSpec { required: true, ..spec }
 }
 
 const fn minimum(spec: ParamSpec, min: f64) -> ParamSpec {
-    ParamSpec {
-        minimum: Some(min),
-        ..spec
-    }
+    ParamSpec { minimum: Some(min), ..spec }
 }
 
 const fn length(spec: ParamSpec, min: usize, max: usize) -> ParamSpec {
-    ParamSpec {
-        min_length: Some(min),
-        max_length: Some(max),
-        ..spec
-    }
+    ParamSpec { min_length: Some(min), max_length: Some(max), ..spec }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -84,18 +66,13 @@ pub const SESSIONS_HISTORY: ToolSpec = ToolSpec {
     name: "sessions_history",
     label: "Session History",
     description: "Fetch message history for a session.",
-    params: &[
-        required(param("sessionKey", Str)),
-        minimum(param("limit", Number), 1.0),
-        param("includeTools", Boolean),
-    ],
+    params: &[required(param("sessionKey", Str)), minimum(param("limit", Number), 1.0), param("includeTools", Boolean)],
 };
 
 pub const SESSIONS_SEND: ToolSpec = ToolSpec {
     name: "sessions_send",
     label: "Session Send",
-    description:
-        "Send a message into another session. Use sessionKey or label to identify the target.",
+    description: "Send a message into another session. Use sessionKey or label to identify the target.",
     params: &[
         param("sessionKey", Str),
         length(param("label", Str), 1, 64),
@@ -129,13 +106,7 @@ pub const AGENTS_LIST: ToolSpec = ToolSpec {
 };
 
 /// All tools, in the order they are described.
-pub const TOOLS: [&ToolSpec; 5] = [
-    &SESSIONS_LIST,
-    &SESSIONS_HISTORY,
-    &SESSIONS_SEND,
-    &SESSIONS_SPAWN,
-    &AGENTS_LIST,
-];
+pub const TOOLS: [&ToolSpec; 5] = [&SESSIONS_LIST, &SESSIONS_HISTORY, &SESSIONS_SEND, &SESSIONS_SPAWN, &AGENTS_LIST];
 
 pub fn tool_spec(name: &str) -> Option<&'static ToolSpec> {
     TOOLS.iter().copied().find(|t| t.name == name)
@@ -184,12 +155,7 @@ impl ToolSpec {
             out.push('}');
         }
         out.push('}');
-        let required: Vec<String> = self
-            .params
-            .iter()
-            .filter(|p| p.required)
-            .map(|p| json_string(p.name))
-            .collect();
+        let required: Vec<String> = self.params.iter().filter(|p| p.required).map(|p| json_string(p.name)).collect();
         if !required.is_empty() {
             let _ = write!(out, ",\"required\":[{}]", required.join(","));
         }
@@ -214,8 +180,6 @@ mod tests {
             assert_eq!(parsed["type"], "object");
             assert!(!tool.schema().contains("integer"));
         }
-        assert!(SESSIONS_SPAWN
-            .schema()
-            .contains(r#""cleanup":{"type":"string","enum":["delete","keep"]}"#));
+        assert!(SESSIONS_SPAWN.schema().contains(r#""cleanup":{"type":"string","enum":["delete","keep"]}"#));
     }
 }

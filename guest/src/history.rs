@@ -9,9 +9,7 @@ use crate::json::{raw_json, to_json};
 use crate::ports::{HistoryParams, LogLevel, TranscriptMessage};
 use crate::requester::Requester;
 use crate::tools::{Caller, Env, ToolError, ToolOutput};
-use crate::visibility::{
-    check_agent_to_agent, is_spawned_visible, not_visible, resolve_session_reference, Refusal,
-};
+use crate::visibility::{check_agent_to_agent, is_spawned_visible, not_visible, resolve_session_reference, Refusal};
 
 /// N14: at most this many bytes of JSON messages are returned.
 pub const MAX_HISTORY_BYTES: usize = 80 * 1024;
@@ -28,13 +26,9 @@ pub struct HistoryArgs {
 impl HistoryArgs {
     pub fn from_args(args: &Args) -> Result<HistoryArgs, ToolError> {
         Ok(HistoryArgs {
-            session_key: args
-                .trimmed("sessionKey")
-                .ok_or_else(|| ToolError::InvalidArguments("sessionKey required".into()))?,
+            session_key: args.trimmed("sessionKey").ok_or_else(|| ToolError::InvalidArguments("sessionKey required".into()))?,
             // The gateway rejects more than 1000; ask for what it can give.
-            limit: args
-                .num("limit")
-                .map(|v| floor_u32(v, 1).min(MAX_GATEWAY_LIMIT)),
+            limit: args.num("limit").map(|v| floor_u32(v, 1).min(MAX_GATEWAY_LIMIT)),
             include_tools: args.bool("includeTools").unwrap_or(false),
         })
     }
@@ -64,44 +58,24 @@ pub fn run(env: &Env, caller: &Caller, args: HistoryArgs) -> Result<ToolOutput, 
         Ok(resolved) => resolved,
         Err(refusal) => return Ok(ToolOutput::result(refusal_json(&refusal))),
     };
-    if requester.restrict
-        && !resolved.via_session_id
-        && !is_spawned_visible(env.gw, &requester, &resolved.key)
-    {
-        return Ok(ToolOutput::result(refusal_json(&Refusal::forbidden(
-            not_visible(&args.session_key),
-        ))));
+    if requester.restrict && !resolved.via_session_id && !is_spawned_visible(env.gw, &requester, &resolved.key) {
+        return Ok(ToolOutput::result(refusal_json(&Refusal::forbidden(not_visible(&args.session_key)))));
     }
-    if let Err(refusal) =
-        check_agent_to_agent(env.cfg, &requester.agent_id, &resolved.key, "history")
-    {
+    if let Err(refusal) = check_agent_to_agent(env.cfg, &requester.agent_id, &resolved.key, "history") {
         return Ok(ToolOutput::result(refusal_json(&refusal)));
     }
     let history = env
         .gw
-        .chat_history(&HistoryParams {
-            session_key: resolved.key.clone(),
-            limit: args.limit,
-        })
+        .chat_history(&HistoryParams { session_key: resolved.key.clone(), limit: args.limit })
         .map_err(|e| ToolError::Failed(e.message))?;
     let messages: Vec<TranscriptMessage> = if args.include_tools {
         history.messages
     } else {
-        history
-            .messages
-            .into_iter()
-            .filter(|m| m.role.as_deref() != Some("toolResult"))
-            .collect()
+        history.messages.into_iter().filter(|m| m.role.as_deref() != Some("toolResult")).collect()
     };
     let bounded = bound_messages(messages, MAX_HISTORY_BYTES);
     if bounded.malformed > 0 {
-        env.host.log(
-            LogLevel::Warn,
-            &format!(
-                "sessions_history: dropped {} malformed messages",
-                bounded.malformed
-            ),
-        );
+        env.host.log(LogLevel::Warn, &format!("sessions_history: dropped {} malformed messages", bounded.malformed));
     }
     let result = HistoryResult {
         session_key: resolved.display_key,
@@ -161,12 +135,7 @@ pub fn bound_messages(messages: Vec<TranscriptMessage>, budget: usize) -> Bounde
             }
         }
     }
-    Bounded {
-        messages: kept,
-        dropped,
-        content_truncated,
-        malformed,
-    }
+    Bounded { messages: kept, dropped, content_truncated, malformed }
 }
 
 const TRUNCATION_MARK: &str = "…[truncated]";
@@ -181,9 +150,7 @@ fn shorten_message(json: &str, budget: usize) -> Option<Box<RawValue>> {
         }
         let excess = text.len() - budget;
         let longest = longest_string(&mut value)?;
-        let keep_bytes = longest
-            .len()
-            .saturating_sub(excess + TRUNCATION_MARK.len() + 16);
+        let keep_bytes = longest.len().saturating_sub(excess + TRUNCATION_MARK.len() + 16);
         let mut cut = keep_bytes;
         while cut > 0 && !longest.is_char_boundary(cut) {
             cut -= 1;
@@ -220,10 +187,7 @@ mod tests {
     use super::*;
 
     fn msg(text: &str) -> TranscriptMessage {
-        TranscriptMessage {
-            role: Some("user".into()),
-            json: format!(r#"{{"role":"user","content":"{text}"}}"#),
-        }
+        TranscriptMessage { role: Some("user".into()), json: format!(r#"{{"role":"user","content":"{text}"}}"#) }
     }
 
     #[test]

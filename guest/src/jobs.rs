@@ -71,8 +71,7 @@ pub fn job_of<F: Flow>(id: String, flow: &F, wake: Wake) -> Job {
 }
 
 fn resume_flow<F: Flow>(env: &Env, job: Job, wakeup: Wakeup) -> Result<Vec<Job>, String> {
-    let flow: F = serde_json::from_str(&job.state)
-        .map_err(|e| format!("unreadable {} job state: {e}", F::KIND))?;
+    let flow: F = serde_json::from_str(&job.state).map_err(|e| format!("unreadable {} job state: {e}", F::KIND))?;
     Ok(match flow.resume(env, wakeup) {
         Next::Wait(next, wake) => vec![job_of(job.id, &next, wake)],
         Next::Done => Vec::new(),
@@ -86,10 +85,7 @@ pub fn resume(env: &Env, job: Job, wakeup: Wakeup) -> Result<Vec<Job>, String> {
         subagent::SubagentFlow::KIND => resume_flow::<subagent::SubagentFlow>(env, job, wakeup),
         subagent::ArchiveFlow::KIND => resume_flow::<subagent::ArchiveFlow>(env, job, wakeup),
         other => {
-            env.host.log(
-                LogLevel::Warn,
-                &format!("dropping a job of unknown kind {other}"),
-            );
+            env.host.log(LogLevel::Warn, &format!("dropping a job of unknown kind {other}"));
             Err(format!("unknown job kind: {other}"))
         }
     }
@@ -115,24 +111,12 @@ pub fn start_step(
         extra_system_prompt: Some(extra_system_prompt),
         ..Default::default()
     })?;
-    let run_id = accepted
-        .run_id
-        .filter(|r| !r.is_empty())
-        .unwrap_or(idempotency_key);
-    let wake = Wake::RunEnd(WaitParams {
-        run_id: run_id.clone(),
-        timeout_ms: timeout_ms.min(STEP_WAIT_CAP_MS),
-    });
+    let run_id = accepted.run_id.filter(|r| !r.is_empty()).unwrap_or(idempotency_key);
+    let wake = Wake::RunEnd(WaitParams { run_id: run_id.clone(), timeout_ms: timeout_ms.min(STEP_WAIT_CAP_MS) });
     Ok((run_id, wake))
 }
 
 /// Joins prompt lines, dropping empty ones.
 pub fn prompt(lines: &[Option<String>]) -> String {
-    lines
-        .iter()
-        .flatten()
-        .filter(|l| !l.is_empty())
-        .cloned()
-        .collect::<Vec<_>>()
-        .join("\n")
+    lines.iter().flatten().filter(|l| !l.is_empty()).cloned().collect::<Vec<_>>().join("\n")
 }

@@ -29,6 +29,5 @@ pub fn raw_json(json: String) -> Option<Box<RawValue>> {
 /// Serialises a tool result. Results are plain data, so this cannot fail; the fallback
 /// keeps the signature total.
 pub fn to_json<T: Serialize>(value: &T) -> String {
-    serde_json::to_string(value)
-        .unwrap_or_else(|e| format!("{{\"status\":\"error\",\"error\":\"{e}\"}}"))
+    serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"status\":\"error\",\"error\":\"{e}\"}}"))
 }

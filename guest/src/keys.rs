@@ -29,10 +29,7 @@ pub fn parse_agent_key(key: &str) -> Option<AgentKey<'_>> {
     if agent_id.trim().is_empty() || rest.is_empty() {
         return None;
     }
-    Some(AgentKey {
-        agent_id: Cow::Borrowed(agent_id.trim()),
-        rest: Cow::Borrowed(rest),
-    })
+    Some(AgentKey { agent_id: Cow::Borrowed(agent_id.trim()), rest: Cow::Borrowed(rest) })
 }
 
 fn parse_agent_key_slow(key: &str) -> Option<AgentKey<'_>> {
@@ -44,10 +41,7 @@ fn parse_agent_key_slow(key: &str) -> Option<AgentKey<'_>> {
     if agent_id.is_empty() {
         return None;
     }
-    Some(AgentKey {
-        agent_id: Cow::Owned(agent_id.to_string()),
-        rest: Cow::Owned(parts[2..].join(":")),
-    })
+    Some(AgentKey { agent_id: Cow::Owned(agent_id.to_string()), rest: Cow::Owned(parts[2..].join(":")) })
 }
 
 /// The part of a key after `agent:<id>:`, or the whole key.
@@ -63,9 +57,7 @@ fn is_simple_agent_id(value: &str) -> bool {
     !bytes.is_empty()
         && bytes.len() <= 64
         && bytes[0].is_ascii_alphanumeric()
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
+        && bytes.iter().all(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'-')
 }
 
 /// `normalizeAgentId`: lower-cased `[a-z0-9_-]{1,64}`, `main` when nothing is left.
@@ -117,9 +109,7 @@ pub fn normalize_main_key(value: Option<&str>) -> String {
 }
 
 fn has_prefix_ci(value: &str, prefix: &str) -> bool {
-    value.len() >= prefix.len()
-        && value.is_char_boundary(prefix.len())
-        && value[..prefix.len()].eq_ignore_ascii_case(prefix)
+    value.len() >= prefix.len() && value.is_char_boundary(prefix.len()) && value[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 
 /// `isSubagentSessionKey`: the key, or its rest, starts with `subagent:` (any case).
@@ -128,15 +118,13 @@ pub fn is_subagent_key(key: &str) -> bool {
     if key.is_empty() {
         return false;
     }
-    has_prefix_ci(key, "subagent:")
-        || parse_agent_key(key).is_some_and(|p| has_prefix_ci(&p.rest, "subagent:"))
+    has_prefix_ci(key, "subagent:") || parse_agent_key(key).is_some_and(|p| has_prefix_ci(&p.rest, "subagent:"))
 }
 
 /// `isAcpSessionKey`: the key, or its rest, starts with `acp:` (any case).
 pub fn is_acp_key(key: &str) -> bool {
     let key = key.trim();
-    has_prefix_ci(key, "acp:")
-        || parse_agent_key(key).is_some_and(|p| has_prefix_ci(&p.rest, "acp:"))
+    has_prefix_ci(key, "acp:") || parse_agent_key(key).is_some_and(|p| has_prefix_ci(&p.rest, "acp:"))
 }
 
 /// `looksLikeSessionId`: a UUID (any case).
@@ -160,9 +148,7 @@ pub fn looks_like_session_key(value: &str) -> bool {
     }
     matches!(v, "main" | "global" | "unknown")
         || is_acp_key(v)
-        || ["agent:", "cron:", "hook:", "node-", "node:"]
-            .iter()
-            .any(|p| v.starts_with(p))
+        || ["agent:", "cron:", "hook:", "node-", "node:"].iter().any(|p| v.starts_with(p))
         || v.contains(":group:")
         || v.contains(":channel:")
 }
@@ -208,10 +194,7 @@ impl SessionKind {
     }
 
     pub fn is_internal(self) -> bool {
-        matches!(
-            self,
-            SessionKind::Cron | SessionKind::Hook | SessionKind::Node
-        )
+        matches!(self, SessionKind::Cron | SessionKind::Hook | SessionKind::Node)
     }
 }
 
@@ -275,10 +258,7 @@ impl KeyScheme<'_> {
             return key == "global";
         }
         match parse_agent_key(key) {
-            Some(parsed) => {
-                self.is_main_rest(&parsed.rest)
-                    && normalize_agent_id(&parsed.agent_id) == self.caller_agent
-            }
+            Some(parsed) => self.is_main_rest(&parsed.rest) && normalize_agent_id(&parsed.agent_id) == self.caller_agent,
             None => false,
         }
     }
@@ -342,10 +322,7 @@ impl KeyScheme<'_> {
             SessionKind::Hook
         } else if rest.starts_with("node-") || rest.starts_with("node:") {
             SessionKind::Node
-        } else if gateway_kind == Some("group")
-            || key.contains(":group:")
-            || key.contains(":channel:")
-        {
+        } else if gateway_kind == Some("group") || key.contains(":group:") || key.contains(":channel:") {
             SessionKind::Group
         } else {
             SessionKind::Other
@@ -370,12 +347,7 @@ pub fn channel_from_group_key(key: &str) -> Option<String> {
 
 /// `deriveChannel` (reference §2.8, N5): `internal` for cron/hook/node sessions, else the
 /// session's channel, its last channel, the channel of a group key, or `unknown`.
-pub fn derive_channel(
-    key: &str,
-    kind: SessionKind,
-    channel: Option<&str>,
-    last_channel: Option<&str>,
-) -> String {
+pub fn derive_channel(key: &str, kind: SessionKind, channel: Option<&str>, last_channel: Option<&str>) -> String {
     if kind.is_internal() {
         return "internal".to_string();
     }
@@ -393,12 +365,7 @@ mod tests {
     use super::*;
 
     fn scheme() -> KeyScheme<'static> {
-        KeyScheme {
-            main_key: "main",
-            scope_global: false,
-            caller_agent: "main",
-            default_agent: "main",
-        }
+        KeyScheme { main_key: "main", scope_global: false, caller_agent: "main", default_agent: "main" }
     }
 
     #[test]
@@ -407,10 +374,7 @@ mod tests {
         assert_eq!(parsed.agent_id, "Ops");
         assert_eq!(parsed.rest, "discord:group:x");
         let parsed = parse_agent_key("agent::ops::main:").unwrap();
-        assert_eq!(
-            (parsed.agent_id.as_ref(), parsed.rest.as_ref()),
-            ("ops", "main")
-        );
+        assert_eq!((parsed.agent_id.as_ref(), parsed.rest.as_ref()), ("ops", "main"));
         assert!(parse_agent_key("agent:main").is_none());
         assert!(parse_agent_key("main").is_none());
         assert!(parse_agent_key("agent: :x").is_none());
@@ -427,9 +391,7 @@ mod tests {
 
     #[test]
     fn detects_ids_and_keys() {
-        assert!(looks_like_session_id(
-            "5B0F3C2E-8d1a-4e6b-9c7f-1a2b3c4d5e6f"
-        ));
+        assert!(looks_like_session_id("5B0F3C2E-8d1a-4e6b-9c7f-1a2b3c4d5e6f"));
         assert!(!looks_like_session_id("sess-group"));
         assert!(should_resolve_as_session_id("sess-group"));
         assert!(!should_resolve_as_session_id("agent:main:main"));
@@ -443,30 +405,15 @@ mod tests {
         let s = scheme();
         assert_eq!(s.display("agent:main:main"), "main");
         assert_eq!(s.display("agent:ops:main"), "agent:ops:main");
-        assert_eq!(
-            s.classify("agent:ops:main", Some("direct")),
-            SessionKind::Main
-        );
+        assert_eq!(s.classify("agent:ops:main", Some("direct")), SessionKind::Main);
         assert_eq!(s.classify("agent:main:cron:job-1", None), SessionKind::Cron);
         assert_eq!(s.classify("agent:main:hook:x", None), SessionKind::Hook);
         assert_eq!(s.classify("agent:main:node-1", None), SessionKind::Node);
-        assert_eq!(
-            s.classify("agent:main:discord:group:dev", Some("direct")),
-            SessionKind::Group
-        );
-        assert_eq!(
-            s.classify("agent:main:subagent:a", Some("direct")),
-            SessionKind::Other
-        );
+        assert_eq!(s.classify("agent:main:discord:group:dev", Some("direct")), SessionKind::Group);
+        assert_eq!(s.classify("agent:main:subagent:a", Some("direct")), SessionKind::Other);
         assert_eq!(s.classify("cron:job-1", Some("direct")), SessionKind::Cron);
-        assert_eq!(
-            channel_from_group_key("agent:main:discord:group:dev").as_deref(),
-            Some("discord")
-        );
-        assert_eq!(
-            derive_channel("agent:main:cron:x", SessionKind::Cron, Some("x"), None),
-            "internal"
-        );
+        assert_eq!(channel_from_group_key("agent:main:discord:group:dev").as_deref(), Some("discord"));
+        assert_eq!(derive_channel("agent:main:cron:x", SessionKind::Cron, Some("x"), None), "internal");
     }
 
     #[test]
@@ -475,14 +422,8 @@ mod tests {
         assert_eq!(s.canonical("main"), "agent:main:main");
         assert_eq!(s.canonical("agent:main:main"), "agent:main:main");
         assert_eq!(s.canonical("discord:group:t"), "agent:main:discord:group:t");
-        assert_eq!(
-            s.canonical("agent:MAIN:discord:group:t"),
-            "agent:main:discord:group:t"
-        );
-        let g = KeyScheme {
-            scope_global: true,
-            ..scheme()
-        };
+        assert_eq!(s.canonical("agent:MAIN:discord:group:t"), "agent:main:discord:group:t");
+        let g = KeyScheme { scope_global: true, ..scheme() };
         assert_eq!(g.internal("main"), "global");
         assert_eq!(g.display("global"), "main");
         assert_eq!(g.classify("global", Some("global")), SessionKind::Main);

@@ -29,19 +29,13 @@ pub struct ListArgs {
 impl ListArgs {
     pub fn from_args(args: &Args) -> ListArgs {
         // Unknown kinds are dropped; when none is left there is no filter (reference §3.1.2).
-        let kinds: Option<Vec<SessionKind>> = args.list("kinds").map(|kinds| {
-            kinds
-                .iter()
-                .filter_map(|k| SessionKind::parse(&k.trim().to_lowercase()))
-                .collect()
-        });
+        let kinds: Option<Vec<SessionKind>> =
+            args.list("kinds").map(|kinds| kinds.iter().filter_map(|k| SessionKind::parse(&k.trim().to_lowercase())).collect());
         ListArgs {
             kinds: kinds.filter(|k| !k.is_empty()),
             limit: args.num("limit").map(|v| floor_u32(v, 1).min(MAX_LIMIT)),
             active_minutes: args.num("activeMinutes").map(|v| floor_u32(v, 1)),
-            message_limit: args
-                .num("messageLimit")
-                .map_or(0, |v| floor_u32(v, 0).min(MAX_MESSAGE_LIMIT)),
+            message_limit: args.num("messageLimit").map_or(0, |v| floor_u32(v, 0).min(MAX_MESSAGE_LIMIT)),
         }
     }
 }
@@ -68,10 +62,7 @@ impl<'a> DeliveryOut<'a> {
             account_id: dc.account_id.as_deref(),
             thread_id: dc.thread_id.as_deref(),
         };
-        [out.channel, out.to, out.account_id, out.thread_id]
-            .iter()
-            .any(|v| v.is_some_and(|s| !s.is_empty()))
-            .then_some(out)
+        [out.channel, out.to, out.account_id, out.thread_id].iter().any(|v| v.is_some_and(|s| !s.is_empty())).then_some(out)
     }
 }
 
@@ -129,14 +120,8 @@ struct ListResult<'a> {
 /// The directory a row's transcript lives in (N7): the store's directory when the
 /// gateway named a real file (a `{agentId}` template filled in), else the agent's own
 /// store directory under the state directory.
-pub fn transcript_dir(
-    store_path: Option<&str>,
-    state_dir_default: impl FnOnce() -> String,
-    agent_id: &str,
-) -> String {
-    let real = store_path
-        .filter(|p| p.starts_with('/'))
-        .map(|p| p.replace("{agentId}", agent_id));
+pub fn transcript_dir(store_path: Option<&str>, state_dir_default: impl FnOnce() -> String, agent_id: &str) -> String {
+    let real = store_path.filter(|p| p.starts_with('/')).map(|p| p.replace("{agentId}", agent_id));
     match real {
         Some(path) if !path.contains('{') => match path.rfind('/') {
             Some(0) => "/".to_string(),
@@ -168,10 +153,7 @@ pub fn run(env: &Env, caller: &Caller, args: ListArgs) -> Result<ToolOutput, Too
         spawned_by: requester.spawned_by(),
         ..Default::default()
     };
-    let list = env
-        .gw
-        .sessions_list(&params)
-        .map_err(|e| ToolError::Failed(e.message))?;
+    let list = env.gw.sessions_list(&params).map_err(|e| ToolError::Failed(e.message))?;
     let store_path = list.path.as_deref();
     let mut rows = Vec::with_capacity(list.sessions.len());
     for entry in &list.sessions {
@@ -187,60 +169,25 @@ pub fn run(env: &Env, caller: &Caller, args: ListArgs) -> Result<ToolOutput, Too
             continue;
         }
         let kind = scheme.classify(&entry.key, entry.kind.as_deref());
-        if args
-            .kinds
-            .as_ref()
-            .is_some_and(|kinds| !kinds.contains(&kind))
-        {
+        if args.kinds.as_ref().is_some_and(|kinds| !kinds.contains(&kind)) {
             continue;
         }
-        let mut row = build_row(
-            entry,
-            &scheme.display(&entry.key),
-            kind,
-            store_path,
-            env,
-            &entry_agent,
-        );
+        let mut row = build_row(entry, &scheme.display(&entry.key), kind, store_path, env, &entry_agent);
         if args.message_limit > 0 {
-            row.messages = Some(last_messages(
-                env,
-                &scheme.internal(&row.key),
-                args.message_limit,
-            )?);
+            row.messages = Some(last_messages(env, &scheme.internal(&row.key), args.message_limit)?);
         }
         rows.push(row);
     }
-    Ok(ToolOutput::result(to_json(&ListResult {
-        count: rows.len(),
-        sessions: rows,
-    })))
+    Ok(ToolOutput::result(to_json(&ListResult { count: rows.len(), sessions: rows })))
 }
 
-fn build_row<'a>(
-    entry: &'a SessionRow,
-    display: &str,
-    kind: SessionKind,
-    store_path: Option<&str>,
-    env: &Env,
-    agent: &str,
-) -> Row<'a> {
+fn build_row<'a>(entry: &'a SessionRow, display: &str, kind: SessionKind, store_path: Option<&str>, env: &Env, agent: &str) -> Row<'a> {
     let dc = entry.delivery_context.as_ref();
     // In the tool, deliveryContext wins over the last* fields (reference §3.1.4, Q12).
-    let last_channel = dc
-        .and_then(|d| d.channel.as_deref())
-        .or(entry.last_channel.as_deref());
-    let last_to = dc
-        .and_then(|d| d.to.as_deref())
-        .or(entry.last_to.as_deref());
-    let last_account_id = dc
-        .and_then(|d| d.account_id.as_deref())
-        .or(entry.last_account_id.as_deref());
-    let key: Cow<'a, str> = if display == entry.key {
-        Cow::Borrowed(&entry.key)
-    } else {
-        Cow::Owned(display.to_string())
-    };
+    let last_channel = dc.and_then(|d| d.channel.as_deref()).or(entry.last_channel.as_deref());
+    let last_to = dc.and_then(|d| d.to.as_deref()).or(entry.last_to.as_deref());
+    let last_account_id = dc.and_then(|d| d.account_id.as_deref()).or(entry.last_account_id.as_deref());
+    let key: Cow<'a, str> = if display == entry.key { Cow::Borrowed(&entry.key) } else { Cow::Owned(display.to_string()) };
     Row {
         channel: derive_channel(&entry.key, kind, entry.channel.as_deref(), last_channel),
         key,
@@ -270,23 +217,12 @@ fn build_row<'a>(
 }
 
 /// The last `limit` messages of a session without tool results.
-fn last_messages(
-    env: &Env,
-    session_key: &str,
-    limit: u32,
-) -> Result<Vec<Box<RawValue>>, ToolError> {
+fn last_messages(env: &Env, session_key: &str, limit: u32) -> Result<Vec<Box<RawValue>>, ToolError> {
     let history = env
         .gw
-        .chat_history(&HistoryParams {
-            session_key: session_key.to_string(),
-            limit: Some(limit),
-        })
+        .chat_history(&HistoryParams { session_key: session_key.to_string(), limit: Some(limit) })
         .map_err(|e| ToolError::Failed(e.message))?;
-    let kept: Vec<_> = history
-        .messages
-        .into_iter()
-        .filter(|m| m.role.as_deref() != Some("toolResult"))
-        .collect();
+    let kept: Vec<_> = history.messages.into_iter().filter(|m| m.role.as_deref() != Some("toolResult")).collect();
     let skip = kept.len().saturating_sub(limit as usize);
     Ok(kept
         .into_iter()
@@ -294,10 +230,7 @@ fn last_messages(
         .filter_map(|m| {
             let parsed = raw_json(m.json);
             if parsed.is_none() {
-                env.host.log(
-                    LogLevel::Warn,
-                    &format!("sessions_list: dropped a malformed message of {session_key}"),
-                );
+                env.host.log(LogLevel::Warn, &format!("sessions_list: dropped a malformed message of {session_key}"));
             }
             parsed
         })

@@ -38,9 +38,7 @@ pub fn normalize_chat_type(value: Option<&str>) -> Option<&'static str> {
 }
 
 fn non_empty_lower(value: Option<&str>) -> Option<String> {
-    value
-        .map(|v| v.trim().to_lowercase())
-        .filter(|v| !v.is_empty())
+    value.map(|v| v.trim().to_lowercase()).filter(|v| !v.is_empty())
 }
 
 fn action_word(action: &PolicyAction) -> &'static str {
@@ -54,21 +52,11 @@ fn action_word(action: &PolicyAction) -> &'static str {
 pub fn evaluate(cfg: &Config, input: &PolicyInput) -> (Decision, String) {
     let entry = input.entry.as_ref();
     if let Some(action) = normalize_send_policy(entry.and_then(|e| e.send_policy.as_deref())) {
-        let decision = if action == PolicyAction::Deny {
-            Decision::Deny
-        } else {
-            Decision::Allow
-        };
-        return (
-            decision,
-            format!("the session's own override is {}", action_word(&action)),
-        );
+        let decision = if action == PolicyAction::Deny { Decision::Deny } else { Decision::Allow };
+        return (decision, format!("the session's own override is {}", action_word(&action)));
     }
     let Some(policy) = cfg.send_policy.as_ref() else {
-        return (
-            Decision::Allow,
-            "no session.sendPolicy is configured".to_string(),
-        );
+        return (Decision::Allow, "no session.sendPolicy is configured".to_string());
     };
     let session_key = input.session_key.as_deref().unwrap_or("");
     let channel = non_empty_lower(input.channel.as_deref())
@@ -76,19 +64,15 @@ pub fn evaluate(cfg: &Config, input: &PolicyInput) -> (Decision, String) {
         .or_else(|| non_empty_lower(entry.and_then(|e| e.last_channel.as_deref())))
         // N8: also from a group key behind an `agent:<id>:` prefix.
         .or_else(|| non_empty_lower(channel_from_group_key(session_key).as_deref()));
-    let chat_type = normalize_chat_type(
-        input
-            .chat_type
-            .as_deref()
-            .or(entry.and_then(|e| e.chat_type.as_deref())),
-    )
-    .or(if session_key.contains(":group:") {
-        Some("group")
-    } else if session_key.contains(":channel:") {
-        Some("channel")
-    } else {
-        None
-    });
+    let chat_type = normalize_chat_type(input.chat_type.as_deref().or(entry.and_then(|e| e.chat_type.as_deref()))).or(
+        if session_key.contains(":group:") {
+            Some("group")
+        } else if session_key.contains(":channel:") {
+            Some("channel")
+        } else {
+            None
+        },
+    );
     // N8: keyPrefix matches case-insensitively, against the key and its rest.
     let key_lower = session_key.to_lowercase();
     let rest_lower = key_rest(session_key).to_lowercase();
@@ -97,47 +81,26 @@ pub fn evaluate(cfg: &Config, input: &PolicyInput) -> (Decision, String) {
         let match_channel = non_empty_lower(rule.channel.as_deref());
         let match_chat_type = normalize_chat_type(rule.chat_type.as_deref());
         let match_prefix = non_empty_lower(rule.key_prefix.as_deref());
-        let matches = match_channel
-            .as_ref()
-            .is_none_or(|c| channel.as_ref() == Some(c))
+        let matches = match_channel.as_ref().is_none_or(|c| channel.as_ref() == Some(c))
             && match_chat_type.is_none_or(|t| chat_type == Some(t))
-            && match_prefix.as_ref().is_none_or(|p| {
-                key_lower.starts_with(p.as_str()) || rest_lower.starts_with(p.as_str())
-            });
+            && match_prefix.as_ref().is_none_or(|p| key_lower.starts_with(p.as_str()) || rest_lower.starts_with(p.as_str()));
         if !matches {
             continue;
         }
         match rule.action {
-            Some(PolicyAction::Deny) => {
-                return (
-                    Decision::Deny,
-                    format!("session.sendPolicy.rules[{index}] denies it"),
-                )
-            }
+            Some(PolicyAction::Deny) => return (Decision::Deny, format!("session.sendPolicy.rules[{index}] denies it")),
             _ => {
                 allowed_by.get_or_insert(index);
             }
         }
     }
     if let Some(index) = allowed_by {
-        return (
-            Decision::Allow,
-            format!("session.sendPolicy.rules[{index}] allows it"),
-        );
+        return (Decision::Allow, format!("session.sendPolicy.rules[{index}] allows it"));
     }
     match policy.default {
-        Some(PolicyAction::Deny) => (
-            Decision::Deny,
-            "no rule matches and session.sendPolicy.default is deny".to_string(),
-        ),
-        Some(PolicyAction::Allow) => (
-            Decision::Allow,
-            "no rule matches and session.sendPolicy.default is allow".to_string(),
-        ),
-        None => (
-            Decision::Allow,
-            "no rule matches and there is no session.sendPolicy.default".to_string(),
-        ),
+        Some(PolicyAction::Deny) => (Decision::Deny, "no rule matches and session.sendPolicy.default is deny".to_string()),
+        Some(PolicyAction::Allow) => (Decision::Allow, "no rule matches and session.sendPolicy.default is allow".to_string()),
+        None => (Decision::Allow, "no rule matches and there is no session.sendPolicy.default".to_string()),
     }
 }
 
@@ -189,22 +152,10 @@ mod tests {
     #[test]
     fn commands() {
         assert_eq!(parse_send_command("/send"), Some(SendCommand::Show));
-        assert_eq!(
-            parse_send_command("/SEND on "),
-            Some(SendCommand::Set(SendMode::Allow))
-        );
-        assert_eq!(
-            parse_send_command("/send off"),
-            Some(SendCommand::Set(SendMode::Deny))
-        );
-        assert_eq!(
-            parse_send_command("/send reset"),
-            Some(SendCommand::Set(SendMode::Inherit))
-        );
-        assert_eq!(
-            parse_send_command("/send maybe"),
-            Some(SendCommand::Invalid("maybe".into()))
-        );
+        assert_eq!(parse_send_command("/SEND on "), Some(SendCommand::Set(SendMode::Allow)));
+        assert_eq!(parse_send_command("/send off"), Some(SendCommand::Set(SendMode::Deny)));
+        assert_eq!(parse_send_command("/send reset"), Some(SendCommand::Set(SendMode::Inherit)));
+        assert_eq!(parse_send_command("/send maybe"), Some(SendCommand::Invalid("maybe".into())));
         assert_eq!(parse_send_command("/sender"), None);
         assert_eq!(parse_send_command("/send on now"), None);
         assert_eq!(parse_send_command("hello /send on"), None);

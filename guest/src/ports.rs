@@ -9,9 +9,7 @@ pub struct GatewayError {
 
 impl GatewayError {
     pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
+        Self { message: message.into() }
     }
 }
 

@@ -17,13 +17,7 @@ pub fn js_is_space(c: char) -> bool {
     matches!(
         c,
         '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
+            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
     )
 }
 
@@ -37,8 +31,7 @@ fn is_word_byte(b: u8) -> bool {
 }
 
 fn starts_with_ci(s: &str, at: usize, pat: &str) -> bool {
-    s.len() >= at + pat.len()
-        && s.as_bytes()[at..at + pat.len()].eq_ignore_ascii_case(pat.as_bytes())
+    s.len() >= at + pat.len() && s.as_bytes()[at..at + pat.len()].eq_ignore_ascii_case(pat.as_bytes())
 }
 
 fn find_ci(s: &str, from: usize, pat: &str) -> Option<usize> {
@@ -75,11 +68,7 @@ pub fn strip_minimax_tool_call_xml(text: &str) -> String {
     while let Some(start) = find_ci(text, at, "<invoke") {
         let after = start + "<invoke".len();
         let boundary = text.as_bytes().get(after).is_none_or(|b| !is_word_byte(*b));
-        let open_end = if boundary {
-            text[after..].find('>').map(|i| after + i + 1)
-        } else {
-            None
-        };
+        let open_end = if boundary { text[after..].find('>').map(|i| after + i + 1) } else { None };
         let close = open_end.and_then(|e| find_ci(text, e, "</invoke>"));
         match close {
             Some(close) => {
@@ -304,8 +293,7 @@ fn find_tags(text: &str, names: &[&str]) -> Vec<Tag> {
         }
         let name_end = names.iter().find_map(|name| {
             let end = at + name.len();
-            (starts_with_ci(text, at, name) && bytes.get(end).is_none_or(|b| !is_word_byte(*b)))
-                .then_some(end)
+            (starts_with_ci(text, at, name) && bytes.get(end).is_none_or(|b| !is_word_byte(*b))).then_some(end)
         });
         let Some(name_end) = name_end else { continue };
         let Some(gt) = text[name_end..].find(['<', '>']).map(|j| name_end + j) else {
@@ -314,11 +302,7 @@ fn find_tags(text: &str, names: &[&str]) -> Vec<Tag> {
         if bytes[gt] != b'>' {
             continue;
         }
-        tags.push(Tag {
-            start,
-            end: gt + 1,
-            close,
-        });
+        tags.push(Tag { start, end: gt + 1, close });
         i = gt + 1;
     }
     tags
@@ -332,8 +316,7 @@ fn code_regions(text: &str) -> Vec<(usize, usize)> {
     let mut from = 0;
     let mut fence_at = 0;
     while fence_at < bytes.len() {
-        let line_start =
-            fence_at == 0 && from == 0 || (fence_at > from && bytes[fence_at - 1] == b'\n');
+        let line_start = fence_at == 0 && from == 0 || (fence_at > from && bytes[fence_at - 1] == b'\n');
         let fence = if text[fence_at..].starts_with("```") {
             Some("```")
         } else if text[fence_at..].starts_with("~~~") {
@@ -349,11 +332,7 @@ fn code_regions(text: &str) -> Vec<(usize, usize)> {
                 while let Some(j) = text[search..].find(&closing).map(|j| search + j) {
                     let after = j + closing.len();
                     if after == bytes.len() || bytes[after] == b'\n' {
-                        end = if after < bytes.len() {
-                            after + 1
-                        } else {
-                            after
-                        };
+                        end = if after < bytes.len() { after + 1 } else { after };
                         break;
                     }
                     search = j + 1;
@@ -465,10 +444,7 @@ fn find_tags_loose(text: &str) -> bool {
         }
         let found = ["thinking", "think", "thought", "antthinking", "final"]
             .iter()
-            .any(|name| {
-                starts_with_ci(text, at, name)
-                    && bytes.get(at + name.len()).is_none_or(|b| !is_word_byte(*b))
-            });
+            .any(|name| starts_with_ci(text, at, name) && bytes.get(at + name.len()).is_none_or(|b| !is_word_byte(*b)));
         if found {
             return true;
         }
@@ -478,9 +454,7 @@ fn find_tags_loose(text: &str) -> bool {
 
 /// `sanitizeTextContent`.
 pub fn sanitize_text_content(text: &str) -> String {
-    strip_thinking_tags(&strip_downgraded_tool_call_text(
-        &strip_minimax_tool_call_xml(text),
-    ))
+    strip_thinking_tags(&strip_downgraded_tool_call_text(&strip_minimax_tool_call_xml(text)))
 }
 
 /// `sanitizeUserFacingText`, in part: `<final>` tags are stripped and the role-ordering
@@ -494,8 +468,7 @@ pub fn sanitize_user_facing_text(text: &str) -> String {
     }
     let lower = trimmed.to_lowercase();
     if lower.contains("incorrect role information") || lower.contains("roles must alternate") {
-        return "Message ordering conflict - please try again. If this persists, use /new to start a fresh session."
-            .to_string();
+        return "Message ordering conflict - please try again. If this persists, use /new to start a fresh session.".to_string();
     }
     stripped
 }
@@ -533,19 +506,9 @@ pub fn extract_assistant_text(message: &Value) -> Option<String> {
 
 /// `readLatestAssistantReply`: the reply in the last non-tool-result message of a session.
 /// It does not search backwards: a trailing user message means no reply.
-pub fn read_latest_reply(
-    gw: &dyn Gateway,
-    session_key: &str,
-) -> GatewayResult<(Option<String>, Option<String>)> {
-    let history = gw.chat_history(&HistoryParams {
-        session_key: session_key.to_string(),
-        limit: Some(REPLY_HISTORY_LIMIT),
-    })?;
-    let last = history
-        .messages
-        .iter()
-        .rev()
-        .find(|m| m.role.as_deref() != Some("toolResult"));
+pub fn read_latest_reply(gw: &dyn Gateway, session_key: &str) -> GatewayResult<(Option<String>, Option<String>)> {
+    let history = gw.chat_history(&HistoryParams { session_key: session_key.to_string(), limit: Some(REPLY_HISTORY_LIMIT) })?;
+    let last = history.messages.iter().rev().find(|m| m.role.as_deref() != Some("toolResult"));
     let reply = last
         .filter(|m| m.role.as_deref() == Some("assistant"))
         .and_then(|m| serde_json::from_str::<Value>(&m.json).ok())
@@ -562,34 +525,17 @@ mod tests {
     fn strips_tool_markup() {
         let text = "Hello <invoke name=\"tool\">payload</invoke></minimax:tool_call> [Tool Call: foo (ID: 1)] world";
         assert_eq!(sanitize_text_content(text), "Hello  world");
-        assert_eq!(
-            strip_downgraded_tool_call_text(
-                "a\n[Tool Call: x (ID: 2)]\nArguments: {\"a\":[1,\"]\"]}\nb"
-            ),
-            "a\nb"
-        );
-        assert_eq!(
-            strip_downgraded_tool_call_text("x [Tool Result for ID 1]\nstuff\n\n[Tool Call: y]"),
-            "x"
-        );
+        assert_eq!(strip_downgraded_tool_call_text("a\n[Tool Call: x (ID: 2)]\nArguments: {\"a\":[1,\"]\"]}\nb"), "a\nb");
+        assert_eq!(strip_downgraded_tool_call_text("x [Tool Result for ID 1]\nstuff\n\n[Tool Call: y]"), "x");
     }
 
     #[test]
     fn strips_thinking() {
-        assert_eq!(
-            strip_thinking_tags("Before <think>secret</think> after"),
-            "Before  after"
-        );
+        assert_eq!(strip_thinking_tags("Before <think>secret</think> after"), "Before  after");
         assert_eq!(strip_thinking_tags("a <thinking>unclosed"), "a");
         assert_eq!(strip_thinking_tags("<final>done</final>"), "done");
-        assert_eq!(
-            strip_thinking_tags("keep `<think>` here"),
-            "keep `<think>` here"
-        );
-        assert_eq!(
-            strip_thinking_tags("```\n<think>x</think>\n```\nok"),
-            "```\n<think>x</think>\n```\nok"
-        );
+        assert_eq!(strip_thinking_tags("keep `<think>` here"), "keep `<think>` here");
+        assert_eq!(strip_thinking_tags("```\n<think>x</think>\n```\nok"), "```\n<think>x</think>\n```\nok");
         assert_eq!(strip_thinking_tags("no tags"), "no tags");
         assert_eq!(strip_thinking_tags("<thinkx>y"), "<thinkx>y");
     }
@@ -598,19 +544,8 @@ mod tests {
     fn extracts_assistant_text() {
         let m = json!({"role":"assistant","content":[{"type":"text","text":" a "},{"type":"thinking","thinking":"x"},{"type":"text","text":"b "}]});
         assert_eq!(extract_assistant_text(&m).as_deref(), Some("a b"));
-        assert_eq!(
-            extract_assistant_text(&json!({"role":"user","content":[{"type":"text","text":"a"}]})),
-            None
-        );
-        assert_eq!(
-            extract_assistant_text(&json!({"role":"assistant","content":"a"})),
-            None
-        );
-        assert_eq!(
-            extract_assistant_text(
-                &json!({"role":"assistant","content":[{"type":"text","text":"  "}]})
-            ),
-            None
-        );
+        assert_eq!(extract_assistant_text(&json!({"role":"user","content":[{"type":"text","text":"a"}]})), None);
+        assert_eq!(extract_assistant_text(&json!({"role":"assistant","content":"a"})), None);
+        assert_eq!(extract_assistant_text(&json!({"role":"assistant","content":[{"type":"text","text":"  "}]})), None);
     }
 }

@@ -21,27 +21,14 @@ pub struct Requester<'a> {
 
 impl<'a> Requester<'a> {
     pub fn new(cfg: &'a Config, caller: &'a Caller) -> Requester<'a> {
-        let raw_key = caller
-            .agent_session_key
-            .as_deref()
-            .map(str::trim)
-            .filter(|k| !k.is_empty());
+        let raw_key = caller.agent_session_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
         let agent_id = agent_id_of_key(raw_key);
-        let mut requester = Requester {
-            cfg,
-            raw_key,
-            internal_key: None,
-            agent_id,
-            restrict: false,
-        };
+        let mut requester = Requester { cfg, raw_key, internal_key: None, agent_id, restrict: false };
         requester.internal_key = raw_key.map(|k| requester.scheme().internal(k).into_owned());
         let visibility = cfg.tools_visibility(&requester.agent_id);
         requester.restrict = caller.sandboxed
             && matches!(visibility, None | Some("spawned"))
-            && requester
-                .internal_key
-                .as_deref()
-                .is_some_and(|k| !is_subagent_key(k));
+            && requester.internal_key.as_deref().is_some_and(|k| !is_subagent_key(k));
         requester
     }
 
@@ -66,8 +53,6 @@ impl<'a> Requester<'a> {
 
     /// The caller's session as shown in prompts (N13: display keys).
     pub fn display_key(&self) -> Option<String> {
-        self.internal_key
-            .as_deref()
-            .map(|k| self.scheme().display(k).into_owned())
+        self.internal_key.as_deref().map(|k| self.scheme().display(k).into_owned())
     }
 }

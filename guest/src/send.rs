@@ -12,9 +12,7 @@ use crate::ports::{AgentParams, HistoryParams, ResolveParams, WaitParams};
 use crate::reply::{extract_assistant_text, REPLY_HISTORY_LIMIT};
 use crate::requester::Requester;
 use crate::tools::{Caller, Env, ToolError, ToolOutput};
-use crate::visibility::{
-    check_agent_to_agent, not_visible, resolve_session_reference, spawned_list_params, AgentToAgent,
-};
+use crate::visibility::{check_agent_to_agent, not_visible, resolve_session_reference, spawned_list_params, AgentToAgent};
 
 /// `timeoutSeconds` when not given.
 pub const DEFAULT_TIMEOUT_SECONDS: u32 = 30;
@@ -33,15 +31,11 @@ pub struct SendArgs {
 impl SendArgs {
     pub fn from_args(args: &Args) -> Result<SendArgs, ToolError> {
         Ok(SendArgs {
-            message: args
-                .trimmed("message")
-                .ok_or_else(|| ToolError::InvalidArguments("message required".into()))?,
+            message: args.trimmed("message").ok_or_else(|| ToolError::InvalidArguments("message required".into()))?,
             session_key: args.trimmed("sessionKey"),
             label: args.trimmed("label"),
             agent_id: args.trimmed("agentId"),
-            timeout_seconds: args
-                .num("timeoutSeconds")
-                .map_or(DEFAULT_TIMEOUT_SECONDS, |v| floor_u32(v, 0)),
+            timeout_seconds: args.num("timeoutSeconds").map_or(DEFAULT_TIMEOUT_SECONDS, |v| floor_u32(v, 0)),
         })
     }
 }
@@ -53,10 +47,7 @@ struct Delivery {
     mode: &'static str,
 }
 
-const PENDING_ANNOUNCE: Delivery = Delivery {
-    status: "pending",
-    mode: "announce",
-};
+const PENDING_ANNOUNCE: Delivery = Delivery { status: "pending", mode: "announce" };
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -74,20 +65,8 @@ struct SendResult {
 }
 
 impl SendResult {
-    fn refusal(
-        run_id: String,
-        status: &'static str,
-        error: String,
-        session_key: Option<String>,
-    ) -> ToolOutput {
-        ToolOutput::result(to_json(&SendResult {
-            run_id,
-            status,
-            reply: None,
-            error: Some(error),
-            session_key,
-            delivery: None,
-        }))
+    fn refusal(run_id: String, status: &'static str, error: String, session_key: Option<String>) -> ToolOutput {
+        ToolOutput::result(to_json(&SendResult { run_id, status, reply: None, error: Some(error), session_key, delivery: None }))
     }
 }
 
@@ -96,95 +75,45 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
     let requester = Requester::new(env.cfg, caller);
     let uuid = || env.host.new_uuid();
     if args.session_key.is_some() && args.label.is_some() {
-        return Ok(SendResult::refusal(
-            uuid(),
-            "error",
-            "Provide either sessionKey or label (not both).".into(),
-            None,
-        ));
+        return Ok(SendResult::refusal(uuid(), "error", "Provide either sessionKey or label (not both).".into(), None));
     }
     let mut session_key = args.session_key.clone();
     if session_key.is_none() {
         if let Some(label) = &args.label {
             match resolve_label(env, &requester, label, args.agent_id.as_deref()) {
                 Ok(key) => session_key = Some(key),
-                Err((status, error)) => {
-                    return Ok(SendResult::refusal(uuid(), status, error, None))
-                }
+                Err((status, error)) => return Ok(SendResult::refusal(uuid(), status, error, None)),
             }
         }
     }
     let Some(session_key) = session_key else {
-        return Ok(SendResult::refusal(
-            uuid(),
-            "error",
-            "Either sessionKey or label is required".into(),
-            None,
-        ));
+        return Ok(SendResult::refusal(uuid(), "error", "Either sessionKey or label is required".into(), None));
     };
     let resolved = match resolve_session_reference(env.gw, &requester, &session_key) {
         Ok(resolved) => resolved,
-        Err(refusal) => {
-            return Ok(SendResult::refusal(
-                uuid(),
-                refusal.status,
-                refusal.error,
-                None,
-            ))
-        }
+        Err(refusal) => return Ok(SendResult::refusal(uuid(), refusal.status, refusal.error, None)),
     };
     if requester.restrict && !resolved.via_session_id {
         // Unlike history, a failing probe is an error of the tool (reference §3.3.1 step 8).
-        let spawned = env
-            .gw
-            .sessions_list(&spawned_list_params(&requester))
-            .map_err(|e| ToolError::Failed(e.message))?;
+        let spawned = env.gw.sessions_list(&spawned_list_params(&requester)).map_err(|e| ToolError::Failed(e.message))?;
         if !spawned.sessions.iter().any(|row| row.key == resolved.key) {
-            return Ok(SendResult::refusal(
-                uuid(),
-                "forbidden",
-                not_visible(&session_key),
-                Some(resolved.display_key),
-            ));
+            return Ok(SendResult::refusal(uuid(), "forbidden", not_visible(&session_key), Some(resolved.display_key)));
         }
     }
-    if let Err(refusal) =
-        check_agent_to_agent(env.cfg, &requester.agent_id, &resolved.key, "messaging")
-    {
-        return Ok(SendResult::refusal(
-            uuid(),
-            refusal.status,
-            refusal.error,
-            Some(resolved.display_key),
-        ));
+    if let Err(refusal) = check_agent_to_agent(env.cfg, &requester.agent_id, &resolved.key, "messaging") {
+        return Ok(SendResult::refusal(uuid(), refusal.status, refusal.error, Some(resolved.display_key)));
     }
 
     let timeout_ms = u64::from(args.timeout_seconds) * 1000;
-    let announce_timeout_ms = if args.timeout_seconds == 0 {
-        FIRE_AND_FORGET_ANNOUNCE_MS
-    } else {
-        timeout_ms
-    };
+    let announce_timeout_ms = if args.timeout_seconds == 0 { FIRE_AND_FORGET_ANNOUNCE_MS } else { timeout_ms };
     let idempotency_key = uuid();
     let requester_display = requester.display_key();
-    let requester_channel = caller
-        .agent_channel
-        .as_deref()
-        .map(str::trim)
-        .filter(|c| !c.is_empty())
-        .map(str::to_string);
+    let requester_channel = caller.agent_channel.as_deref().map(str::trim).filter(|c| !c.is_empty()).map(str::to_string);
     let context = prompt(&[
         Some("Agent-to-agent message context:".into()),
-        requester_display
-            .as_ref()
-            .map(|k| format!("Agent 1 (requester) session: {k}.")),
-        requester_channel
-            .as_ref()
-            .map(|c| format!("Agent 1 (requester) channel: {c}.")),
-        Some(format!(
-            "Agent 2 (target) session: {}.",
-            resolved.display_key
-        )),
+        requester_display.as_ref().map(|k| format!("Agent 1 (requester) session: {k}.")),
+        requester_channel.as_ref().map(|c| format!("Agent 1 (requester) channel: {c}.")),
+        Some(format!("Agent 2 (target) session: {}.", resolved.display_key)),
     ]);
     let params = AgentParams {
         message: args.message.clone(),
@@ -207,10 +136,7 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
         requester_display,
         requester_channel,
         // N13: the requester's own session is never pinged as if it were another.
-        distinct_sessions: requester
-            .internal_key
-            .as_deref()
-            .is_some_and(|k| scheme.canonical(k) != scheme.canonical(&resolved.key)),
+        distinct_sessions: requester.internal_key.as_deref().is_some_and(|k| scheme.canonical(k) != scheme.canonical(&resolved.key)),
         primary: None,
         latest: None,
         target: None,
@@ -220,32 +146,17 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
         phase: Phase::Begin,
     };
     let display_key = resolved.display_key.clone();
-    let error_result = |run_id: String, status: &'static str, error: String| {
-        SendResult::refusal(run_id, status, error, Some(display_key.clone()))
-    };
+    let error_result =
+        |run_id: String, status: &'static str, error: String| SendResult::refusal(run_id, status, error, Some(display_key.clone()));
 
     let accepted = match env.gw.agent(&params) {
         Ok(accepted) => accepted,
-        Err(e) => {
-            return Ok(error_result(
-                idempotency_key,
-                "error",
-                non_empty(e.message, "error"),
-            ))
-        }
+        Err(e) => return Ok(error_result(idempotency_key, "error", non_empty(e.message, "error"))),
     };
-    let run_id = accepted
-        .run_id
-        .filter(|r| !r.is_empty())
-        .unwrap_or(idempotency_key);
+    let run_id = accepted.run_id.filter(|r| !r.is_empty()).unwrap_or(idempotency_key);
 
     if args.timeout_seconds == 0 {
-        let flow = A2aFlow {
-            phase: Phase::AwaitPrimary {
-                run_id: run_id.clone(),
-            },
-            ..flow
-        };
+        let flow = A2aFlow { phase: Phase::AwaitPrimary { run_id: run_id.clone() }, ..flow };
         let wake = flow.wake_for_primary(&run_id);
         let job = job_of(uuid(), &flow, wake);
         let result = SendResult {
@@ -256,23 +167,13 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
             session_key: Some(resolved.display_key),
             delivery: Some(PENDING_ANNOUNCE),
         };
-        return Ok(ToolOutput {
-            result: to_json(&result),
-            jobs: vec![job],
-        });
+        return Ok(ToolOutput { result: to_json(&result), jobs: vec![job] });
     }
 
-    let wait = match env.gw.agent_wait(&WaitParams {
-        run_id: run_id.clone(),
-        timeout_ms,
-    }) {
+    let wait = match env.gw.agent_wait(&WaitParams { run_id: run_id.clone(), timeout_ms }) {
         Ok(wait) => wait,
         Err(e) => {
-            let status = if e.message.contains("gateway timeout") {
-                "timeout"
-            } else {
-                "error"
-            };
+            let status = if e.message.contains("gateway timeout") { "timeout" } else { "error" };
             return Ok(error_result(run_id, status, non_empty(e.message, "error")));
         }
     };
@@ -280,65 +181,32 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
         Some("timeout") => {
             // N4: a timeout always says what happened.
             let error = wait.error.filter(|e| !e.is_empty()).unwrap_or_else(|| {
-                format!(
-                    "timed out after {}s waiting for the run; it continues, call sessions_history later",
-                    args.timeout_seconds
-                )
+                format!("timed out after {}s waiting for the run; it continues, call sessions_history later", args.timeout_seconds)
             });
             return Ok(error_result(run_id, "timeout", error));
         }
         Some("error") => {
-            return Ok(error_result(
-                run_id,
-                "error",
-                wait.error
-                    .filter(|e| !e.is_empty())
-                    .unwrap_or_else(|| "agent error".into()),
-            ))
+            return Ok(error_result(run_id, "error", wait.error.filter(|e| !e.is_empty()).unwrap_or_else(|| "agent error".into())))
         }
         _ => {}
     }
     let history = env
         .gw
-        .chat_history(&HistoryParams {
-            session_key: resolved.key.clone(),
-            limit: Some(REPLY_HISTORY_LIMIT),
-        })
+        .chat_history(&HistoryParams { session_key: resolved.key.clone(), limit: Some(REPLY_HISTORY_LIMIT) })
         .map_err(|e| ToolError::Failed(e.message))?;
-    let last = history
-        .messages
-        .iter()
-        .rev()
-        .find(|m| m.role.as_deref() != Some("toolResult"));
+    let last = history.messages.iter().rev().find(|m| m.role.as_deref() != Some("toolResult"));
     let reply = last
         .filter(|m| m.role.as_deref() == Some("assistant"))
         .and_then(|m| serde_json::from_str::<serde_json::Value>(&m.json).ok())
         .and_then(|v| extract_assistant_text(&v));
     let jobs: Vec<Job> = match &reply {
         // With no round-1 reply the flow would stop at once (reference §3.3.3 step 3).
-        Some(text) => vec![job_of(
-            uuid(),
-            &A2aFlow {
-                primary: Some(text.clone()),
-                latest: Some(text.clone()),
-                ..flow
-            },
-            Wake::Now,
-        )],
+        Some(text) => vec![job_of(uuid(), &A2aFlow { primary: Some(text.clone()), latest: Some(text.clone()), ..flow }, Wake::Now)],
         None => Vec::new(),
     };
-    let result = SendResult {
-        run_id,
-        status: "ok",
-        reply,
-        error: None,
-        session_key: Some(resolved.display_key),
-        delivery: Some(PENDING_ANNOUNCE),
-    };
-    Ok(ToolOutput {
-        result: to_json(&result),
-        jobs,
-    })
+    let result =
+        SendResult { run_id, status: "ok", reply, error: None, session_key: Some(resolved.display_key), delivery: Some(PENDING_ANNOUNCE) };
+    Ok(ToolOutput { result: to_json(&result), jobs })
 }
 
 fn non_empty(message: String, fallback: &str) -> String {
@@ -352,24 +220,13 @@ fn non_empty(message: String, fallback: &str) -> String {
 /// The label path (reference §3.3.1 step 5, N17): a label is looked up within the
 /// caller's agent unless another agent is named, and naming another agent is subject to
 /// the sandbox and agent-to-agent rules first.
-fn resolve_label(
-    env: &Env,
-    requester: &Requester,
-    label: &str,
-    agent_id: Option<&str>,
-) -> Result<String, (&'static str, String)> {
-    let requester_agent = requester
-        .internal_key
-        .as_ref()
-        .map(|_| requester.agent_id.as_str());
+fn resolve_label(env: &Env, requester: &Requester, label: &str, agent_id: Option<&str>) -> Result<String, (&'static str, String)> {
+    let requester_agent = requester.internal_key.as_ref().map(|_| requester.agent_id.as_str());
     let requested_agent = agent_id.map(normalize_agent_id);
     if let (Some(requested), Some(own)) = (requested_agent.as_deref(), requester_agent) {
         if requested != own {
             if requester.restrict {
-                return Err((
-                    "forbidden",
-                    "Sandboxed sessions_send label lookup is limited to this agent".into(),
-                ));
+                return Err(("forbidden", "Sandboxed sessions_send label lookup is limited to this agent".into()));
             }
             let a2a = AgentToAgent::new(env.cfg);
             if !a2a.enabled {
@@ -379,10 +236,7 @@ fn resolve_label(
                 ));
             }
             if !a2a.is_allowed(own, requested) {
-                return Err((
-                    "forbidden",
-                    "Agent-to-agent messaging denied by tools.agentToAgent.allow.".into(),
-                ));
+                return Err(("forbidden", "Agent-to-agent messaging denied by tools.agentToAgent.allow.".into()));
             }
         }
     }

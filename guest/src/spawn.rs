@@ -28,23 +28,14 @@ pub struct SpawnArgs {
 impl SpawnArgs {
     pub fn from_args(args: &Args) -> Result<SpawnArgs, ToolError> {
         Ok(SpawnArgs {
-            task: args
-                .trimmed("task")
-                .ok_or_else(|| ToolError::InvalidArguments("task required".into()))?,
+            task: args.trimmed("task").ok_or_else(|| ToolError::InvalidArguments("task required".into()))?,
             label: args.trimmed("label"),
             agent_id: args.trimmed("agentId"),
             model: args.trimmed("model"),
             thinking: args.trimmed("thinking"),
             // `timeoutSeconds` is the legacy alias (reference §3.4.1).
-            run_timeout_seconds: args
-                .num("runTimeoutSeconds")
-                .or(args.num("timeoutSeconds"))
-                .map_or(0, |v| floor_u32(v, 0)),
-            cleanup: if args.str("cleanup") == Some("delete") {
-                "delete"
-            } else {
-                "keep"
-            },
+            run_timeout_seconds: args.num("runTimeoutSeconds").or(args.num("timeoutSeconds")).map_or(0, |v| floor_u32(v, 0)),
+            cleanup: if args.str("cleanup") == Some("delete") { "delete" } else { "keep" },
         })
     }
 }
@@ -61,17 +52,9 @@ pub fn normalize_message_channel(raw: &str) -> Option<String> {
 
 /// `normalizeDeliveryContext` of the caller's conversation; `None` when all is blank.
 pub fn requester_origin(caller: &Caller) -> Option<Origin> {
-    let trimmed = |v: &Option<String>| {
-        v.as_deref()
-            .map(js_trim)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let trimmed = |v: &Option<String>| v.as_deref().map(js_trim).filter(|s| !s.is_empty()).map(str::to_string);
     let origin = Origin {
-        channel: caller
-            .agent_channel
-            .as_deref()
-            .and_then(normalize_message_channel),
+        channel: caller.agent_channel.as_deref().and_then(normalize_message_channel),
         to: trimmed(&caller.agent_to),
         account_id: trimmed(&caller.agent_account_id),
         thread_id: trimmed(&caller.agent_thread_id),
@@ -99,21 +82,12 @@ fn thinking_levels(model: Option<&str>) -> String {
         // `split("/", 2)`: a third segment is dropped.
         Some(m) if m.contains('/') => {
             let mut parts = m.split('/');
-            (
-                parts.next().map(|p| p.trim().to_lowercase()),
-                parts.next().unwrap_or(""),
-            )
+            (parts.next().map(|p| p.trim().to_lowercase()), parts.next().unwrap_or(""))
         }
         Some(m) => (None, m),
         None => (None, ""),
     };
-    let provider = provider.map(|p| {
-        if p == "z.ai" || p == "z-ai" {
-            "zai".to_string()
-        } else {
-            p
-        }
-    });
+    let provider = provider.map(|p| if p == "z.ai" || p == "z-ai" { "zai".to_string() } else { p });
     if provider.as_deref() == Some("zai") {
         return "off, on".to_string();
     }
@@ -138,16 +112,8 @@ pub fn subagent_system_prompt(
     requester_channel: Option<&str>,
     child_key: &str,
 ) -> String {
-    let task_text = task
-        .split(crate::reply::js_is_space)
-        .filter(|w| !w.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    let task_text = if task_text.is_empty() {
-        "{{TASK_DESCRIPTION}}".to_string()
-    } else {
-        task_text
-    };
+    let task_text = task.split(crate::reply::js_is_space).filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ");
+    let task_text = if task_text.is_empty() { "{{TASK_DESCRIPTION}}".to_string() } else { task_text };
     let mut lines: Vec<String> = vec![
         "# Subagent Context".into(),
         "".into(),
@@ -214,30 +180,16 @@ fn answer(
     run_id: Option<String>,
     model_applied: Option<bool>,
 ) -> ToolOutput {
-    ToolOutput::result(to_json(&SpawnResult {
-        status,
-        error,
-        child_session_key: child,
-        run_id,
-        model_applied,
-    }))
+    ToolOutput::result(to_json(&SpawnResult { status, error, child_session_key: child, run_id, model_applied }))
 }
 
 /// Runs `sessions_spawn`. (Sub-agent callers are refused before this, N12.)
 pub fn run(env: &Env, caller: &Caller, args: SpawnArgs) -> Result<ToolOutput, ToolError> {
     let cfg = env.cfg;
-    let raw_key = caller
-        .agent_session_key
-        .as_deref()
-        .map(str::trim)
-        .filter(|k| !k.is_empty());
+    let raw_key = caller.agent_session_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
     let key_agent = crate::keys::agent_id_of_key(raw_key);
-    let scheme = KeyScheme {
-        main_key: &cfg.main_key,
-        scope_global: cfg.scope_global,
-        caller_agent: &key_agent,
-        default_agent: &cfg.default_agent,
-    };
+    let scheme =
+        KeyScheme { main_key: &cfg.main_key, scope_global: cfg.scope_global, caller_agent: &key_agent, default_agent: &cfg.default_agent };
     // No caller session means the main session (reference §3.4.2 step 2, N6).
     let requester_key = match raw_key {
         Some(key) => scheme.internal(key).into_owned(),
@@ -245,46 +197,25 @@ pub fn run(env: &Env, caller: &Caller, args: SpawnArgs) -> Result<ToolOutput, To
     };
     let requester_display = scheme.display(&requester_key).into_owned();
     let requester_agent = spawn_requester_agent(cfg, caller);
-    let target_agent = args
-        .agent_id
-        .as_deref()
-        .map_or_else(|| requester_agent.clone(), normalize_agent_id);
+    let target_agent = args.agent_id.as_deref().map_or_else(|| requester_agent.clone(), normalize_agent_id);
     if target_agent != requester_agent {
         let (allow_any, allowed) = allowlist(cfg, &requester_agent);
         if !allow_any && !allowed.contains(&target_agent) {
-            let list = if allowed.is_empty() {
-                "none".to_string()
-            } else {
-                allowed.join(", ")
-            };
-            return Ok(answer(
-                "forbidden",
-                Some(format!(
-                    "agentId is not allowed for sessions_spawn (allowed: {list})"
-                )),
-                None,
-                None,
-                None,
-            ));
+            let list = if allowed.is_empty() { "none".to_string() } else { allowed.join(", ") };
+            return Ok(answer("forbidden", Some(format!("agentId is not allowed for sessions_spawn (allowed: {list})")), None, None, None));
         }
     }
     let child_key = format!("agent:{target_agent}:subagent:{}", env.host.new_uuid());
     let model = args
         .model
         .clone()
-        .or_else(|| {
-            cfg.agent(&target_agent)
-                .and_then(|a| a.subagent_model.clone())
-        })
+        .or_else(|| cfg.agent(&target_agent).and_then(|a| a.subagent_model.clone()))
         .or_else(|| cfg.default_subagent_model.clone());
     let thinking = match &args.thinking {
         Some(raw) => match normalize_think_level(raw) {
             Some(level) => Some(level),
             None => {
-                let error = format!(
-                    "Invalid thinking level \"{raw}\". Use one of: {}.",
-                    thinking_levels(model.as_deref())
-                );
+                let error = format!("Invalid thinking level \"{raw}\". Use one of: {}.", thinking_levels(model.as_deref()));
                 return Ok(answer("error", Some(error), None, None, None));
             }
         },
@@ -292,30 +223,14 @@ pub fn run(env: &Env, caller: &Caller, args: SpawnArgs) -> Result<ToolOutput, To
     };
     if let Some(model) = &model {
         // N2: a model the gateway refuses is an error; no run is started.
-        let patch = PatchParams {
-            key: child_key.clone(),
-            label: None,
-            model: Some(model.clone()),
-        };
+        let patch = PatchParams { key: child_key.clone(), label: None, model: Some(model.clone()) };
         if let Err(e) = env.gw.sessions_patch(&patch) {
-            return Ok(answer(
-                "error",
-                Some(e.message),
-                Some(child_key),
-                None,
-                None,
-            ));
+            return Ok(answer("error", Some(e.message), Some(child_key), None, None));
         }
     }
     let origin = requester_origin(caller);
     let origin_channel = origin.as_ref().and_then(|o| o.channel.clone());
-    let system_prompt = subagent_system_prompt(
-        &args.task,
-        args.label.as_deref(),
-        raw_key,
-        origin_channel.as_deref(),
-        &child_key,
-    );
+    let system_prompt = subagent_system_prompt(&args.task, args.label.as_deref(), raw_key, origin_channel.as_deref(), &child_key);
     let child_idem = env.host.new_uuid();
     let params = AgentParams {
         message: args.task.clone(),
@@ -334,27 +249,14 @@ pub fn run(env: &Env, caller: &Caller, args: SpawnArgs) -> Result<ToolOutput, To
         group_space: caller.agent_group_space.clone(),
     };
     let run_id = match env.gw.agent(&params) {
-        Ok(accepted) => accepted
-            .run_id
-            .filter(|r| !r.is_empty())
-            .unwrap_or(child_idem),
-        Err(e) => {
-            return Ok(answer(
-                "error",
-                Some(e.message),
-                Some(child_key),
-                Some(child_idem),
-                None,
-            ))
-        }
+        Ok(accepted) => accepted.run_id.filter(|r| !r.is_empty()).unwrap_or(child_idem),
+        Err(e) => return Ok(answer("error", Some(e.message), Some(child_key), Some(child_idem), None)),
     };
     let now = env.host.now_ms();
     let wait_timeout_ms = if args.run_timeout_seconds > 0 {
         u64::from(args.run_timeout_seconds) * 1000
     } else {
-        (cfg.agent_timeout_seconds * 1000.0)
-            .floor()
-            .clamp(1.0, u64::MAX as f64) as u64
+        (cfg.agent_timeout_seconds * 1000.0).floor().clamp(1.0, u64::MAX as f64) as u64
     };
     let flow = SubagentFlow {
         run_id: run_id.clone(),
@@ -382,18 +284,8 @@ pub fn run(env: &Env, caller: &Caller, args: SpawnArgs) -> Result<ToolOutput, To
             requester_session_key: requester_key,
             archive_at_ms: now.saturating_add(after),
         };
-        jobs.push(job_of(
-            env.host.new_uuid(),
-            &archive,
-            Wake::At(archive.archive_at_ms),
-        ));
+        jobs.push(job_of(env.host.new_uuid(), &archive, Wake::At(archive.archive_at_ms)));
     }
-    let result = answer(
-        "accepted",
-        None,
-        Some(child_key),
-        Some(run_id),
-        model.map(|_| true),
-    );
+    let result = answer("accepted", None, Some(child_key), Some(run_id), model.map(|_| true));
     Ok(ToolOutput { jobs, ..result })
 }

@@ -5,10 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::announce::{
-    is_announce_skip, normalize_body, resolve_target, send_params, stats_line, AnnounceTarget,
-    Outcome, Stats,
-};
+use crate::announce::{is_announce_skip, normalize_body, resolve_target, send_params, stats_line, AnnounceTarget, Outcome, Stats};
 use crate::jobs::{prompt, start_step, Flow, Next, Wake, Wakeup};
 use crate::keys::agent_id_of_key;
 use crate::list::join_path;
@@ -44,10 +41,7 @@ pub enum Phase {
     /// The run outlived the wait; ask again when the timer fires.
     RetryWait,
     /// Waiting for the child's announce step, to post to `target`.
-    AwaitAnnounce {
-        run_id: String,
-        target: AnnounceTarget,
-    },
+    AwaitAnnounce { run_id: String, target: AnnounceTarget },
 }
 
 /// One spawned sub-agent run (the registry record, reference §3.4.5).
@@ -85,45 +79,27 @@ pub struct SubagentFlow {
 impl SubagentFlow {
     /// The registry's wait for the child run.
     pub fn run_wake(&self) -> Wake {
-        Wake::RunEnd(WaitParams {
-            run_id: self.run_id.clone(),
-            timeout_ms: self.wait_timeout_ms.max(1),
-        })
+        Wake::RunEnd(WaitParams { run_id: self.run_id.clone(), timeout_ms: self.wait_timeout_ms.max(1) })
     }
 
     fn announce_prompt(&self, target_channel: &str, reply: Option<&str>) -> String {
         prompt(&[
             Some("Sub-agent announce step:".into()),
-            Some(format!(
-                "Requester session: {}.",
-                self.requester_session_key
-            )),
-            self.requester_origin
-                .as_ref()
-                .and_then(|o| o.channel.as_ref())
-                .map(|c| format!("Requester channel: {c}.")),
+            Some(format!("Requester session: {}.", self.requester_session_key)),
+            self.requester_origin.as_ref().and_then(|o| o.channel.as_ref()).map(|c| format!("Requester channel: {c}.")),
             Some(format!("Post target channel: {target_channel}.")),
             Some(format!("Original task: {}", self.task)),
             Some(match reply {
                 Some(r) => format!("Sub-agent result: {r}"),
                 None => "Sub-agent result: (not available).".into(),
             }),
-            Some(
-                "**You MUST announce your result.** The requester is waiting for your response."
-                    .into(),
-            ),
+            Some("**You MUST announce your result.** The requester is waiting for your response.".into()),
             Some("Provide a brief, useful summary of what you accomplished.".into()),
-            Some(
-                "Reply with Result and Notes only (no Status line; status is added by the system)."
-                    .into(),
-            ),
+            Some("Reply with Result and Notes only (no Status line; status is added by the system).".into()),
             Some("Format:".into()),
             Some("Result: <summary>".into()),
             Some("Notes: <extra context>".into()),
-            Some(
-                "Only reply \"ANNOUNCE_SKIP\" if the task completely failed with no useful output."
-                    .into(),
-            ),
+            Some("Only reply \"ANNOUNCE_SKIP\" if the task completely failed with no useful output.".into()),
             Some("Your reply will be posted to the requester chat.".into()),
         ])
     }
@@ -133,20 +109,11 @@ impl SubagentFlow {
         let (reply, session_id) = match read_latest_reply(env.gw, &self.child_session_key) {
             Ok(found) => found,
             Err(e) => {
-                env.host.log(
-                    LogLevel::Warn,
-                    &format!(
-                        "sub-agent {}: reading its reply failed: {e}",
-                        self.child_session_key
-                    ),
-                );
+                env.host.log(LogLevel::Warn, &format!("sub-agent {}: reading its reply failed: {e}", self.child_session_key));
                 (None, None)
             }
         };
-        self.outcome.get_or_insert_with(|| Outcome {
-            status: "unknown".into(),
-            error: None,
-        });
+        self.outcome.get_or_insert_with(|| Outcome { status: "unknown".into(), error: None });
         let transcript = session_id.as_deref().map(|id| {
             let agent = agent_id_of_key(Some(&self.child_session_key));
             join_path(&env.cfg.agent_store_dir(&agent), &format!("{id}.jsonl"))
@@ -163,35 +130,21 @@ impl SubagentFlow {
                 transcript_path: transcript.as_deref(),
             },
         ));
-        let Some(target) = resolve_target(
-            env.gw,
-            &self.requester_session_key,
-            &self.requester_display_key,
-        ) else {
+        let Some(target) = resolve_target(env.gw, &self.requester_session_key, &self.requester_display_key) else {
             env.host.log(
                 LogLevel::Info,
-                &format!(
-                    "sub-agent {}: no announce target for {}",
-                    self.child_session_key, self.requester_session_key
-                ),
+                &format!("sub-agent {}: no announce target for {}", self.child_session_key, self.requester_session_key),
             );
             return self.finish(env);
         };
         let prompt = self.announce_prompt(&target.channel, reply.as_deref());
-        match start_step(
-            env,
-            &self.child_session_key,
-            ANNOUNCE_MESSAGE,
-            prompt,
-            ANNOUNCE_TIMEOUT_MS,
-        ) {
+        match start_step(env, &self.child_session_key, ANNOUNCE_MESSAGE, prompt, ANNOUNCE_TIMEOUT_MS) {
             Ok((run_id, wake)) => {
                 self.phase = Phase::AwaitAnnounce { run_id, target };
                 Next::Wait(self, wake)
             }
             Err(e) => {
-                env.host
-                    .log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
+                env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
                 self.finish(env)
             }
         }
@@ -203,8 +156,7 @@ impl SubagentFlow {
             match read_latest_reply(env.gw, &self.child_session_key) {
                 Ok((reply, _)) => reply,
                 Err(e) => {
-                    env.host
-                        .log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
+                    env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
                     None
                 }
             }
@@ -213,14 +165,10 @@ impl SubagentFlow {
         };
         let text = reply.as_deref().map(js_trim).unwrap_or("");
         if !text.is_empty() && !is_announce_skip(text) {
-            let outcome = self.outcome.clone().unwrap_or(Outcome {
-                status: "unknown".into(),
-                error: None,
-            });
+            let outcome = self.outcome.clone().unwrap_or(Outcome { status: "unknown".into(), error: None });
             let body = normalize_body(text, &outcome, self.stats.as_deref().unwrap_or(""));
             if let Err(e) = env.gw.send(&send_params(target, body, env.host.new_uuid())) {
-                env.host
-                    .log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
+                env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
             }
         }
         self.finish(env)
@@ -229,26 +177,15 @@ impl SubagentFlow {
     /// The `finally` of the announce: label patch, then delete when asked to.
     fn finish(self, env: &Env) -> Next<Self> {
         if let Some(label) = &self.label {
-            let patch = PatchParams {
-                key: self.child_session_key.clone(),
-                label: Some(label.clone()),
-                model: None,
-            };
+            let patch = PatchParams { key: self.child_session_key.clone(), label: Some(label.clone()), model: None };
             if let Err(e) = env.gw.sessions_patch(&patch) {
-                env.host.log(
-                    LogLevel::Debug,
-                    &format!("sub-agent label patch failed: {e}"),
-                );
+                env.host.log(LogLevel::Debug, &format!("sub-agent label patch failed: {e}"));
             }
         }
         if self.cleanup == "delete" {
-            let delete = DeleteParams {
-                key: self.child_session_key.clone(),
-                delete_transcript: true,
-            };
+            let delete = DeleteParams { key: self.child_session_key.clone(), delete_transcript: true };
             if let Err(e) = env.gw.sessions_delete(&delete) {
-                env.host
-                    .log(LogLevel::Debug, &format!("sub-agent cleanup failed: {e}"));
+                env.host.log(LogLevel::Debug, &format!("sub-agent cleanup failed: {e}"));
             }
         }
         Next::Done
@@ -272,13 +209,7 @@ impl Flow for SubagentFlow {
                 let wait = match result {
                     Ok(wait) => wait,
                     Err(e) => {
-                        env.host.log(
-                            LogLevel::Warn,
-                            &format!(
-                                "sub-agent {}: agent.wait failed: {e}",
-                                self.child_session_key
-                            ),
-                        );
+                        env.host.log(LogLevel::Warn, &format!("sub-agent {}: agent.wait failed: {e}", self.child_session_key));
                         return retry(self);
                     }
                 };
@@ -294,18 +225,9 @@ impl Flow for SubagentFlow {
                 self.started_at = wait.started_at.or(self.started_at);
                 self.ended_at = Some(wait.ended_at.unwrap_or(env.host.now_ms() as i64));
                 self.outcome = Some(match status {
-                    "error" => Outcome {
-                        status: "error".into(),
-                        error: wait.error.clone(),
-                    },
-                    "timeout" => Outcome {
-                        status: "timeout".into(),
-                        error: None,
-                    },
-                    _ => Outcome {
-                        status: "ok".into(),
-                        error: None,
-                    },
+                    "error" => Outcome { status: "error".into(), error: wait.error.clone() },
+                    "timeout" => Outcome { status: "timeout".into(), error: None },
+                    _ => Outcome { status: "ok".into(), error: None },
                 });
                 self.usage = wait.usage;
                 self.model = wait.model;
@@ -313,18 +235,14 @@ impl Flow for SubagentFlow {
             }
             (Phase::RetryWait, Wakeup::Timer | Wakeup::Now) => {
                 self.phase = Phase::AwaitRun;
-                let wake = Wake::RunEnd(WaitParams {
-                    run_id: self.run_id.clone(),
-                    timeout_ms: RETRY_WAIT_MS,
-                });
+                let wake = Wake::RunEnd(WaitParams { run_id: self.run_id.clone(), timeout_ms: RETRY_WAIT_MS });
                 Next::Wait(self, wake)
             }
             (Phase::AwaitAnnounce { target, .. }, Wakeup::RunEnded(result)) => {
                 let ok = match result {
                     Ok(wait) => wait.status.as_deref() == Some("ok"),
                     Err(e) => {
-                        env.host
-                            .log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
+                        env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
                         return self.finish(env);
                     }
                 };
@@ -332,28 +250,16 @@ impl Flow for SubagentFlow {
             }
             (phase, wakeup) => {
                 // A wake that does not fit the phase (e.g. after a host restart): re-arm.
-                env.host.log(
-                    LogLevel::Debug,
-                    &format!(
-                        "sub-agent {}: {wakeup:?} in {phase:?}; re-arming",
-                        self.child_session_key
-                    ),
-                );
+                env.host.log(LogLevel::Debug, &format!("sub-agent {}: {wakeup:?} in {phase:?}; re-arming", self.child_session_key));
                 match phase {
                     Phase::AwaitRun => {
                         let wake = self.run_wake();
                         Next::Wait(self, wake)
                     }
-                    Phase::RetryWait => {
-                        Next::Wait(self, Wake::At(env.host.now_ms() + RETRY_WAIT_MS))
+                    Phase::RetryWait => Next::Wait(self, Wake::At(env.host.now_ms() + RETRY_WAIT_MS)),
+                    Phase::AwaitAnnounce { run_id, .. } => {
+                        Next::Wait(self, Wake::RunEnd(WaitParams { run_id, timeout_ms: ANNOUNCE_TIMEOUT_MS }))
                     }
-                    Phase::AwaitAnnounce { run_id, .. } => Next::Wait(
-                        self,
-                        Wake::RunEnd(WaitParams {
-                            run_id,
-                            timeout_ms: ANNOUNCE_TIMEOUT_MS,
-                        }),
-                    ),
                 }
             }
         }
@@ -382,18 +288,9 @@ impl Flow for ArchiveFlow {
             let at = self.archive_at_ms;
             return Next::Wait(self, Wake::At(at));
         }
-        let delete = DeleteParams {
-            key: self.child_session_key.clone(),
-            delete_transcript: true,
-        };
+        let delete = DeleteParams { key: self.child_session_key.clone(), delete_transcript: true };
         if let Err(e) = env.gw.sessions_delete(&delete) {
-            env.host.log(
-                LogLevel::Debug,
-                &format!(
-                    "sub-agent archive of {} failed: {e}",
-                    self.child_session_key
-                ),
-            );
+            env.host.log(LogLevel::Debug, &format!("sub-agent archive of {} failed: {e}", self.child_session_key));
         }
         Next::Done
     }

@@ -53,10 +53,7 @@ pub struct ToolOutput {
 
 impl ToolOutput {
     pub fn result(result: String) -> Self {
-        ToolOutput {
-            result,
-            jobs: Vec::new(),
-        }
+        ToolOutput { result, jobs: Vec::new() }
     }
 }
 
@@ -75,42 +72,24 @@ fn subagent_may_use(cfg: &Config, tool: &str) -> bool {
         let p = pattern.trim();
         p.eq_ignore_ascii_case(tool) || (p.contains('*') && glob_matches_ci(p, tool))
     };
-    let allowed = cfg
-        .subagent_tools_allow
-        .as_ref()
-        .is_some_and(|allow| allow.iter().any(matches));
+    let allowed = cfg.subagent_tools_allow.as_ref().is_some_and(|allow| allow.iter().any(matches));
     allowed && !cfg.subagent_tools_deny.iter().any(matches)
 }
 
 fn forbidden(error: String) -> ToolOutput {
-    ToolOutput::result(crate::json::to_json(
-        &serde_json::json!({ "status": "forbidden", "error": error }),
-    ))
+    ToolOutput::result(crate::json::to_json(&serde_json::json!({ "status": "forbidden", "error": error })))
 }
 
 /// Calls a tool with JSON arguments.
-pub fn call_tool(
-    env: &Env,
-    name: &str,
-    caller: &Caller,
-    arguments: &str,
-) -> Result<ToolOutput, ToolError> {
+pub fn call_tool(env: &Env, name: &str, caller: &Caller, arguments: &str) -> Result<ToolOutput, ToolError> {
     let spec = tool_spec(name).ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
-    if caller
-        .agent_session_key
-        .as_deref()
-        .is_some_and(is_subagent_key)
-    {
+    if caller.agent_session_key.as_deref().is_some_and(is_subagent_key) {
         // N12: spawning is never allowed from a sub-agent; the other tools only when allowed.
         if name == "sessions_spawn" {
-            return Ok(forbidden(
-                "sessions_spawn is not allowed from sub-agent sessions".to_string(),
-            ));
+            return Ok(forbidden("sessions_spawn is not allowed from sub-agent sessions".to_string()));
         }
         if !subagent_may_use(env.cfg, name) {
-            return Ok(forbidden(format!(
-                "{name} is not available to sub-agent sessions"
-            )));
+            return Ok(forbidden(format!("{name} is not available to sub-agent sessions")));
         }
     }
     let args = validate(spec, arguments).map_err(ToolError::InvalidArguments)?;

@@ -14,10 +14,7 @@ pub struct AgentToAgent<'a> {
 
 impl<'a> AgentToAgent<'a> {
     pub fn new(cfg: &'a Config) -> Self {
-        AgentToAgent {
-            enabled: cfg.a2a_enabled,
-            allow: &cfg.a2a_allow,
-        }
+        AgentToAgent { enabled: cfg.a2a_enabled, allow: &cfg.a2a_allow }
     }
 
     /// An empty allow list matches every agent; `*` globs match case-insensitively.
@@ -41,8 +38,7 @@ impl<'a> AgentToAgent<'a> {
 
     /// Same agent: always. Otherwise only when enabled and both sides are allowed.
     pub fn is_allowed(&self, requester: &str, target: &str) -> bool {
-        requester == target
-            || (self.enabled && self.matches_allow(requester) && self.matches_allow(target))
+        requester == target || (self.enabled && self.matches_allow(requester) && self.matches_allow(target))
     }
 }
 
@@ -91,17 +87,11 @@ pub struct Refusal {
 
 impl Refusal {
     pub fn forbidden(error: impl Into<String>) -> Self {
-        Refusal {
-            status: "forbidden",
-            error: error.into(),
-        }
+        Refusal { status: "forbidden", error: error.into() }
     }
 
     pub fn error(error: impl Into<String>) -> Self {
-        Refusal {
-            status: "error",
-            error: error.into(),
-        }
+        Refusal { status: "error", error: error.into() }
     }
 }
 
@@ -111,38 +101,25 @@ pub fn not_visible(what: &str) -> String {
 
 /// `resolveSessionReference`: keys are used as they are; anything else is tried as a key
 /// and then as a sessionId through `sessions.resolve`.
-pub fn resolve_session_reference(
-    gw: &dyn Gateway,
-    requester: &Requester,
-    input: &str,
-) -> Result<Resolved, Refusal> {
+pub fn resolve_session_reference(gw: &dyn Gateway, requester: &Requester, input: &str) -> Result<Resolved, Refusal> {
     let raw = input.trim();
     let scheme = requester.scheme();
     let resolved = |key: String, via_session_id: bool| {
         let display_key = scheme.display(&key).into_owned();
-        Resolved {
-            key,
-            display_key,
-            via_session_id,
-        }
+        Resolved { key, display_key, via_session_id }
     };
     if !should_resolve_as_session_id(raw) {
         return Ok(resolved(scheme.internal(raw).into_owned(), false));
     }
     let spawned_by = requester.spawned_by();
-    let by_key = gw.sessions_resolve(&ResolveParams {
-        key: Some(raw.to_string()),
-        spawned_by: spawned_by.clone(),
-        ..Default::default()
-    });
+    let by_key = gw.sessions_resolve(&ResolveParams { key: Some(raw.to_string()), spawned_by: spawned_by.clone(), ..Default::default() });
     if let Ok(key) = by_key {
         let key = key.trim();
         if !key.is_empty() {
             return Ok(resolved(key.to_string(), false));
         }
     }
-    let not_found =
-        || format!("Session not found: {raw} (use the full sessionKey from sessions_list)");
+    let not_found = || format!("Session not found: {raw} (use the full sessionKey from sessions_list)");
     let by_id = gw.sessions_resolve(&ResolveParams {
         session_id: Some(raw.to_string()),
         spawned_by,
@@ -174,19 +151,12 @@ pub fn spawned_list_params(requester: &Requester) -> ListParams {
 /// Whether a resolved key is among the sessions the caller spawned. A gateway error
 /// counts as not visible.
 pub fn is_spawned_visible(gw: &dyn Gateway, requester: &Requester, key: &str) -> bool {
-    gw.sessions_list(&spawned_list_params(requester))
-        .map(|list| list.sessions.iter().any(|row| row.key == key))
-        .unwrap_or(false)
+    gw.sessions_list(&spawned_list_params(requester)).map(|list| list.sessions.iter().any(|row| row.key == key)).unwrap_or(false)
 }
 
 /// The agent-to-agent check of `sessions_history` and `sessions_send` (§3.2 step 5,
 /// §3.3.1 step 10); `action` is `history` or `messaging`.
-pub fn check_agent_to_agent(
-    cfg: &Config,
-    requester_agent: &str,
-    target_key: &str,
-    action: &str,
-) -> Result<(), Refusal> {
+pub fn check_agent_to_agent(cfg: &Config, requester_agent: &str, target_key: &str, action: &str) -> Result<(), Refusal> {
     let target_agent = crate::keys::agent_id_of_key(Some(target_key));
     if target_agent == requester_agent {
         return Ok(());
@@ -202,9 +172,7 @@ pub fn check_agent_to_agent(
         )));
     }
     if !a2a.is_allowed(requester_agent, &target_agent) {
-        return Err(Refusal::forbidden(format!(
-            "Agent-to-agent {what} denied by tools.agentToAgent.allow."
-        )));
+        return Err(Refusal::forbidden(format!("Agent-to-agent {what} denied by tools.agentToAgent.allow.")));
     }
     Ok(())
 }
@@ -225,22 +193,13 @@ mod tests {
     #[test]
     fn agent_to_agent() {
         let allow = vec!["ops-*".to_string()];
-        let a2a = AgentToAgent {
-            enabled: true,
-            allow: &allow,
-        };
+        let a2a = AgentToAgent { enabled: true, allow: &allow };
         assert!(!a2a.is_allowed("main", "ops-1"));
         assert!(a2a.is_allowed("main", "main"));
         let allow = vec!["main".to_string(), "OPS-*".to_string()];
-        let a2a = AgentToAgent {
-            enabled: true,
-            allow: &allow,
-        };
+        let a2a = AgentToAgent { enabled: true, allow: &allow };
         assert!(a2a.is_allowed("main", "ops-1"));
-        let a2a = AgentToAgent {
-            enabled: false,
-            allow: &[],
-        };
+        let a2a = AgentToAgent { enabled: false, allow: &[] };
         assert!(!a2a.is_allowed("main", "ops"));
     }
 }

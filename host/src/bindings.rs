@@ -12,9 +12,7 @@ wasmtime::component::bindgen!({
     world: "session-tools",
 });
 
-pub use exports::openclaw::session_tools::{
-    jobs as wit_jobs, policy as wit_policy, tools as wit_tools,
-};
+pub use exports::openclaw::session_tools::{jobs as wit_jobs, policy as wit_policy, tools as wit_tools};
 pub use openclaw::session_tools::{gateway as wit_gw, host as wit_host};
 
 pub fn gw_err(e: ports::GatewayError) -> wit_gw::GatewayError {
@@ -35,12 +33,7 @@ pub fn list_params(p: wit_gw::ListParams) -> ports::ListParams {
 }
 
 fn delivery(d: ports::DeliveryContext) -> wit_gw::DeliveryContext {
-    wit_gw::DeliveryContext {
-        channel: d.channel,
-        to: d.to,
-        account_id: d.account_id,
-        thread_id: d.thread_id,
-    }
+    wit_gw::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id: d.thread_id }
 }
 
 pub fn session_row(r: ports::SessionRow) -> wit_gw::SessionRow {
@@ -69,10 +62,7 @@ pub fn session_row(r: ports::SessionRow) -> wit_gw::SessionRow {
 }
 
 pub fn session_list(l: ports::SessionList) -> wit_gw::SessionList {
-    wit_gw::SessionList {
-        path: l.path,
-        sessions: l.sessions.into_iter().map(session_row).collect(),
-    }
+    wit_gw::SessionList { path: l.path, sessions: l.sessions.into_iter().map(session_row).collect() }
 }
 
 pub fn resolve_params(p: wit_gw::ResolveParams) -> ports::ResolveParams {
@@ -88,23 +78,13 @@ pub fn resolve_params(p: wit_gw::ResolveParams) -> ports::ResolveParams {
 }
 
 pub fn history_params(p: wit_gw::HistoryParams) -> ports::HistoryParams {
-    ports::HistoryParams {
-        session_key: p.session_key,
-        limit: p.limit,
-    }
+    ports::HistoryParams { session_key: p.session_key, limit: p.limit }
 }
 
 pub fn history(h: ports::History) -> wit_gw::History {
     wit_gw::History {
         session_id: h.session_id,
-        messages: h
-            .messages
-            .into_iter()
-            .map(|m| wit_gw::TranscriptMessage {
-                role: m.role,
-                json: m.json,
-            })
-            .collect(),
+        messages: h.messages.into_iter().map(|m| wit_gw::TranscriptMessage { role: m.role, json: m.json }).collect(),
     }
 }
 
@@ -128,17 +108,11 @@ pub fn agent_params(p: wit_gw::AgentParams) -> ports::AgentParams {
 }
 
 pub fn wait_params(p: wit_gw::WaitParams) -> ports::WaitParams {
-    ports::WaitParams {
-        run_id: p.run_id,
-        timeout_ms: p.timeout_ms,
-    }
+    ports::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }
 }
 
 fn wait_params_to_wit(p: ports::WaitParams) -> wit_gw::WaitParams {
-    wit_gw::WaitParams {
-        run_id: p.run_id,
-        timeout_ms: p.timeout_ms,
-    }
+    wit_gw::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }
 }
 
 pub fn wait_result(w: ports::WaitResult) -> wit_gw::WaitResult {
@@ -157,28 +131,15 @@ pub fn wait_result(w: ports::WaitResult) -> wit_gw::WaitResult {
 }
 
 pub fn send_params(p: wit_gw::SendParams) -> ports::SendParams {
-    ports::SendParams {
-        to: p.to,
-        message: p.message,
-        channel: p.channel,
-        account_id: p.account_id,
-        idempotency_key: p.idempotency_key,
-    }
+    ports::SendParams { to: p.to, message: p.message, channel: p.channel, account_id: p.account_id, idempotency_key: p.idempotency_key }
 }
 
 pub fn patch_params(p: wit_gw::PatchParams) -> ports::PatchParams {
-    ports::PatchParams {
-        key: p.key,
-        label: p.label,
-        model: p.model,
-    }
+    ports::PatchParams { key: p.key, label: p.label, model: p.model }
 }
 
 pub fn delete_params(p: wit_gw::DeleteParams) -> ports::DeleteParams {
-    ports::DeleteParams {
-        key: p.key,
-        delete_transcript: p.delete_transcript,
-    }
+    ports::DeleteParams { key: p.key, delete_transcript: p.delete_transcript }
 }
 
 pub fn caller(c: &Caller) -> wit_tools::CallerContext {
@@ -202,13 +163,7 @@ pub fn job_from_wit(job: wit_jobs::Job) -> Job {
         wit_jobs::Wake::RunEnd(p) => Wake::RunEnd(wait_params(p)),
         wit_jobs::Wake::At(t) => Wake::At(t),
     };
-    Job {
-        id: job.id,
-        kind: job.kind,
-        session_key: job.session_key,
-        state: job.state,
-        wake,
-    }
+    Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake }
 }
 
 pub fn job_to_wit(job: Job) -> wit_jobs::Job {
@@ -217,13 +172,7 @@ pub fn job_to_wit(job: Job) -> wit_jobs::Job {
         Wake::RunEnd(p) => wit_jobs::Wake::RunEnd(wait_params_to_wit(p)),
         Wake::At(t) => wit_jobs::Wake::At(t),
     };
-    wit_jobs::Job {
-        id: job.id,
-        kind: job.kind,
-        session_key: job.session_key,
-        state: job.state,
-        wake,
-    }
+    wit_jobs::Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake }
 }
 
 pub fn wakeup_to_wit(w: Wakeup) -> wit_jobs::Wakeup {
@@ -236,15 +185,12 @@ pub fn wakeup_to_wit(w: Wakeup) -> wit_jobs::Wakeup {
 
 pub fn policy_input(i: &PolicyInput) -> wit_policy::PolicyInput {
     wit_policy::PolicyInput {
-        entry: i
-            .entry
-            .as_ref()
-            .map(|e: &PolicyEntry| wit_policy::PolicyEntry {
-                send_policy: e.send_policy.clone(),
-                channel: e.channel.clone(),
-                last_channel: e.last_channel.clone(),
-                chat_type: e.chat_type.clone(),
-            }),
+        entry: i.entry.as_ref().map(|e: &PolicyEntry| wit_policy::PolicyEntry {
+            send_policy: e.send_policy.clone(),
+            channel: e.channel.clone(),
+            last_channel: e.last_channel.clone(),
+            chat_type: e.chat_type.clone(),
+        }),
         session_key: i.session_key.clone(),
         channel: i.channel.clone(),
         chat_type: i.chat_type.clone(),

@@ -151,9 +151,7 @@ pub struct CallArgs {
 fn runtime_of(spec: &str) -> Result<Arc<dyn AgentRuntime>> {
     match spec.split_once(':') {
         None if spec == "echo" => Ok(Arc::new(EchoRuntime)),
-        Some(("scripted", file)) => Ok(Arc::new(
-            ScriptedRuntime::from_file(std::path::Path::new(file)).map_err(anyhow::Error::msg)?,
-        )),
+        Some(("scripted", file)) => Ok(Arc::new(ScriptedRuntime::from_file(std::path::Path::new(file)).map_err(anyhow::Error::msg)?)),
         _ => bail!("unknown --runtime {spec:?}: use echo or scripted:FILE"),
     }
 }
@@ -168,11 +166,7 @@ fn engine_options(global: &Global) -> EngineOptions {
 
 fn component(global: &Global) -> Result<Option<Arc<[u8]>>> {
     match &global.component {
-        Some(path) => Ok(Some(
-            std::fs::read(path)
-                .with_context(|| format!("reading the component {}", path.display()))?
-                .into(),
-        )),
+        Some(path) => Ok(Some(std::fs::read(path).with_context(|| format!("reading the component {}", path.display()))?.into())),
         None => Ok(None),
     }
 }
@@ -195,9 +189,7 @@ fn print_json(value: &Value) -> Result<()> {
 }
 
 fn pretty(json: &str) -> String {
-    serde_json::from_str::<Value>(json)
-        .and_then(|v| serde_json::to_string_pretty(&v))
-        .unwrap_or_else(|_| json.to_string())
+    serde_json::from_str::<Value>(json).and_then(|v| serde_json::to_string_pretty(&v)).unwrap_or_else(|_| json.to_string())
 }
 
 /// Runs the CLI; answers the exit code.
@@ -206,9 +198,7 @@ pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Conformance { dirs } => {
             let dirs: Vec<PathBuf> = if dirs.is_empty() {
-                std::env::var_os("CONFORMANCE_DIR")
-                    .map(|d| vec![PathBuf::from(d)])
-                    .unwrap_or_default()
+                std::env::var_os("CONFORMANCE_DIR").map(|d| vec![PathBuf::from(d)]).unwrap_or_default()
             } else {
                 dirs
             };
@@ -217,17 +207,10 @@ pub fn run(cli: Cli) -> Result<i32> {
                 files = conformance::builtin_cases();
             }
             for dir in &dirs {
-                files.extend(
-                    conformance::load_dir(dir)
-                        .with_context(|| format!("reading cases from {}", dir.display()))?,
-                );
+                files.extend(conformance::load_dir(dir).with_context(|| format!("reading cases from {}", dir.display()))?);
             }
             let bytes = component(&cli.global)?;
-            let runtime = Runtime::new(
-                bytes.as_deref().unwrap_or(crate::COMPONENT),
-                &engine_options(&cli.global),
-                &Limits::default(),
-            )?;
+            let runtime = Runtime::new(bytes.as_deref().unwrap_or(crate::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
             let reports = conformance::run_all(&runtime, &files);
             let passed = conformance::print_reports(&reports, &mut std::io::stdout())?;
             Ok(if passed { 0 } else { 1 })
@@ -235,28 +218,16 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Describe => {
             // Describing needs no state: an instance with an inert gateway.
             let bytes = component(&cli.global)?;
-            let runtime = Runtime::new(
-                bytes.as_deref().unwrap_or(crate::COMPONENT),
-                &engine_options(&cli.global),
-                &Limits::default(),
-            )?;
+            let runtime = Runtime::new(bytes.as_deref().unwrap_or(crate::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
             let setup = crate::sandbox::AgentSetup {
                 name: "describe".into(),
-                gateway: Arc::new(
-                    crate::gateway::scripted::ScriptedGateway::from_json(None, 0)
-                        .map_err(anyhow::Error::msg)?,
-                ),
-                services: Arc::new(crate::service::SystemServices::new(stderr_log(
-                    cli.global.verbose,
-                ))),
+                gateway: Arc::new(crate::gateway::scripted::ScriptedGateway::from_json(None, 0).map_err(anyhow::Error::msg)?),
+                services: Arc::new(crate::service::SystemServices::new(stderr_log(cli.global.verbose))),
                 config_json: "{}".into(),
                 state_dir: String::new(),
                 limits: Limits::default(),
             };
-            let tools = runtime
-                .instantiate(&setup)
-                .and_then(|mut s| s.describe())
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let tools = runtime.instantiate(&setup).and_then(|mut s| s.describe()).map_err(|e| anyhow::anyhow!("{e}"))?;
             let value: Vec<Value> = tools
                 .into_iter()
                 .map(|t| json!({"name": t.name, "label": t.label, "description": t.description, "parameters": serde_json::from_str::<Value>(&t.parameters).unwrap_or(Value::Null)}))
@@ -281,6 +252,9 @@ pub fn run(cli: Cli) -> Result<i32> {
                     println!("{}", pretty(&result));
                     std::io::stdout().flush()?;
                     service.run_jobs(Duration::from_secs(args.wait));
+                    if !service.wait_for_runs(Duration::from_secs(args.wait.max(10))) {
+                        eprintln!("warning: runs still going on are cut short as the process exits");
+                    }
                     Ok(0)
                 }
                 Err(CallError::Tool(e)) => {
@@ -312,25 +286,14 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::History { key, limit, json } => {
             let service = open_service(&cli.global, state())?;
-            let history = service
-                .gateway()
-                .chat_history(&HistoryParams {
-                    session_key: key.clone(),
-                    limit,
-                })
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let history =
+                service.gateway().chat_history(&HistoryParams { session_key: key.clone(), limit }).map_err(|e| anyhow::anyhow!("{e}"))?;
             if service.gateway().find(&key).is_none() {
                 bail!("no session {key} in {}", service.state_dir().display());
             }
             if json {
-                let messages: Vec<Value> = history
-                    .messages
-                    .iter()
-                    .filter_map(|m| serde_json::from_str(&m.json).ok())
-                    .collect();
-                print_json(
-                    &json!({"sessionKey": key, "sessionId": history.session_id, "messages": messages}),
-                )?;
+                let messages: Vec<Value> = history.messages.iter().filter_map(|m| serde_json::from_str(&m.json).ok()).collect();
+                print_json(&json!({"sessionKey": key, "sessionId": history.session_id, "messages": messages}))?;
             } else {
                 print_history(&history.messages);
             }
@@ -345,21 +308,13 @@ pub fn run(cli: Cli) -> Result<i32> {
                 println!("(nothing delivered yet)");
             } else {
                 for d in deliveries {
-                    let field =
-                        |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                    let ts = d
-                        .get("ts")
-                        .and_then(Value::as_u64)
-                        .map(crate::gateway::embedded::transcript::iso_time)
-                        .unwrap_or_default();
+                    let field = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+                    let ts = d.get("ts").and_then(Value::as_u64).map(crate::gateway::embedded::transcript::iso_time).unwrap_or_default();
                     println!(
                         "{ts}  {}:{}{}",
                         field("channel"),
                         field("to"),
-                        d.get("accountId")
-                            .and_then(Value::as_str)
-                            .map(|a| format!(" (account {a})"))
-                            .unwrap_or_default()
+                        d.get("accountId").and_then(Value::as_str).map(|a| format!(" (account {a})")).unwrap_or_default()
                     );
                     for line in field("message").lines() {
                         println!("    {line}");
@@ -372,11 +327,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let service = open_service(&cli.global, state())?;
             let canonical = service.gateway().rules().canonical(&key);
             let (decision, why) = service.policy(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let word = if decision == Decision::Allow {
-                "allow"
-            } else {
-                "deny"
-            };
+            let word = if decision == Decision::Allow { "allow" } else { "deny" };
             println!("{canonical}: {word} ({why})");
             Ok(0)
         }
@@ -386,16 +337,10 @@ pub fn run(cli: Cli) -> Result<i32> {
                 Ok((reply, run)) => {
                     match run {
                         Some(run_id) => {
-                            let wait = service.gateway().agent_wait(
-                                &session_tools_guest::ports::WaitParams {
-                                    run_id: run_id.clone(),
-                                    timeout_ms: 120_000,
-                                },
-                            );
-                            println!(
-                                "run {run_id}: {}",
-                                wait.ok().and_then(|w| w.status).unwrap_or_default()
-                            );
+                            let wait = service
+                                .gateway()
+                                .agent_wait(&session_tools_guest::ports::WaitParams { run_id: run_id.clone(), timeout_ms: 120_000 });
+                            println!("run {run_id}: {}", wait.ok().and_then(|w| w.status).unwrap_or_default());
                         }
                         None => println!("{reply}"),
                     }
@@ -407,12 +352,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                 }
             }
         }
-        Command::Patch {
-            key,
-            label,
-            model,
-            send_policy,
-        } => {
+        Command::Patch { key, label, model, send_policy } => {
             let service = open_service(&cli.global, state())?;
             let patch = Patch {
                 label: label.map(|l| (!l.is_empty()).then_some(l)),
@@ -436,15 +376,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             let before = service.pending_jobs().len();
             let steps = service.run_jobs(Duration::from_secs(wait));
             let after = service.pending_jobs();
-            println!(
-                "{before} pending jobs; {steps} steps run; {} still pending",
-                after.len()
-            );
+            println!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
             for job in after {
-                println!(
-                    "  {} {} for {} ({:?})",
-                    job.kind, job.id, job.session_key, job.wake
-                );
+                println!("  {} {} for {} ({:?})", job.kind, job.id, job.session_key, job.wake);
             }
             Ok(0)
         }
@@ -470,28 +404,15 @@ fn print_sessions(rows: &[session_tools_guest::ports::SessionRow]) {
         println!("(no sessions)");
         return;
     }
-    println!(
-        "{:<58} {:<7} {:<9} {:<24} {:<6} {}",
-        "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY", "LABEL / NAME"
-    );
+    println!("{:<58} {:<7} {:<9} {:<24} {:<6} {}", "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY", "LABEL / NAME");
     for r in rows {
-        let updated = r
-            .updated_at
-            .map(|t| crate::gateway::embedded::transcript::iso_time(t.max(0) as u64))
-            .unwrap_or_default();
-        let name = r
-            .label
-            .clone()
-            .or_else(|| r.display_name.clone())
-            .unwrap_or_default();
+        let updated = r.updated_at.map(|t| crate::gateway::embedded::transcript::iso_time(t.max(0) as u64)).unwrap_or_default();
+        let name = r.label.clone().or_else(|| r.display_name.clone()).unwrap_or_default();
         println!(
             "{:<58} {:<7} {:<9} {:<24} {:<6} {}",
             r.key,
             r.kind.as_deref().unwrap_or(""),
-            r.channel
-                .as_deref()
-                .or(r.last_channel.as_deref())
-                .unwrap_or("-"),
+            r.channel.as_deref().or(r.last_channel.as_deref()).unwrap_or("-"),
             updated,
             r.send_policy.as_deref().unwrap_or("-"),
             name
@@ -506,15 +427,8 @@ pub fn message_text(message: &Value) -> String {
         Some(Value::Array(items)) => items
             .iter()
             .map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => b
-                    .get("text")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-                Some("toolCall") => format!(
-                    "[tool call {}]",
-                    b.get("name").and_then(Value::as_str).unwrap_or("?")
-                ),
+                Some("text") => b.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
+                Some("toolCall") => format!("[tool call {}]", b.get("name").and_then(Value::as_str).unwrap_or("?")),
                 Some("thinking") => "[thinking]".to_string(),
                 Some(other) => format!("[{other}]"),
                 None => String::new(),

@@ -15,18 +15,12 @@ pub const CONFIG_NAMES: [&str; 3] = ["openclaw.json", "moltbot.json", "clawdbot.
 /// `$CLAWDBOT_STATE_DIR`, else the first existing of `~/.openclaw`, `~/.clawdbot`,
 /// `~/.moltbot`, else `~/.openclaw`.
 pub fn default_state_dir() -> PathBuf {
-    for var in [
-        "OPENCLAW_STATE_DIR",
-        "MOLTBOT_STATE_DIR",
-        "CLAWDBOT_STATE_DIR",
-    ] {
+    for var in ["OPENCLAW_STATE_DIR", "MOLTBOT_STATE_DIR", "CLAWDBOT_STATE_DIR"] {
         if let Some(dir) = std::env::var_os(var).filter(|d| !d.is_empty()) {
             return expand_home(Path::new(&dir));
         }
     }
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("."));
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
     for name in [".openclaw", ".clawdbot", ".moltbot"] {
         let dir = home.join(name);
         if dir.is_dir() {
@@ -39,10 +33,7 @@ pub fn default_state_dir() -> PathBuf {
 /// Expands a leading `~`.
 pub fn expand_home(path: &Path) -> PathBuf {
     match path.strip_prefix("~") {
-        Ok(rest) => std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .unwrap_or_default()
-            .join(rest),
+        Ok(rest) => std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(rest),
         Err(_) => path.to_path_buf(),
     }
 }
@@ -73,8 +64,7 @@ impl DeploymentConfig {
     pub fn parse(text: &str, origin: &str) -> Result<DeploymentConfig> {
         let raw: Value = match serde_json::from_str(text) {
             Ok(v) => v,
-            Err(_) => json5::from_str(text)
-                .map_err(|e| anyhow::anyhow!("{origin} is not valid JSON5: {e}"))?,
+            Err(_) => json5::from_str(text).map_err(|e| anyhow::anyhow!("{origin} is not valid JSON5: {e}"))?,
         };
         Self::from_value(raw, origin)
     }
@@ -84,8 +74,7 @@ impl DeploymentConfig {
             bail!("{origin} must hold a JSON object");
         }
         // The tool logic validates its part of the config the same way the component will.
-        session_tools_guest::Config::from_value(&raw, "")
-            .map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        session_tools_guest::Config::from_value(&raw, "").map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
         let get = |path: &[&str]| path.iter().try_fold(&raw, |v, k| v.get(*k));
         let agents: Vec<(String, bool)> = get(&["agents", "list"])
             .and_then(Value::as_array)
@@ -101,15 +90,9 @@ impl DeploymentConfig {
                     .collect()
             })
             .unwrap_or_default();
-        let default_agent = agents
-            .iter()
-            .find(|(_, d)| *d)
-            .or(agents.first())
-            .map(|(id, _)| id.clone())
-            .unwrap_or_else(|| DEFAULT_AGENT_ID.to_string());
-        let model_allowlist = get(&["agents", "defaults", "models"])
-            .and_then(Value::as_object)
-            .map(|m| m.keys().cloned().collect());
+        let default_agent =
+            agents.iter().find(|(_, d)| *d).or(agents.first()).map(|(id, _)| id.clone()).unwrap_or_else(|| DEFAULT_AGENT_ID.to_string());
+        let model_allowlist = get(&["agents", "defaults", "models"]).and_then(Value::as_object).map(|m| m.keys().cloned().collect());
         Ok(DeploymentConfig {
             path: None,
             json: raw.to_string().into(),
@@ -117,11 +100,7 @@ impl DeploymentConfig {
             scope_global: get(&["session", "scope"]).and_then(Value::as_str) == Some("global"),
             agent_ids: agents.into_iter().map(|(id, _)| id).collect(),
             default_agent,
-            store: get(&["session", "store"])
-                .and_then(Value::as_str)
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string),
+            store: get(&["session", "store"]).and_then(Value::as_str).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string),
             model_allowlist,
             agent_timeout_seconds: get(&["agents", "defaults", "timeoutSeconds"])
                 .and_then(Value::as_f64)
@@ -134,17 +113,10 @@ impl DeploymentConfig {
     /// The configured default model as `provider/model` (`agents.defaults.model`, a
     /// string or `{primary}`), else OpenClaw's default.
     pub fn default_model(&self) -> String {
-        let model = self
-            .raw
-            .get("agents")
-            .and_then(|a| a.get("defaults"))
-            .and_then(|d| d.get("model"));
+        let model = self.raw.get("agents").and_then(|a| a.get("defaults")).and_then(|d| d.get("model"));
         let reference = match model {
             Some(Value::String(s)) => Some(s.trim().to_string()),
-            Some(Value::Object(m)) => m
-                .get("primary")
-                .and_then(Value::as_str)
-                .map(|s| s.trim().to_string()),
+            Some(Value::Object(m)) => m.get("primary").and_then(Value::as_str).map(|s| s.trim().to_string()),
             _ => None,
         };
         match reference.filter(|r| !r.is_empty()) {
@@ -156,8 +128,7 @@ impl DeploymentConfig {
 
     /// The empty config.
     pub fn empty() -> DeploymentConfig {
-        Self::from_value(Value::Object(Map::new()), "the empty config")
-            .expect("the empty config is valid")
+        Self::from_value(Value::Object(Map::new()), "the empty config").expect("the empty config is valid")
     }
 
     /// Loads the config: `explicit` if given, else the first of [`CONFIG_NAMES`] in the
@@ -165,16 +136,12 @@ impl DeploymentConfig {
     pub fn load(state_dir: &Path, explicit: Option<&Path>) -> Result<DeploymentConfig> {
         let path = match explicit {
             Some(path) => Some(path.to_path_buf()),
-            None => CONFIG_NAMES
-                .iter()
-                .map(|n| state_dir.join(n))
-                .find(|p| p.is_file()),
+            None => CONFIG_NAMES.iter().map(|n| state_dir.join(n)).find(|p| p.is_file()),
         };
         let Some(path) = path else {
             return Ok(Self::empty());
         };
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("reading the config {}", path.display()))?;
+        let text = std::fs::read_to_string(&path).with_context(|| format!("reading the config {}", path.display()))?;
         let mut config = Self::parse(&text, &path.display().to_string())?;
         config.path = Some(path);
         Ok(config)
@@ -187,7 +154,11 @@ mod tests {
 
     #[test]
     fn reads_json5_and_finds_the_default_agent() {
-        let c = DeploymentConfig::parse("{agents: {list: [{id: 'Ops'}, {id: 'main', default: true}]}, // c\n session: {mainKey: 'Home'},}", "test").unwrap();
+        let c = DeploymentConfig::parse(
+            "{agents: {list: [{id: 'Ops'}, {id: 'main', default: true}]}, // c\n session: {mainKey: 'Home'},}",
+            "test",
+        )
+        .unwrap();
         assert_eq!(c.agent_ids, ["ops", "main"]);
         assert_eq!(c.default_agent, "main");
         assert_eq!(c.main_key, "home");
@@ -195,16 +166,11 @@ mod tests {
 
     #[test]
     fn names_what_is_wrong() {
-        let err = DeploymentConfig::parse("{agents: [", "x.json")
+        let err = DeploymentConfig::parse("{agents: [", "x.json").unwrap_err().to_string();
+        assert!(err.contains("x.json"), "{err}");
+        let err = DeploymentConfig::parse("{\"session\":{\"sendPolicy\":{\"rules\":[{\"match\":{\"provider\":\"x\"}}]}}}", "x.json")
             .unwrap_err()
             .to_string();
-        assert!(err.contains("x.json"), "{err}");
-        let err = DeploymentConfig::parse(
-            "{\"session\":{\"sendPolicy\":{\"rules\":[{\"match\":{\"provider\":\"x\"}}]}}}",
-            "x.json",
-        )
-        .unwrap_err()
-        .to_string();
         assert!(err.contains("match.provider"), "{err}");
     }
 }

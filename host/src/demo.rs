@@ -58,9 +58,7 @@ fn call(service: &ToolService, caller: &Caller, tool: &str, args: Value) -> Resu
         caller.agent_session_key.as_deref().unwrap_or(""),
         if caller.sandboxed { " --sandboxed" } else { "" }
     );
-    let result = service
-        .call(caller, tool, &shown)
-        .map_err(|e| anyhow::anyhow!("{tool}: {e}"))?;
+    let result = service.call(caller, tool, &shown).map_err(|e| anyhow::anyhow!("{tool}: {e}"))?;
     let value: Value = serde_json::from_str(&result)?;
     service.run_jobs(Duration::from_secs(60));
     Ok(value)
@@ -78,35 +76,20 @@ fn show(value: &Value, max_lines: usize) {
 }
 
 pub fn run(global: &Global) -> Result<i32> {
-    let dir: PathBuf = global
-        .state
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("demo-state"));
+    let dir: PathBuf = global.state.clone().unwrap_or_else(|| PathBuf::from("demo-state"));
     let fresh = !dir.join("agents").is_dir();
     if fresh {
-        copy_dir(Path::new(SAMPLE_STATE), &dir)
-            .context("creating the demo state from the sample")?;
-        std::fs::write(
-            dir.join("openclaw.json"),
-            serde_json::to_string_pretty(&demo_config())?,
-        )?;
+        copy_dir(Path::new(SAMPLE_STATE), &dir).context("creating the demo state from the sample")?;
+        std::fs::write(dir.join("openclaw.json"), serde_json::to_string_pretty(&demo_config())?)?;
     }
     let marker = dir.join("session-tools").join("demo-runs");
-    let run: u64 = std::fs::read_to_string(&marker)
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(0)
-        + 1;
+    let run: u64 = std::fs::read_to_string(&marker).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0) + 1;
     std::fs::create_dir_all(marker.parent().expect("has a parent"))?;
     std::fs::write(&marker, run.to_string())?;
     println!(
         "session-tools demo, run {run}, on {} ({})",
         dir.display(),
-        if fresh {
-            "created from the sample OpenClaw state"
-        } else {
-            "persisted from earlier runs"
-        }
+        if fresh { "created from the sample OpenClaw state" } else { "persisted from earlier runs" }
     );
 
     let mut global = global.clone();
@@ -119,10 +102,7 @@ pub fn run(global: &Global) -> Result<i32> {
         agent_account_id: Some("default".into()),
         ..Default::default()
     };
-    let sandboxed = Caller {
-        sandboxed: true,
-        ..alice.clone()
-    };
+    let sandboxed = Caller { sandboxed: true, ..alice.clone() };
 
     heading("The tools a model sees");
     for tool in service.describe().map_err(|e| anyhow::anyhow!("{e}"))? {
@@ -130,26 +110,11 @@ pub fn run(global: &Global) -> Result<i32> {
     }
 
     heading("sessions_list: every session the main agent may see, with its last message");
-    let listed = call(
-        &service,
-        &alice,
-        "sessions_list",
-        json!({"messageLimit": 1}),
-    )?;
+    let listed = call(&service, &alice, "sessions_list", json!({"messageLimit": 1}))?;
     println!("  {} sessions:", listed["count"]);
     for row in listed["sessions"].as_array().into_iter().flatten() {
-        let last = row["messages"]
-            .as_array()
-            .and_then(|m| m.last())
-            .map(crate::cli::message_text)
-            .unwrap_or_default();
-        let last: String = last
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-            .chars()
-            .take(60)
-            .collect();
+        let last = row["messages"].as_array().and_then(|m| m.last()).map(crate::cli::message_text).unwrap_or_default();
+        let last: String = last.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(60).collect();
         println!(
             "  {:<60} {:<6} {:<9} {last}",
             row["key"].as_str().unwrap_or(""),
@@ -160,21 +125,14 @@ pub fn run(global: &Global) -> Result<i32> {
 
     heading("sessions_history: the Discord channel, without tool results");
     show(
-        &call(
-            &service,
-            &alice,
-            "sessions_history",
-            json!({"sessionKey": "agent:main:discord:channel:1187421193829244938", "limit": 2}),
-        )?,
+        &call(&service, &alice, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938", "limit": 2}))?,
         24,
     );
 
     heading("agents_list: who main may spawn sub-agents for");
     show(&call(&service, &alice, "agents_list", json!({}))?, 20);
 
-    heading(
-        "sessions_send: main asks ops in its Slack channel; they ping-pong, then ops announces",
-    );
+    heading("sessions_send: main asks ops in its Slack channel; they ping-pong, then ops announces");
     let message = format!("Demo run {run}: is the incident channel quiet?");
     show(
         &call(
@@ -194,49 +152,20 @@ pub fn run(global: &Global) -> Result<i32> {
         json!({"task": format!("Check the deploy log for run {run}"), "label": format!("demo-run-{run}"), "agentId": "ops"}),
     )?;
     show(&spawned, 12);
-    let child = spawned["childSessionKey"]
-        .as_str()
-        .unwrap_or("")
-        .to_string();
+    let child = spawned["childSessionKey"].as_str().unwrap_or("").to_string();
 
     heading("What the sandboxed session can see: only the sub-agents it spawned");
     let visible = call(&service, &sandboxed, "sessions_list", json!({}))?;
-    println!(
-        "  {} visible sessions (of {} in the store):",
-        visible["count"], listed["count"]
-    );
+    println!("  {} visible sessions (of {} in the store):", visible["count"], listed["count"]);
     for row in visible["sessions"].as_array().into_iter().flatten() {
-        println!(
-            "  {} ({})",
-            row["key"].as_str().unwrap_or(""),
-            row["label"].as_str().unwrap_or("")
-        );
+        println!("  {} ({})", row["key"].as_str().unwrap_or(""), row["label"].as_str().unwrap_or(""));
     }
-    let denied = call(
-        &service,
-        &sandboxed,
-        "sessions_history",
-        json!({"sessionKey": "agent:main:discord:channel:1187421193829244938"}),
-    )?;
-    println!(
-        "  history of the Discord channel from the sandbox: {}",
-        denied["error"].as_str().unwrap_or("allowed")
-    );
+    let denied = call(&service, &sandboxed, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938"}))?;
+    println!("  history of the Discord channel from the sandbox: {}", denied["error"].as_str().unwrap_or("allowed"));
     if !child.is_empty() {
-        let history = call(
-            &service,
-            &sandboxed,
-            "sessions_history",
-            json!({"sessionKey": child}),
-        )?;
+        let history = call(&service, &sandboxed, "sessions_history", json!({"sessionKey": child}))?;
         for m in history["messages"].as_array().into_iter().flatten() {
-            let text: String = crate::cli::message_text(m)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" ")
-                .chars()
-                .take(90)
-                .collect();
+            let text: String = crate::cli::message_text(m).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(90).collect();
             println!("  {:>9}: {text}", m["role"].as_str().unwrap_or(""));
         }
     }
@@ -244,11 +173,7 @@ pub fn run(global: &Global) -> Result<i32> {
     heading("The outbox: what was delivered to channels (latest 2)");
     let deliveries = service.gateway().outbox().read_all()?;
     for d in deliveries.iter().rev().take(2).rev() {
-        println!(
-            "  -> {}:{}",
-            d["channel"].as_str().unwrap_or(""),
-            d["to"].as_str().unwrap_or("")
-        );
+        println!("  -> {}:{}", d["channel"].as_str().unwrap_or(""), d["to"].as_str().unwrap_or(""));
         for line in d["message"].as_str().unwrap_or("").lines() {
             println!("     {line}");
         }
@@ -268,17 +193,13 @@ pub fn run(global: &Global) -> Result<i32> {
         .messages
         .iter()
         .filter(|m| m.role.as_deref() == Some("user"))
-        .filter(|m| {
-            serde_json::from_str::<Value>(&m.json)
-                .is_ok_and(|v| crate::cli::message_text(&v).starts_with("Demo run "))
-        })
+        .filter(|m| serde_json::from_str::<Value>(&m.json).is_ok_and(|v| crate::cli::message_text(&v).starts_with("Demo run ")))
         .count();
-    println!(
-        "  {} sessions on disk, {subagents} of them sub-agents; {} deliveries in the outbox",
-        rows.len(),
-        deliveries.len()
-    );
+    println!("  {} sessions on disk, {subagents} of them sub-agents; {} deliveries in the outbox", rows.len(), deliveries.len());
     println!("  the ops Slack transcript holds {earlier} demo requests so far (one a run: this is run {run})");
-    println!("\nRun the demo again to see the state grow; inspect it with:\n  session-tools --state {} sessions | history KEY | outbox", dir.display());
+    println!(
+        "\nRun the demo again to see the state grow; inspect it with:\n  session-tools --state {} sessions | history KEY | outbox",
+        dir.display()
+    );
     Ok(0)
 }

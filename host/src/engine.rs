@@ -31,11 +31,7 @@ pub struct EngineOptions {
 
 impl Default for EngineOptions {
     fn default() -> Self {
-        EngineOptions {
-            pooling: true,
-            pool_instances: 1_000,
-            cache_dir: default_cache_dir(),
-        }
+        EngineOptions { pooling: true, pool_instances: 1_000, cache_dir: default_cache_dir() }
     }
 }
 
@@ -48,9 +44,7 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir).join("session-tools"));
     }
-    std::env::var_os("HOME")
-        .filter(|d| !d.is_empty())
-        .map(|home| PathBuf::from(home).join(".cache/session-tools"))
+    std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|home| PathBuf::from(home).join(".cache/session-tools"))
 }
 
 /// Builds the engine: component model on, async concurrency off (the world is
@@ -80,22 +74,14 @@ pub fn build_engine(options: &EngineOptions, limits: &Limits) -> Result<Engine> 
         config.memory_reservation(limits.memory_bytes as u64);
         config.memory_guard_size(64 << 20);
     }
-    Engine::new(&config)
-        .map_err(anyhow::Error::from)
-        .context("creating the wasmtime engine")
+    Engine::new(&config).map_err(anyhow::Error::from).context("creating the wasmtime engine")
 }
 
 /// Loads a component: from the compiled cache when it holds this component for this
 /// engine, else by compiling it (and filling the cache).
-pub fn load_component(
-    engine: &Engine,
-    bytes: &[u8],
-    cache_dir: Option<&Path>,
-) -> Result<Component> {
+pub fn load_component(engine: &Engine, bytes: &[u8], cache_dir: Option<&Path>) -> Result<Component> {
     let Some(dir) = cache_dir else {
-        return Component::new(engine, bytes)
-            .map_err(anyhow::Error::from)
-            .context("compiling the component");
+        return Component::new(engine, bytes).map_err(anyhow::Error::from).context("compiling the component");
     };
     let path = dir.join(cache_file_name(engine, bytes));
     if path.is_file() {
@@ -109,47 +95,29 @@ pub fn load_component(
             }
         }
     }
-    let compiled = engine
-        .precompile_component(bytes)
-        .map_err(anyhow::Error::from)
-        .context("compiling the component")?;
+    let compiled = engine.precompile_component(bytes).map_err(anyhow::Error::from).context("compiling the component")?;
     if let Err(e) = write_cache(dir, &path, &compiled) {
-        eprintln!(
-            "session-tools: cannot write the compiled-component cache {}: {e:#}",
-            path.display()
-        );
+        eprintln!("session-tools: cannot write the compiled-component cache {}: {e:#}", path.display());
     }
     // SAFETY: these bytes were just produced by this engine.
-    unsafe { Component::deserialize(engine, &compiled) }
-        .map_err(anyhow::Error::from)
-        .context("loading the compiled component")
+    unsafe { Component::deserialize(engine, &compiled) }.map_err(anyhow::Error::from).context("loading the compiled component")
 }
 
 /// `<sha256(engine compatibility hash, component)>.cwasm`.
 fn cache_file_name(engine: &Engine, bytes: &[u8]) -> String {
     use std::hash::{Hash, Hasher};
     let mut engine_hash = std::collections::hash_map::DefaultHasher::new();
-    engine
-        .precompile_compatibility_hash()
-        .hash(&mut engine_hash);
+    engine.precompile_compatibility_hash().hash(&mut engine_hash);
     let mut digest = Sha256::new();
     digest.update(engine_hash.finish().to_le_bytes());
     digest.update(bytes);
-    let hex: String = digest
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let hex: String = digest.finalize().iter().map(|b| format!("{b:02x}")).collect();
     format!("{}.cwasm", &hex[..32])
 }
 
 fn write_cache(dir: &Path, path: &Path, compiled: &[u8]) -> Result<()> {
     create_private_dir(dir)?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        std::process::id(),
-        uuid::Uuid::new_v4()
-    ));
+    let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()));
     std::fs::write(&tmp, compiled)?;
     std::fs::rename(&tmp, path).inspect_err(|_| {
         let _ = std::fs::remove_file(&tmp);
@@ -190,10 +158,7 @@ impl EpochTicker {
                 }
             })
             .expect("spawning the epoch thread");
-        EpochTicker {
-            stop,
-            thread: Some(thread),
-        }
+        EpochTicker { stop, thread: Some(thread) }
     }
 }
 

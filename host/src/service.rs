@@ -18,7 +18,7 @@ use session_tools_guest::tools::Caller;
 use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::gateway::embedded::runtime::{AgentRuntime, EchoRuntime};
-use crate::gateway::embedded::{system_clock, EmbeddedGateway, PolicyEvaluator};
+use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway, PolicyEvaluator};
 use crate::jobs::store::{JobRecord, JobStore, WakeRecord};
 use crate::limits::Limits;
 use crate::sandbox::visibility::VisibilityGuard;
@@ -36,20 +36,25 @@ pub fn stderr_log(verbose: bool) -> LogSink {
     })
 }
 
-/// The real clock, real ids, and a log sink.
+/// A clock, real ids, and a log sink.
 pub struct SystemServices {
     log: LogSink,
+    clock: Clock,
 }
 
 impl SystemServices {
     pub fn new(log: LogSink) -> SystemServices {
-        SystemServices { log }
+        SystemServices { log, clock: system_clock() }
+    }
+
+    pub fn with_clock(log: LogSink, clock: Clock) -> SystemServices {
+        SystemServices { log, clock }
     }
 }
 
 impl ports::Host for SystemServices {
     fn now_ms(&self) -> u64 {
-        system_clock()()
+        (self.clock)()
     }
 
     fn new_uuid(&self) -> String {
@@ -73,6 +78,8 @@ pub struct ServiceOptions {
     pub log: LogSink,
     /// The component to load (default: the one built into this host).
     pub component: Option<Arc<[u8]>>,
+    /// The clock of the gateway, the guests and the jobs (default: the system clock).
+    pub clock: Clock,
 }
 
 impl ServiceOptions {
@@ -85,6 +92,7 @@ impl ServiceOptions {
             limits: Limits::default(),
             log: stderr_log(false),
             component: None,
+            clock: system_clock(),
         }
     }
 }
@@ -94,19 +102,11 @@ struct ComponentPolicy(Mutex<Sandbox>);
 
 impl PolicyEvaluator for ComponentPolicy {
     fn evaluate(&self, input: &PolicyInput) -> Result<(Decision, String), String> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .evaluate_send_policy(input)
-            .map_err(|e| e.to_string())
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).evaluate_send_policy(input).map_err(|e| e.to_string())
     }
 
     fn parse_command(&self, text: &str) -> Result<Option<SendCommand>, String> {
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .parse_send_command(text)
-            .map_err(|e| e.to_string())
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).parse_send_command(text).map_err(|e| e.to_string())
     }
 }
 
@@ -140,6 +140,23 @@ impl ports::Gateway for NoGateway {
     }
 }
 
+/// The background job scheduler of a [`ToolService`]; it stops when dropped.
+pub struct Scheduler {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    signal: Arc<(Mutex<u64>, std::sync::Condvar)>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.signal.1.notify_all();
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// The session tools over a state directory.
 pub struct ToolService {
     runtime: Runtime,
@@ -152,29 +169,22 @@ pub struct ToolService {
     jobs: JobStore,
     /// Jobs being worked on (not to be picked up twice).
     busy: Mutex<std::collections::HashSet<String>>,
+    /// Rung when there may be new work for the scheduler.
+    signal: Arc<(Mutex<u64>, std::sync::Condvar)>,
 }
 
 impl ToolService {
     pub fn open(options: ServiceOptions) -> Result<ToolService> {
         let state_dir = options.state_dir.clone();
-        std::fs::create_dir_all(&state_dir)
-            .with_context(|| format!("creating the state directory {}", state_dir.display()))?;
+        std::fs::create_dir_all(&state_dir).with_context(|| format!("creating the state directory {}", state_dir.display()))?;
         let config = DeploymentConfig::load(&state_dir, options.config_path.as_deref())?;
         let tools_config =
-            session_tools_guest::Config::from_value(&config.raw, &state_dir.display().to_string())
-                .map_err(anyhow::Error::msg)?;
+            session_tools_guest::Config::from_value(&config.raw, &state_dir.display().to_string()).map_err(anyhow::Error::msg)?;
         let component: &[u8] = options.component.as_deref().unwrap_or(crate::COMPONENT);
         let runtime = Runtime::new(component, &options.engine, &options.limits)?;
-        let gateway = EmbeddedGateway::open(
-            &state_dir,
-            config.clone(),
-            options.runtime.clone(),
-            system_clock(),
-        )
-        .with_context(|| format!("opening the state directory {}", state_dir.display()))?;
-        let services = Arc::new(SystemServices {
-            log: options.log.clone(),
-        });
+        let gateway = EmbeddedGateway::open(&state_dir, config.clone(), options.runtime.clone(), options.clock.clone())
+            .with_context(|| format!("opening the state directory {}", state_dir.display()))?;
+        let services = Arc::new(SystemServices::with_clock(options.log.clone(), options.clock.clone()));
         let policy_setup = AgentSetup {
             name: "send-policy".into(),
             gateway: Arc::new(NoGateway),
@@ -183,9 +193,7 @@ impl ToolService {
             state_dir: state_dir.display().to_string(),
             limits: options.limits.clone(),
         };
-        let policy = runtime
-            .instantiate(&policy_setup)
-            .map_err(|e| anyhow::anyhow!("starting the send-policy instance: {e}"))?;
+        let policy = runtime.instantiate(&policy_setup).map_err(|e| anyhow::anyhow!("starting the send-policy instance: {e}"))?;
         gateway.set_policy(Arc::new(ComponentPolicy(Mutex::new(policy))));
         let jobs = JobStore::new(state_dir.join("session-tools").join("jobs"));
         Ok(ToolService {
@@ -198,6 +206,7 @@ impl ToolService {
             idle: Mutex::new(HashMap::new()),
             jobs,
             busy: Mutex::new(Default::default()),
+            signal: Arc::new((Mutex::new(0), std::sync::Condvar::new())),
         })
     }
 
@@ -222,24 +231,14 @@ impl ToolService {
     pub fn gateway_for(&self, caller: &Caller) -> Arc<dyn GatewayPort> {
         let requester = Requester::new(&self.tools_config, caller);
         match (requester.restrict, requester.internal_key.as_deref()) {
-            (true, Some(key)) => Arc::new(VisibilityGuard::new(
-                self.gateway.clone(),
-                self.services.clone(),
-                key,
-            )),
+            (true, Some(key)) => Arc::new(VisibilityGuard::new(self.gateway.clone(), self.services.clone(), key)),
             _ => self.gateway.clone(),
         }
     }
 
     /// An idle instance of the agent, or a new one.
     fn checkout(&self, agent: &str) -> Result<Sandbox, CallError> {
-        if let Some(sandbox) = self
-            .idle
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_mut(agent)
-            .and_then(Vec::pop)
-        {
+        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).get_mut(agent).and_then(Vec::pop) {
             return Ok(sandbox);
         }
         self.runtime.instantiate(&AgentSetup {
@@ -255,12 +254,7 @@ impl ToolService {
     /// Returns an instance to the agent's pool, unless it broke.
     fn checkin(&self, agent: &str, sandbox: Sandbox) {
         if !sandbox.is_broken() {
-            self.idle
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .entry(agent.to_string())
-                .or_default()
-                .push(sandbox);
+            self.idle.lock().unwrap_or_else(|p| p.into_inner()).entry(agent.to_string()).or_default().push(sandbox);
         }
     }
 
@@ -284,20 +278,99 @@ impl ToolService {
         for job in output.jobs {
             let record = JobRecord::new(job, &agent, caller);
             if let Err(e) = self.jobs.save(&record) {
-                self.services.log(
-                    LogLevel::Error,
-                    &format!("cannot persist job {}: {e}", record.id),
-                );
+                self.services.log(LogLevel::Error, &format!("cannot persist job {}: {e}", record.id));
             }
         }
+        self.ring();
         Ok(output.result)
+    }
+
+    /// Tells the scheduler there may be work.
+    fn ring(&self) {
+        let (count, bell) = &*self.signal;
+        *count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        bell.notify_all();
+    }
+
+    /// Waits until runs in progress have ended (so a process does not cut them short);
+    /// answers whether they all did within `timeout`.
+    pub fn wait_for_runs(&self, timeout: Duration) -> bool {
+        self.gateway.runs().wait_idle(timeout)
+    }
+
+    fn claim(&self, id: &str) -> bool {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string())
+    }
+
+    fn release(&self, id: &str) {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        self.ring();
+    }
+
+    /// Runs jobs in the background until the returned handle is dropped: ready jobs and
+    /// due timers on the scheduler's thread, and each wait for a run's end on a thread of
+    /// its own, so one slow flow never holds up another (and never a tool call).
+    pub fn start_scheduler(self: &Arc<Self>) -> Scheduler {
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let service = self.clone();
+        let flag = stop.clone();
+        let thread = std::thread::Builder::new()
+            .name("session-tools-jobs".into())
+            .spawn(move || {
+                use std::sync::atomic::Ordering;
+                while !flag.load(Ordering::Relaxed) {
+                    let seen = *service.signal.0.lock().unwrap_or_else(|p| p.into_inner());
+                    let now = service.services.now_ms();
+                    let mut next_timer: Option<u64> = None;
+                    for record in service.pending_jobs() {
+                        match record.job().wake {
+                            Wake::At(at) if at > now => {
+                                next_timer = Some(next_timer.map_or(at, |t| t.min(at)));
+                            }
+                            Wake::RunEnd(params) => {
+                                if !service.claim(&record.id) {
+                                    continue;
+                                }
+                                let worker = service.clone();
+                                let id = record.id.clone();
+                                let spawned = std::thread::Builder::new().name("session-tools-wait".into()).spawn(move || {
+                                    let answer = worker.gateway_for(&record.caller).agent_wait(&params);
+                                    let id = record.id.clone();
+                                    worker.step(record, Wakeup::RunEnded(answer));
+                                    worker.release(&id);
+                                });
+                                if spawned.is_err() {
+                                    service.services.log(LogLevel::Error, "cannot start a thread to wait for a run; the job stays pending");
+                                    service.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                                }
+                            }
+                            wake => {
+                                if !service.claim(&record.id) {
+                                    continue;
+                                }
+                                let id = record.id.clone();
+                                let wakeup = if matches!(wake, Wake::Now) { Wakeup::Now } else { Wakeup::Timer };
+                                service.step(record, wakeup);
+                                service.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+                            }
+                        }
+                    }
+                    let pause = next_timer.map_or(Duration::from_secs(1), |t| Duration::from_millis(t.saturating_sub(now).clamp(1, 1000)));
+                    let (count, bell) = &*service.signal;
+                    let guard = count.lock().unwrap_or_else(|p| p.into_inner());
+                    if *guard == seen {
+                        let _ = bell.wait_timeout(guard, pause);
+                    }
+                }
+            })
+            .expect("spawning the job scheduler");
+        Scheduler { stop, signal: self.signal.clone(), thread: Some(thread) }
     }
 
     /// Evaluates the send policy for a session (with the reason).
     pub fn policy(&self, key: &str) -> Result<(Decision, String), ports::GatewayError> {
         let found = self.gateway.find(key);
-        self.gateway
-            .policy_for(key, found.as_ref().map(|f| &f.entry))
+        self.gateway.policy_for(key, found.as_ref().map(|f| &f.entry))
     }
 
     /// One step of a job; its successors replace it on disk.
@@ -316,10 +389,7 @@ impl ToolService {
                     let successor = JobRecord::new(job, &record.agent, &record.caller);
                     continues |= successor.id == id;
                     if let Err(e) = self.jobs.save(&successor) {
-                        self.services.log(
-                            LogLevel::Error,
-                            &format!("cannot persist job {}: {e}", successor.id),
-                        );
+                        self.services.log(LogLevel::Error, &format!("cannot persist job {}: {e}", successor.id));
                     }
                 }
                 if !continues {
@@ -327,10 +397,7 @@ impl ToolService {
                 }
             }
             Err(e) => {
-                self.services.log(
-                    LogLevel::Warn,
-                    &format!("job {id} ({}) failed and is dropped: {e}", record.kind),
-                );
+                self.services.log(LogLevel::Warn, &format!("job {id} ({}) failed and is dropped: {e}", record.kind));
                 self.jobs.remove(&id);
             }
         }
@@ -340,10 +407,7 @@ impl ToolService {
     pub fn pending_jobs(&self) -> Vec<JobRecord> {
         let (jobs, problems) = self.jobs.load_all();
         for problem in problems {
-            self.services.log(
-                LogLevel::Warn,
-                &format!("unreadable job file kept aside: {problem}"),
-            );
+            self.services.log(LogLevel::Warn, &format!("unreadable job file kept aside: {problem}"));
         }
         jobs
     }
@@ -361,13 +425,7 @@ impl ToolService {
                 .pending_jobs()
                 .into_iter()
                 .filter(|r| !matches!(r.wake, WakeRecord::At { at } if at > now))
-                .filter(|r| {
-                    !self
-                        .busy
-                        .lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .contains(&r.id)
-                })
+                .filter(|r| !self.busy.lock().unwrap_or_else(|p| p.into_inner()).contains(&r.id))
                 .collect();
             if ready.is_empty() || Instant::now() >= until {
                 return steps;
@@ -376,29 +434,20 @@ impl ToolService {
                 if Instant::now() >= until {
                     return steps;
                 }
-                self.busy
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .insert(record.id.clone());
+                self.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(record.id.clone());
                 let id = record.id.clone();
                 let wakeup = match &record.job().wake {
                     Wake::Now => Wakeup::Now,
                     Wake::At(_) => Wakeup::Timer,
                     Wake::RunEnd(params) => {
                         let gateway = self.gateway_for(&record.caller);
-                        let left =
-                            until.saturating_duration_since(Instant::now()).as_millis() as u64;
+                        let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
                         let mut bounded = params.clone();
                         bounded.timeout_ms = bounded.timeout_ms.min(left.max(1));
                         let answer = gateway.agent_wait(&bounded);
                         // A wait cut short by our own deadline is retried later, not reported.
-                        if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout"))
-                            && bounded.timeout_ms < params.timeout_ms
-                        {
-                            self.busy
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .remove(&id);
+                        if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout")) && bounded.timeout_ms < params.timeout_ms {
+                            self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
                             continue;
                         }
                         Wakeup::RunEnded(answer)
@@ -406,10 +455,7 @@ impl ToolService {
                 };
                 self.step(record, wakeup);
                 steps += 1;
-                self.busy
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&id);
+                self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
             }
         }
     }

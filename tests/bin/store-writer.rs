@@ -15,8 +15,7 @@ fn main() {
     let name = &args[2];
     let count: Option<u64> = args.get(3).map(|c| c.parse().expect("COUNT is a number"));
     let config = DeploymentConfig::load(&dir, None).expect("config");
-    let gateway = EmbeddedGateway::open(&dir, config, Arc::new(EchoRuntime), system_clock())
-        .expect("gateway");
+    let gateway = EmbeddedGateway::open(&dir, config, Arc::new(EchoRuntime), system_clock()).expect("gateway");
     for i in 0u64.. {
         if count.is_some_and(|c| i >= c) {
             break;
@@ -25,10 +24,7 @@ fn main() {
             Some(_) => format!("agent:main:writer-{name}-{i}"),
             None => format!("agent:main:writer-{name}-{}", i % 50),
         };
-        let patch = Patch {
-            label: Some(Some(format!("{name}-{i}"))),
-            ..Default::default()
-        };
+        let patch = Patch { label: Some(Some(format!("{name}-{i}"))), ..Default::default() };
         if let Err(e) = gateway.patch(&key, &patch) {
             eprintln!("write {i} failed: {e}");
             std::process::exit(1);

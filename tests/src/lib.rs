@@ -9,10 +9,7 @@ use session_tools_host::sandbox::Runtime;
 
 /// The project root.
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ is in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is in the workspace").to_path_buf()
 }
 
 /// The sample OpenClaw state shipped with the project.
@@ -43,21 +40,12 @@ pub fn sample_copy() -> tempfile::TempDir {
 
 /// Engine options for tests: the compiled-component cache lives in the target dir.
 pub fn engine_options() -> EngineOptions {
-    EngineOptions {
-        cache_dir: Some(root().join("target/component-cache")),
-        ..EngineOptions::default()
-    }
+    EngineOptions { cache_dir: Some(root().join("target/component-cache")), ..EngineOptions::default() }
 }
 
 /// One runtime (the component compiled once) per test process.
 pub fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| {
-        Runtime::new(
-            session_tools_host::COMPONENT,
-            &engine_options(),
-            &Limits::default(),
-        )
-        .expect("loading the component")
-    })
+    RUNTIME
+        .get_or_init(|| Runtime::new(session_tools_host::COMPONENT, &engine_options(), &Limits::default()).expect("loading the component"))
 }

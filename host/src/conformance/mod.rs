@@ -56,30 +56,19 @@ mod embedded {
 
 /// The project's own copy of the public cases, built into the binary.
 pub fn builtin_cases() -> Vec<CaseFile> {
-    embedded::CASES
-        .iter()
-        .map(|(file, text)| CaseFile {
-            file: file.to_string(),
-            text: text.to_string(),
-        })
-        .collect()
+    embedded::CASES.iter().map(|(file, text)| CaseFile { file: file.to_string(), text: text.to_string() }).collect()
 }
 
 /// Loads the `*.json` files of a directory, sorted by name.
 pub fn load_dir(dir: &Path) -> std::io::Result<Vec<CaseFile>> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(dir)?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "json")).collect();
     files.sort();
     files
         .into_iter()
         .map(|path| {
             let text = std::fs::read_to_string(&path)?;
-            let file = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            let file = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
             Ok(CaseFile { file, text })
         })
         .collect()
@@ -101,10 +90,7 @@ impl Host for CaseServices {
     }
 
     fn log(&self, level: LogLevel, message: &str) {
-        self.log
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(format!("{level:?}: {message}"));
+        self.log.lock().unwrap_or_else(|p| p.into_inner()).push(format!("{level:?}: {message}"));
     }
 }
 
@@ -137,15 +123,12 @@ pub fn caller_of(context: Option<&Value>) -> Caller {
 fn policy_input(spec: &Value) -> PolicyInput {
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     PolicyInput {
-        entry: spec
-            .get("entry")
-            .filter(|e| e.is_object())
-            .map(|e| PolicyEntry {
-                send_policy: text(e, "sendPolicy"),
-                channel: text(e, "channel"),
-                last_channel: text(e, "lastChannel"),
-                chat_type: text(e, "chatType"),
-            }),
+        entry: spec.get("entry").filter(|e| e.is_object()).map(|e| PolicyEntry {
+            send_policy: text(e, "sendPolicy"),
+            channel: text(e, "channel"),
+            last_channel: text(e, "lastChannel"),
+            chat_type: text(e, "chatType"),
+        }),
         session_key: text(spec, "sessionKey"),
         channel: text(spec, "channel"),
         chat_type: text(spec, "chatType"),
@@ -213,12 +196,7 @@ fn check_calls(expect: &Value, calls: &[RecordedCall], failures: &mut Vec<String
         let exact = expect.get("callsExact") == Some(&Value::Bool(true));
         if exact {
             if expected.len() != calls.len() {
-                failures.push(format!(
-                    "calls: expected exactly {} calls, got {}; {}",
-                    expected.len(),
-                    calls.len(),
-                    listing()
-                ));
+                failures.push(format!("calls: expected exactly {} calls, got {}; {}", expected.len(), calls.len(), listing()));
             } else {
                 for (i, (e, c)) in expected.iter().zip(calls).enumerate() {
                     if let Err(why) = call_matches(e, c) {
@@ -239,13 +217,7 @@ fn check_calls(expect: &Value, calls: &[RecordedCall], failures: &mut Vec<String
                         next += 1;
                         closest = None;
                     }
-                    Err(why)
-                        if call.method
-                            == expected[next]
-                                .get("method")
-                                .and_then(Value::as_str)
-                                .unwrap_or("") =>
-                    {
+                    Err(why) if call.method == expected[next].get("method").and_then(Value::as_str).unwrap_or("") => {
                         closest.get_or_insert(why);
                     }
                     Err(_) => {}
@@ -254,10 +226,7 @@ fn check_calls(expect: &Value, calls: &[RecordedCall], failures: &mut Vec<String
             if next < expected.len() {
                 let wanted = &expected[next];
                 let hint = closest.map_or(String::new(), |why| format!(" (nearest {why})"));
-                failures.push(format!(
-                    "calls: expected call #{next} {wanted} was not made in order{hint}; {}",
-                    listing()
-                ));
+                failures.push(format!("calls: expected call #{next} {wanted} was not made in order{hint}; {}", listing()));
             }
         }
     }
@@ -265,9 +234,7 @@ fn check_calls(expect: &Value, calls: &[RecordedCall], failures: &mut Vec<String
         for (method, count) in counts {
             let actual = calls.iter().filter(|c| &c.method == method).count();
             if count.as_u64() != Some(actual as u64) {
-                failures.push(format!(
-                    "callCounts: expected {count} {method} calls, got {actual}"
-                ));
+                failures.push(format!("callCounts: expected {count} {method} calls, got {actual}"));
             }
         }
     }
@@ -293,11 +260,7 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
             }
         }
     };
-    let mut report = CaseReport {
-        file: file.file.clone(),
-        name: case.name.clone(),
-        failures: Vec::new(),
-    };
+    let mut report = CaseReport { file: file.file.clone(), name: case.name.clone(), failures: Vec::new() };
     let now = case.now.unwrap_or(DEFAULT_NOW);
     let gateway = match ScriptedGateway::from_json(case.gateway.as_ref(), now) {
         Ok(g) => Arc::new(g),
@@ -306,19 +269,12 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
             return report;
         }
     };
-    let services = Arc::new(CaseServices {
-        now: now.max(0) as u64,
-        log: Mutex::new(Vec::new()),
-    });
+    let services = Arc::new(CaseServices { now: now.max(0) as u64, log: Mutex::new(Vec::new()) });
     let setup = AgentSetup {
         name: file.file.clone(),
         gateway: gateway.clone(),
         services: services.clone(),
-        config_json: case
-            .config
-            .as_ref()
-            .map_or_else(|| "{}".to_string(), Value::to_string)
-            .into(),
+        config_json: case.config.as_ref().map_or_else(|| "{}".to_string(), Value::to_string).into(),
         state_dir: STATE_DIR.into(),
         limits: Limits::default(),
     };
@@ -326,34 +282,25 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
     let produced = match produced {
         Ok(p) => p,
         Err(e) => {
-            report
-                .failures
-                .push(format!("the call did not complete: {e}"));
+            report.failures.push(format!("the call did not complete: {e}"));
             return report;
         }
     };
-    match (
-        case.expect.get("result"),
-        case.expect.get("toolError"),
-        &produced,
-    ) {
+    match (case.expect.get("result"), case.expect.get("toolError"), &produced) {
         (Some(pattern), _, Produced::Result(value)) => {
             if let Err(m) = matches(pattern, Some(value), "") {
                 report.failures.push(format!("result {m}"));
             }
         }
-        (Some(_), _, Produced::ToolError(e)) => report
-            .failures
-            .push(format!("expected a result, the tool failed: {e}")),
+        (Some(_), _, Produced::ToolError(e)) => report.failures.push(format!("expected a result, the tool failed: {e}")),
         (None, Some(pattern), Produced::ToolError(e)) => {
             if let Err(m) = matches(pattern, Some(&Value::String(e.clone())), "") {
                 report.failures.push(format!("toolError {m}"));
             }
         }
-        (None, Some(_), Produced::Result(value)) => report.failures.push(format!(
-            "expected a tool error, got the result {}",
-            pattern::show(value)
-        )),
+        (None, Some(_), Produced::Result(value)) => {
+            report.failures.push(format!("expected a tool error, got the result {}", pattern::show(value)))
+        }
         (None, None, _) => {}
     }
     check_calls(&case.expect, &gateway.calls(), &mut report.failures);
@@ -393,18 +340,14 @@ fn produce(
         })));
     }
     let tool = case.call.get("tool").and_then(Value::as_str).unwrap_or("");
-    let args = case
-        .call
-        .get("args")
-        .map_or_else(|| "{}".to_string(), Value::to_string);
+    let args = case.call.get("args").map_or_else(|| "{}".to_string(), Value::to_string);
     let caller = caller_of(case.context.as_ref());
     match sandbox.call_tool(tool, &caller, &args) {
         Ok(output) => {
             // Background work runs to completion before the expectations are checked;
             // virtual time does not advance, so timers never fire.
             jobs::drain(&mut sandbox, gateway, services, output.jobs)?;
-            let value = serde_json::from_str(&output.result)
-                .map_err(|e| CallError::BadAnswer(format!("result is not JSON: {e}")))?;
+            let value = serde_json::from_str(&output.result).map_err(|e| CallError::BadAnswer(format!("result is not JSON: {e}")))?;
             Ok(Produced::Result(value))
         }
         Err(CallError::Tool(error)) => Ok(Produced::ToolError(match error {
@@ -422,10 +365,7 @@ pub fn run_all(runtime: &Runtime, files: &[CaseFile]) -> Vec<CaseReport> {
 
 /// Prints one line per failing case (with its diff lines) and the summary line; answers
 /// whether everything passed.
-pub fn print_reports(
-    reports: &[CaseReport],
-    out: &mut dyn std::io::Write,
-) -> std::io::Result<bool> {
+pub fn print_reports(reports: &[CaseReport], out: &mut dyn std::io::Write) -> std::io::Result<bool> {
     let failed = reports.iter().filter(|r| !r.passed()).count();
     for report in reports.iter().filter(|r| !r.passed()) {
         writeln!(out, "FAIL {}: {}", report.file, report.name)?;

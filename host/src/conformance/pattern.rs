@@ -15,16 +15,8 @@ pub struct Mismatch {
 
 impl std::fmt::Display for Mismatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let path = if self.path.is_empty() {
-            "/"
-        } else {
-            &self.path
-        };
-        write!(
-            f,
-            "at {path}: expected {}, got {}",
-            self.expected, self.actual
-        )
+        let path = if self.path.is_empty() { "/" } else { &self.path };
+        write!(f, "at {path}: expected {}, got {}", self.expected, self.actual)
     }
 }
 
@@ -44,11 +36,7 @@ pub fn show(value: &Value) -> String {
 }
 
 fn fail(path: &str, expected: String, actual: Option<&Value>) -> Result<(), Mismatch> {
-    Err(Mismatch {
-        path: path.to_string(),
-        expected,
-        actual: actual.map_or_else(|| "(missing)".to_string(), show),
-    })
+    Err(Mismatch { path: path.to_string(), expected, actual: actual.map_or_else(|| "(missing)".to_string(), show) })
 }
 
 fn is_uuid_v4(s: &str) -> bool {
@@ -100,14 +88,7 @@ pub fn matches(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<()
             let needle = &p["$contains:".len()..];
             match actual {
                 Some(Value::String(s)) if s.contains(needle) => Ok(()),
-                _ => fail(
-                    path,
-                    format!(
-                        "a string containing {}",
-                        show(&Value::String(needle.into()))
-                    ),
-                    actual,
-                ),
+                _ => fail(path, format!("a string containing {}", show(&Value::String(needle.into()))), actual),
             }
         }
         Value::Object(map) if map.len() == 1 && map.contains_key("$not") => match actual {
@@ -130,11 +111,7 @@ pub fn matches(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<()
             }
             if exact {
                 if let Some(extra) = object.keys().find(|k| !map.contains_key(*k)) {
-                    return fail(
-                        &format!("{path}/{extra}"),
-                        "no such key ($exact)".into(),
-                        object.get(extra),
-                    );
+                    return fail(&format!("{path}/{extra}"), "no such key ($exact)".into(), object.get(extra));
                 }
             }
             Ok(())
@@ -144,11 +121,7 @@ pub fn matches(pattern: &Value, actual: Option<&Value>, path: &str) -> Result<()
                 return fail(path, "an array".into(), actual);
             };
             if items.len() != values.len() {
-                return fail(
-                    path,
-                    format!("an array of {} elements", items.len()),
-                    actual,
-                );
+                return fail(path, format!("an array of {} elements", items.len()), actual);
             }
             for (i, (sub, value)) in items.iter().zip(values).enumerate() {
                 matches(sub, Some(value), &format!("{path}/{i}"))?;
@@ -179,31 +152,17 @@ mod tests {
     #[test]
     fn the_pattern_language() {
         assert!(is_match(&json!({"a": 1}), &json!({"a": 1.0, "b": 2})));
-        assert!(!is_match(
-            &json!({"$exact": true, "a": 1}),
-            &json!({"a": 1, "b": 2})
-        ));
+        assert!(!is_match(&json!({"$exact": true, "a": 1}), &json!({"a": 1, "b": 2})));
         assert!(is_match(&json!({"a": "$absent"}), &json!({"b": 2})));
         assert!(!is_match(&json!({"a": "$any"}), &json!({"b": 2})));
-        assert!(is_match(
-            &json!("$uuid"),
-            &json!("5b0f3c2e-8d1a-4e6b-9c7f-1a2b3c4d5e6f")
-        ));
-        assert!(!is_match(
-            &json!("$uuid"),
-            &json!("5B0F3C2E-8d1a-4e6b-9c7f-1a2b3c4d5e6f")
-        ));
+        assert!(is_match(&json!("$uuid"), &json!("5b0f3c2e-8d1a-4e6b-9c7f-1a2b3c4d5e6f")));
+        assert!(!is_match(&json!("$uuid"), &json!("5B0F3C2E-8d1a-4e6b-9c7f-1a2b3c4d5e6f")));
         assert!(is_match(&json!("$re:^a.c$"), &json!("abc")));
         assert!(is_match(&json!("$contains:b"), &json!("abc")));
         assert!(is_match(&json!({"$not": "x"}), &json!("y")));
         assert!(!is_match(&json!({"$not": "x"}), &json!("x")));
         assert!(!is_match(&json!([1, 2]), &json!([1])));
-        let err = matches(
-            &json!({"s": [{"k": "a"}]}),
-            Some(&json!({"s": [{"k": "b"}]})),
-            "",
-        )
-        .unwrap_err();
+        let err = matches(&json!({"s": [{"k": "a"}]}), Some(&json!({"s": [{"k": "b"}]})), "").unwrap_err();
         assert_eq!(err.path, "/s/0/k");
     }
 }

@@ -69,15 +69,8 @@ impl ScriptedGateway {
         let empty = json!({});
         let gateway = gateway.unwrap_or(&empty);
         let mut responses = Vec::new();
-        for (i, r) in gateway
-            .get("responses")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
-            let method = field_str(r, "method")
-                .ok_or_else(|| format!("gateway.responses[{i}] has no method"))?;
+        for (i, r) in gateway.get("responses").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let method = field_str(r, "method").ok_or_else(|| format!("gateway.responses[{i}] has no method"))?;
             let answer = match (r.get("result"), r.get("error")) {
                 (_, Some(Value::String(e))) => Err(e.clone()),
                 (_, Some(other)) => Err(other.to_string()),
@@ -85,26 +78,13 @@ impl ScriptedGateway {
                 (None, None) => Ok(json!({})),
             };
             let times_left = r.get("times").and_then(Value::as_u64);
-            responses.push(Response {
-                method,
-                params: r.get("params").cloned(),
-                answer,
-                times_left,
-            });
+            responses.push(Response { method, params: r.get("params").cloned(), answer, times_left });
         }
         let mut rules = Vec::new();
-        for (i, r) in gateway
-            .get("runs")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        for (i, r) in gateway.get("runs").and_then(Value::as_array).into_iter().flatten().enumerate() {
             let status = field_str(r, "status").unwrap_or_else(|| "ok".into());
             if !matches!(status.as_str(), "ok" | "error" | "timeout") {
-                return Err(format!(
-                    "gateway.runs[{i}].status must be ok, error or timeout"
-                ));
+                return Err(format!("gateway.runs[{i}].status must be ok, error or timeout"));
             }
             rules.push(RunRule {
                 pattern: r.get("match").cloned().unwrap_or_else(|| json!({})),
@@ -116,13 +96,7 @@ impl ScriptedGateway {
                 duration_ms: r.get("durationMs").and_then(Value::as_i64).unwrap_or(0),
             });
         }
-        Ok(ScriptedGateway(Mutex::new(Script {
-            responses,
-            rules,
-            runs: Vec::new(),
-            calls: Vec::new(),
-            now,
-        })))
+        Ok(ScriptedGateway(Mutex::new(Script { responses, rules, runs: Vec::new(), calls: Vec::new(), now })))
     }
 
     /// Every call made so far, in order.
@@ -137,15 +111,11 @@ impl ScriptedGateway {
     /// Records a call and answers it from `responses` if an entry fits.
     fn scripted(&self, method: &str, params: Value) -> (Option<Result<Value, String>>, Value) {
         let mut script = self.lock();
-        script.calls.push(RecordedCall {
-            method: method.to_string(),
-            params: params.clone(),
-        });
-        let entry = script.responses.iter_mut().find(|r| {
-            r.method == method
-                && r.times_left != Some(0)
-                && r.params.as_ref().is_none_or(|p| is_match(p, &params))
-        });
+        script.calls.push(RecordedCall { method: method.to_string(), params: params.clone() });
+        let entry = script
+            .responses
+            .iter_mut()
+            .find(|r| r.method == method && r.times_left != Some(0) && r.params.as_ref().is_none_or(|p| is_match(p, &params)));
         let answer = entry.map(|r| {
             if let Some(n) = r.times_left.as_mut() {
                 *n -= 1;
@@ -170,10 +140,7 @@ impl Gateway for ScriptedGateway {
     }
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
-        match self
-            .scripted("sessions.resolve", wire::resolve_params(params))
-            .0
-        {
+        match self.scripted("sessions.resolve", wire::resolve_params(params)).0 {
             Some(Ok(v)) => Ok(wire::resolved_key(&v)),
             Some(Err(e)) => Err(error(e)),
             None => Ok(String::new()),
@@ -181,38 +148,22 @@ impl Gateway for ScriptedGateway {
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
-        match self
-            .scripted("chat.history", wire::history_params(params))
-            .0
-        {
+        match self.scripted("chat.history", wire::history_params(params)).0 {
             Some(Ok(v)) => Ok(wire::history(&v)),
             Some(Err(e)) => Err(error(e)),
             None => {
                 // The session's transcript, built from its runs.
                 let script = self.lock();
                 let mut messages = Vec::new();
-                for run in script
-                    .runs
-                    .iter()
-                    .filter(|r| r.session_key == params.session_key)
-                {
-                    messages.push(
-                        json!({"role": "user", "content": [{"type": "text", "text": run.message}]}),
-                    );
+                for run in script.runs.iter().filter(|r| r.session_key == params.session_key) {
+                    messages.push(json!({"role": "user", "content": [{"type": "text", "text": run.message}]}));
                     if let (Some(reply), false) = (&run.reply, run.status == "timeout") {
                         messages.push(json!({"role": "assistant", "content": [{"type": "text", "text": reply}]}));
                     }
                 }
                 let limit = params.limit.map_or(messages.len(), |l| l as usize);
                 let skip = messages.len().saturating_sub(limit);
-                Ok(History {
-                    session_id: None,
-                    messages: messages
-                        .iter()
-                        .skip(skip)
-                        .map(wire::transcript_message)
-                        .collect(),
-                })
+                Ok(History { session_id: None, messages: messages.iter().skip(skip).map(wire::transcript_message).collect() })
             }
         }
     }
@@ -226,10 +177,7 @@ impl Gateway for ScriptedGateway {
         }
         let mut script = self.lock();
         let id = format!("run-{}", script.runs.len() + 1);
-        let rule = script
-            .rules
-            .iter()
-            .find(|r| is_match(&r.pattern, &wire_params));
+        let rule = script.rules.iter().find(|r| is_match(&r.pattern, &wire_params));
         let run = Run {
             id: id.clone(),
             session_key: params.session_key.clone().unwrap_or_default(),
@@ -257,10 +205,7 @@ impl Gateway for ScriptedGateway {
             return Ok(WaitResult::default());
         };
         if run.status == "timeout" {
-            return Ok(WaitResult {
-                status: Some("timeout".into()),
-                ..Default::default()
-            });
+            return Ok(WaitResult { status: Some("timeout".into()), ..Default::default() });
         }
         Ok(WaitResult {
             status: Some(run.status.clone()),
@@ -280,20 +225,14 @@ impl Gateway for ScriptedGateway {
     }
 
     fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
-        match self
-            .scripted("sessions.patch", wire::patch_params(params))
-            .0
-        {
+        match self.scripted("sessions.patch", wire::patch_params(params)).0 {
             Some(Err(e)) => Err(error(e)),
             _ => Ok(()),
         }
     }
 
     fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
-        match self
-            .scripted("sessions.delete", wire::delete_params(params))
-            .0
-        {
+        match self.scripted("sessions.delete", wire::delete_params(params)).0 {
             Some(Err(e)) => Err(error(e)),
             _ => Ok(()),
         }

@@ -61,10 +61,7 @@ pub fn agent_params(p: &AgentParams) -> Value {
     m.insert("message".into(), Value::String(p.message.clone()));
     put(&mut m, "sessionKey", s(&p.session_key));
     put(&mut m, "channel", s(&p.channel));
-    m.insert(
-        "idempotencyKey".into(),
-        Value::String(p.idempotency_key.clone()),
-    );
+    m.insert("idempotencyKey".into(), Value::String(p.idempotency_key.clone()));
     put(&mut m, "deliver", b(p.deliver));
     put(&mut m, "lane", s(&p.lane));
     put(&mut m, "extraSystemPrompt", s(&p.extra_system_prompt));
@@ -88,10 +85,7 @@ pub fn send_params(p: &SendParams) -> Value {
     m.insert("message".into(), Value::String(p.message.clone()));
     put(&mut m, "channel", s(&p.channel));
     put(&mut m, "accountId", s(&p.account_id));
-    m.insert(
-        "idempotencyKey".into(),
-        Value::String(p.idempotency_key.clone()),
-    );
+    m.insert("idempotencyKey".into(), Value::String(p.idempotency_key.clone()));
     Value::Object(m)
 }
 
@@ -125,9 +119,7 @@ pub fn thread_id(v: Option<&Value>) -> Option<String> {
         Value::String(s) => Some(s.clone()),
         Value::Number(n) => Some(match n.as_i64() {
             Some(i) => i.to_string(),
-            None => n
-                .as_f64()
-                .map_or_else(|| n.to_string(), |f| format!("{}", f.trunc() as i64)),
+            None => n.as_f64().map_or_else(|| n.to_string(), |f| format!("{}", f.trunc() as i64)),
         }),
         _ => None,
     }
@@ -146,11 +138,7 @@ pub fn delivery_context(v: &Value) -> Option<DeliveryContext> {
 
 /// One `sessions.list` row; `None` without a non-empty string key.
 pub fn session_row(v: &Value) -> Option<SessionRow> {
-    let key = v
-        .get("key")?
-        .as_str()
-        .filter(|k| !k.is_empty())?
-        .to_string();
+    let key = v.get("key")?.as_str().filter(|k| !k.is_empty())?.to_string();
     Some(SessionRow {
         key,
         kind: str_field(v, "kind"),
@@ -178,12 +166,7 @@ pub fn session_row(v: &Value) -> Option<SessionRow> {
 pub fn session_list(v: &Value) -> SessionList {
     SessionList {
         path: str_field(v, "path"),
-        sessions: v
-            .get("sessions")
-            .and_then(Value::as_array)
-            .map_or_else(Vec::new, |rows| {
-                rows.iter().filter_map(session_row).collect()
-            }),
+        sessions: v.get("sessions").and_then(Value::as_array).map_or_else(Vec::new, |rows| rows.iter().filter_map(session_row).collect()),
     }
 }
 
@@ -194,26 +177,18 @@ pub fn resolved_key(v: &Value) -> String {
 
 /// One transcript message as the guest receives it.
 pub fn transcript_message(v: &Value) -> TranscriptMessage {
-    TranscriptMessage {
-        role: str_field(v, "role"),
-        json: v.to_string(),
-    }
+    TranscriptMessage { role: str_field(v, "role"), json: v.to_string() }
 }
 
 pub fn history(v: &Value) -> History {
     History {
         session_id: str_field(v, "sessionId"),
-        messages: v
-            .get("messages")
-            .and_then(Value::as_array)
-            .map_or_else(Vec::new, |m| m.iter().map(transcript_message).collect()),
+        messages: v.get("messages").and_then(Value::as_array).map_or_else(Vec::new, |m| m.iter().map(transcript_message).collect()),
     }
 }
 
 pub fn agent_accepted(v: &Value) -> AgentAccepted {
-    AgentAccepted {
-        run_id: str_field(v, "runId"),
-    }
+    AgentAccepted { run_id: str_field(v, "runId") }
 }
 
 pub fn usage(v: &Value) -> Option<Usage> {
@@ -263,19 +238,12 @@ mod tests {
         assert_eq!(list.sessions.len(), 1);
         let row = &list.sessions[0];
         assert_eq!((row.label.as_deref(), row.updated_at), (None, Some(10)));
-        assert_eq!(
-            row.delivery_context.as_ref().unwrap().thread_id.as_deref(),
-            Some("42")
-        );
+        assert_eq!(row.delivery_context.as_ref().unwrap().thread_id.as_deref(), Some("42"));
     }
 
     #[test]
     fn params_omit_absent_values() {
-        let p = ListParams {
-            limit: Some(5),
-            include_global: Some(true),
-            ..Default::default()
-        };
+        let p = ListParams { limit: Some(5), include_global: Some(true), ..Default::default() };
         assert_eq!(list_params(&p), json!({"limit": 5, "includeGlobal": true}));
     }
 }

@@ -11,12 +11,7 @@ use crate::sandbox::{CallError, GatewayPort, Sandbox, Services};
 /// Runs jobs in this thread until each has ended or waits for a time that has not come.
 /// Answers the jobs still waiting for a time. A job whose step fails is logged and
 /// dropped; a broken sandbox stops the drain.
-pub fn drain(
-    sandbox: &mut Sandbox,
-    gateway: &dyn GatewayPort,
-    services: &dyn Services,
-    jobs: Vec<Job>,
-) -> Result<Vec<Job>, CallError> {
+pub fn drain(sandbox: &mut Sandbox, gateway: &dyn GatewayPort, services: &dyn Services, jobs: Vec<Job>) -> Result<Vec<Job>, CallError> {
     let mut waiting = Vec::new();
     let mut stack: Vec<Job> = jobs.into_iter().rev().collect();
     while let Some(job) = stack.pop() {

@@ -58,13 +58,7 @@ impl JobRecord {
             WakeRecord::RunEnd { wait } => Wake::RunEnd(wait.clone()),
             WakeRecord::At { at } => Wake::At(*at),
         };
-        Job {
-            id: self.id.clone(),
-            kind: self.kind.clone(),
-            session_key: self.session_key.clone(),
-            state: self.state.clone(),
-            wake,
-        }
+        Job { id: self.id.clone(), kind: self.kind.clone(), session_key: self.session_key.clone(), state: self.state.clone(), wake }
     }
 }
 
@@ -74,15 +68,7 @@ pub struct JobStore {
 }
 
 fn safe_name(id: &str) -> String {
-    id.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
+    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
 }
 
 impl JobStore {
@@ -93,10 +79,7 @@ impl JobStore {
     pub fn save(&self, record: &JobRecord) -> std::io::Result<()> {
         std::fs::create_dir_all(&self.dir)?;
         let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-        write_atomically(
-            &self.dir.join(format!("{}.json", safe_name(&record.id))),
-            &bytes,
-        )
+        write_atomically(&self.dir.join(format!("{}.json", safe_name(&record.id))), &bytes)
     }
 
     pub fn remove(&self, id: &str) {

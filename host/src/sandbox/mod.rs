@@ -43,11 +43,7 @@ pub enum CallError {
     /// does not handle).
     Tool(ToolError),
     /// The arguments or the result are larger than the limit allows.
-    TooLarge {
-        what: &'static str,
-        size: usize,
-        limit: usize,
-    },
+    TooLarge { what: &'static str, size: usize, limit: usize },
     /// The guest used up its CPU budget for the call.
     CpuLimit { budget_ms: u128 },
     /// The guest tried to grow past its memory cap.
@@ -64,10 +60,7 @@ pub enum CallError {
 impl CallError {
     /// Whether the instance is unusable afterwards (it is then thrown away).
     pub fn discards_instance(&self) -> bool {
-        matches!(
-            self,
-            CallError::CpuLimit { .. } | CallError::MemoryLimit { .. } | CallError::Trap(_)
-        )
+        matches!(self, CallError::CpuLimit { .. } | CallError::MemoryLimit { .. } | CallError::Trap(_))
     }
 }
 
@@ -75,19 +68,9 @@ impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CallError::Tool(e) => write!(f, "{e}"),
-            CallError::TooLarge { what, size, limit } => write!(
-                f,
-                "the {what} is too large ({size} bytes; the limit is {limit})"
-            ),
-            CallError::CpuLimit { budget_ms } => write!(
-                f,
-                "the tool used up its CPU budget of {budget_ms} ms and was stopped"
-            ),
-            CallError::MemoryLimit { limit } => write!(
-                f,
-                "the tool exceeded its memory limit of {} MiB and was stopped",
-                limit >> 20
-            ),
+            CallError::TooLarge { what, size, limit } => write!(f, "the {what} is too large ({size} bytes; the limit is {limit})"),
+            CallError::CpuLimit { budget_ms } => write!(f, "the tool used up its CPU budget of {budget_ms} ms and was stopped"),
+            CallError::MemoryLimit { limit } => write!(f, "the tool exceeded its memory limit of {} MiB and was stopped", limit >> 20),
             CallError::Trap(msg) => write!(f, "the tool crashed: {msg}"),
             CallError::BadAnswer(msg) => write!(f, "the tool answered something invalid: {msg}"),
             CallError::Setup(msg) => write!(f, "the tool could not start: {msg}"),
@@ -125,18 +108,9 @@ fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
 
     SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     // Only what std's runtime imports; see the module docs.
-    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<StoreState, store::HasTable>(
-        linker,
-        |s| &mut s.table,
-    )?;
-    wasmtime_wasi::p2::bindings::sync::io::poll::add_to_linker::<StoreState, store::HasTable>(
-        linker,
-        |s| &mut s.table,
-    )?;
-    wasmtime_wasi::p2::bindings::sync::io::streams::add_to_linker::<StoreState, store::HasTable>(
-        linker,
-        |s| &mut s.table,
-    )?;
+    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
+    wasmtime_wasi::p2::bindings::sync::io::poll::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
+    wasmtime_wasi::p2::bindings::sync::io::streams::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
     cli::exit::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
     cli::environment::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
     cli::stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
@@ -152,22 +126,14 @@ fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
 
 impl Runtime {
     /// Compiles (or loads from the cache) a component and prepares its instantiation.
-    pub fn new(
-        component: &[u8],
-        options: &EngineOptions,
-        limits: &Limits,
-    ) -> anyhow::Result<Runtime> {
+    pub fn new(component: &[u8], options: &EngineOptions, limits: &Limits) -> anyhow::Result<Runtime> {
         let engine = build_engine(options, limits)?;
         let component = load_component(&engine, component, options.cache_dir.as_deref())?;
         let mut linker = Linker::new(&engine);
         link(&mut linker)?;
         let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
         let ticker = EpochTicker::start(&engine);
-        Ok(Runtime {
-            engine,
-            pre,
-            _ticker: ticker,
-        })
+        Ok(Runtime { engine, pre, _ticker: ticker })
     }
 
     pub fn engine(&self) -> &Engine {
@@ -214,18 +180,12 @@ impl Runtime {
 /// Turns a wasmtime error into what the caller is told, from what the store saw.
 fn classify(state: &StoreState, error: wasmtime::Error, doing: &str) -> CallError {
     if state.meter.exceeded {
-        return CallError::CpuLimit {
-            budget_ms: state.meter.budget.as_millis(),
-        };
+        return CallError::CpuLimit { budget_ms: state.meter.budget.as_millis() };
     }
     if state.limiter.memory_exceeded {
-        return CallError::MemoryLimit {
-            limit: state.limiter.memory_limit,
-        };
+        return CallError::MemoryLimit { limit: state.limiter.memory_limit };
     }
-    let trap = error
-        .downcast_ref::<wasmtime::Trap>()
-        .map(|t| t.to_string());
+    let trap = error.downcast_ref::<wasmtime::Trap>().map(|t| t.to_string());
     let message = match trap {
         Some(trap) => format!("{trap} (while {doing})"),
         None => format!("{error:#} (while {doing})"),
@@ -259,13 +219,7 @@ impl Sandbox {
         self.store.data_mut().flush_output();
         result.map_err(|e| {
             let error = classify(self.store.data(), e, doing);
-            self.store.data().services.log(
-                LogLevel::Warn,
-                &format!(
-                    "[{}] {error}; the instance is discarded",
-                    self.store.data().name
-                ),
-            );
+            self.store.data().services.log(LogLevel::Warn, &format!("[{}] {error}; the instance is discarded", self.store.data().name));
             self.broken = Some(error.clone());
             error
         })
@@ -287,67 +241,34 @@ impl Sandbox {
             config: config_json.to_string(),
             state_dir: state_dir.to_string(),
         };
-        self.enter("configuring", |tools, store| {
-            tools
-                .openclaw_session_tools_setup()
-                .call_configure(store, &settings)
-        })?
-        .map_err(|e| CallError::Setup(format!("invalid config: {e}")))
+        self.enter("configuring", |tools, store| tools.openclaw_session_tools_setup().call_configure(store, &settings))?
+            .map_err(|e| CallError::Setup(format!("invalid config: {e}")))
     }
 
     /// The tool descriptions.
     pub fn describe(&mut self) -> Result<Vec<ToolDescription>, CallError> {
-        let described = self.enter("describing the tools", |tools, store| {
-            tools.openclaw_session_tools_tools().call_describe(store)
-        })?;
+        let described = self.enter("describing the tools", |tools, store| tools.openclaw_session_tools_tools().call_describe(store))?;
         Ok(described
             .into_iter()
-            .map(|d| ToolDescription {
-                name: d.name,
-                label: d.label,
-                description: d.description,
-                parameters: d.parameters,
-            })
+            .map(|d| ToolDescription { name: d.name, label: d.label, description: d.description, parameters: d.parameters })
             .collect())
     }
 
     /// Calls a tool with JSON arguments.
-    pub fn call_tool(
-        &mut self,
-        tool: &str,
-        caller: &Caller,
-        arguments: &str,
-    ) -> Result<ToolOutput, CallError> {
+    pub fn call_tool(&mut self, tool: &str, caller: &Caller, arguments: &str) -> Result<ToolOutput, CallError> {
         if arguments.len() > self.max_argument_bytes {
-            return Err(CallError::TooLarge {
-                what: "tool arguments",
-                size: arguments.len(),
-                limit: self.max_argument_bytes,
-            });
+            return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.max_argument_bytes });
         }
         let context = bindings::caller(caller);
         let answer = self.enter(&format!("calling {tool}"), |tools, store| {
-            tools
-                .openclaw_session_tools_tools()
-                .call_call(store, tool, &context, arguments)
+            tools.openclaw_session_tools_tools().call_call(store, tool, &context, arguments)
         })?;
         match answer {
             Ok(output) => {
                 if output.result.len() > self.max_result_bytes {
-                    return Err(CallError::TooLarge {
-                        what: "tool result",
-                        size: output.result.len(),
-                        limit: self.max_result_bytes,
-                    });
+                    return Err(CallError::TooLarge { what: "tool result", size: output.result.len(), limit: self.max_result_bytes });
                 }
-                Ok(ToolOutput {
-                    result: output.result,
-                    jobs: output
-                        .jobs
-                        .into_iter()
-                        .map(bindings::job_from_wit)
-                        .collect(),
-                })
+                Ok(ToolOutput { result: output.result, jobs: output.jobs.into_iter().map(bindings::job_from_wit).collect() })
             }
             Err(e) => Err(CallError::Tool(match e {
                 wit_tools::ToolError::UnknownTool(name) => ToolError::UnknownTool(name),
@@ -363,36 +284,24 @@ impl Sandbox {
         let kind = job.kind.clone();
         let job = bindings::job_to_wit(job);
         let wakeup = bindings::wakeup_to_wit(wakeup);
-        self.enter(&format!("resuming a {kind} job"), |tools, store| {
-            tools
-                .openclaw_session_tools_jobs()
-                .call_resume(store, &job, &wakeup)
-        })?
-        .map(|jobs| jobs.into_iter().map(bindings::job_from_wit).collect())
-        .map_err(CallError::BadAnswer)
+        self.enter(&format!("resuming a {kind} job"), |tools, store| tools.openclaw_session_tools_jobs().call_resume(store, &job, &wakeup))?
+            .map(|jobs| jobs.into_iter().map(bindings::job_from_wit).collect())
+            .map_err(CallError::BadAnswer)
     }
 
     /// Evaluates the send policy.
-    pub fn evaluate_send_policy(
-        &mut self,
-        input: &PolicyInput,
-    ) -> Result<(Decision, String), CallError> {
+    pub fn evaluate_send_policy(&mut self, input: &PolicyInput) -> Result<(Decision, String), CallError> {
         let input = bindings::policy_input(input);
         let verdict = self.enter("evaluating the send policy", |tools, store| {
-            tools
-                .openclaw_session_tools_policy()
-                .call_evaluate_send_policy(store, &input)
+            tools.openclaw_session_tools_policy().call_evaluate_send_policy(store, &input)
         })?;
         Ok((bindings::decision(verdict.decision), verdict.reason))
     }
 
     /// Parses a standalone message as a `/send` command.
     pub fn parse_send_command(&mut self, text: &str) -> Result<Option<SendCommand>, CallError> {
-        let parsed = self.enter("parsing a command", |tools, store| {
-            tools
-                .openclaw_session_tools_policy()
-                .call_parse_send_command(store, text)
-        })?;
+        let parsed =
+            self.enter("parsing a command", |tools, store| tools.openclaw_session_tools_policy().call_parse_send_command(store, text))?;
         Ok(parsed.map(bindings::send_command))
     }
 }

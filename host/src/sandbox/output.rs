@@ -32,11 +32,7 @@ pub struct GuestOutput(Arc<Mutex<Buffer>>);
 
 impl GuestOutput {
     pub fn new(capacity: usize) -> Self {
-        GuestOutput(Arc::new(Mutex::new(Buffer {
-            data: Vec::new(),
-            capacity,
-            dropped: 0,
-        })))
+        GuestOutput(Arc::new(Mutex::new(Buffer { data: Vec::new(), capacity, dropped: 0 })))
     }
 
     /// Takes what was written since the last take, and how many bytes were dropped.
@@ -91,11 +87,7 @@ impl OutputStream for GuestOutput {
 }
 
 impl tokio::io::AsyncWrite for GuestOutput {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        _cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
+    fn poll_write(self: Pin<&mut Self>, _cx: &mut Context<'_>, buf: &[u8]) -> Poll<std::io::Result<usize>> {
         self.push(buf);
         Poll::Ready(Ok(buf.len()))
     }

@@ -57,28 +57,15 @@ pub struct Limiter {
 }
 
 impl wasmtime::ResourceLimiter for Limiter {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         if desired > self.memory_limit {
             self.memory_exceeded = true;
-            wasmtime::bail!(
-                "memory limit of {} bytes exceeded ({desired} bytes asked for)",
-                self.memory_limit
-            );
+            wasmtime::bail!("memory limit of {} bytes exceeded ({desired} bytes asked for)", self.memory_limit);
         }
         Ok(true)
     }
 
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
+    fn table_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         if desired > self.table_elements {
             wasmtime::bail!("table limit of {} elements exceeded", self.table_elements);
         }
@@ -129,10 +116,7 @@ impl HasData for HasTable {
 
 impl WasiView for StoreState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
     }
 }
 
@@ -143,12 +127,7 @@ impl StoreState {
         let stderr = GuestOutput::new(limits.max_log_bytes_per_call);
         // Nothing is granted: no args, no environment, no preopened directories, no
         // network; stdin is empty and output goes to the host's log.
-        let wasi = WasiCtx::builder()
-            .stdout(stdout.clone())
-            .stderr(stderr.clone())
-            .allow_tcp(false)
-            .allow_udp(false)
-            .build();
+        let wasi = WasiCtx::builder().stdout(stdout.clone()).stderr(stderr.clone()).allow_tcp(false).allow_udp(false).build();
         StoreState {
             name: setup.name.clone(),
             wasi,
@@ -161,20 +140,11 @@ impl StoreState {
                 memories: limits.memories,
                 memory_exceeded: false,
             },
-            meter: CpuMeter {
-                started: None,
-                in_host: Duration::ZERO,
-                budget: limits.cpu_per_call,
-                exceeded: false,
-            },
+            meter: CpuMeter { started: None, in_host: Duration::ZERO, budget: limits.cpu_per_call, exceeded: false },
             services: setup.services.clone(),
             gateway: setup.gateway.clone(),
             max_answer: limits.max_gateway_answer_bytes,
-            log: LogBudget {
-                left: limits.max_log_bytes_per_call,
-                per_call: limits.max_log_bytes_per_call,
-                dropped: 0,
-            },
+            log: LogBudget { left: limits.max_log_bytes_per_call, per_call: limits.max_log_bytes_per_call, dropped: 0 },
             stdout,
             stderr,
         }
@@ -190,42 +160,24 @@ impl StoreState {
 
     /// Sends what the guest printed during the call to the log, and resets the budget.
     pub(super) fn flush_output(&mut self) {
-        for (stream, level) in [
-            (&self.stdout, LogLevel::Info),
-            (&self.stderr, LogLevel::Warn),
-        ] {
+        for (stream, level) in [(&self.stdout, LogLevel::Info), (&self.stderr, LogLevel::Warn)] {
             let (text, dropped) = stream.take();
             if !text.is_empty() {
-                self.services.log(
-                    level,
-                    &format!("[{}] guest: {}", self.name, text.trim_end()),
-                );
+                self.services.log(level, &format!("[{}] guest: {}", self.name, text.trim_end()));
             }
             if dropped > 0 {
-                self.services.log(
-                    LogLevel::Warn,
-                    &format!("[{}] guest output: {dropped} bytes dropped", self.name),
-                );
+                self.services.log(LogLevel::Warn, &format!("[{}] guest output: {dropped} bytes dropped", self.name));
             }
         }
         if self.log.dropped > 0 {
-            self.services.log(
-                LogLevel::Warn,
-                &format!(
-                    "[{}] guest log: {} bytes dropped",
-                    self.name, self.log.dropped
-                ),
-            );
+            self.services.log(LogLevel::Warn, &format!("[{}] guest log: {} bytes dropped", self.name, self.log.dropped));
         }
         self.log.left = self.log.per_call;
         self.log.dropped = 0;
     }
 
     /// Runs a gateway call; its time does not count against the guest's CPU budget.
-    fn gateway_call<T>(
-        &mut self,
-        call: impl FnOnce(&dyn GatewayPort) -> ports::GatewayResult<T>,
-    ) -> ports::GatewayResult<T> {
+    fn gateway_call<T>(&mut self, call: impl FnOnce(&dyn GatewayPort) -> ports::GatewayResult<T>) -> ports::GatewayResult<T> {
         let started = Instant::now();
         let result = call(self.gateway.as_ref());
         self.meter.in_host += started.elapsed();
@@ -235,18 +187,10 @@ impl StoreState {
     /// Refuses an answer too large to hand to the guest.
     fn bounded<T>(&self, method: &str, size: usize, value: T) -> Result<T, wit_gw::GatewayError> {
         if size > self.max_answer {
-            self.services.log(
-                LogLevel::Warn,
-                &format!(
-                    "[{}] {method} answer of {size} bytes refused (limit {})",
-                    self.name, self.max_answer
-                ),
-            );
+            self.services
+                .log(LogLevel::Warn, &format!("[{}] {method} answer of {size} bytes refused (limit {})", self.name, self.max_answer));
             return Err(wit_gw::GatewayError {
-                message: format!(
-                    "gateway answer too large: {method} returned {size} bytes (the limit is {})",
-                    self.max_answer
-                ),
+                message: format!("gateway answer too large: {method} returned {size} bytes (the limit is {})", self.max_answer),
             });
         }
         Ok(value)
@@ -277,103 +221,57 @@ fn row_size(r: &ports::SessionRow) -> usize {
         .iter()
         .map(|s| opt_len(s))
         .sum::<usize>()
-        + r.delivery_context.as_ref().map_or(0, |d| {
-            opt_len(&d.channel) + opt_len(&d.to) + opt_len(&d.account_id) + opt_len(&d.thread_id)
-        })
+        + r.delivery_context.as_ref().map_or(0, |d| opt_len(&d.channel) + opt_len(&d.to) + opt_len(&d.account_id) + opt_len(&d.thread_id))
 }
 
 impl wit_gw::Host for StoreState {
-    fn sessions_list(
-        &mut self,
-        params: wit_gw::ListParams,
-    ) -> Result<wit_gw::SessionList, wit_gw::GatewayError> {
+    fn sessions_list(&mut self, params: wit_gw::ListParams) -> Result<wit_gw::SessionList, wit_gw::GatewayError> {
         let params = bindings::list_params(params);
-        let list = self
-            .gateway_call(|gw| gw.sessions_list(&params))
-            .map_err(bindings::gw_err)?;
+        let list = self.gateway_call(|gw| gw.sessions_list(&params)).map_err(bindings::gw_err)?;
         let size = opt_len(&list.path) + list.sessions.iter().map(row_size).sum::<usize>();
-        self.bounded("sessions.list", size, list)
-            .map(bindings::session_list)
+        self.bounded("sessions.list", size, list).map(bindings::session_list)
     }
 
-    fn sessions_resolve(
-        &mut self,
-        params: wit_gw::ResolveParams,
-    ) -> Result<String, wit_gw::GatewayError> {
+    fn sessions_resolve(&mut self, params: wit_gw::ResolveParams) -> Result<String, wit_gw::GatewayError> {
         let params = bindings::resolve_params(params);
-        let key = self
-            .gateway_call(|gw| gw.sessions_resolve(&params))
-            .map_err(bindings::gw_err)?;
+        let key = self.gateway_call(|gw| gw.sessions_resolve(&params)).map_err(bindings::gw_err)?;
         self.bounded("sessions.resolve", key.len(), key)
     }
 
-    fn chat_history(
-        &mut self,
-        params: wit_gw::HistoryParams,
-    ) -> Result<wit_gw::History, wit_gw::GatewayError> {
+    fn chat_history(&mut self, params: wit_gw::HistoryParams) -> Result<wit_gw::History, wit_gw::GatewayError> {
         let params = bindings::history_params(params);
-        let history = self
-            .gateway_call(|gw| gw.chat_history(&params))
-            .map_err(bindings::gw_err)?;
-        let size = history
-            .messages
-            .iter()
-            .map(|m| m.json.len() + opt_len(&m.role) + 16)
-            .sum::<usize>();
-        self.bounded("chat.history", size, history)
-            .map(bindings::history)
+        let history = self.gateway_call(|gw| gw.chat_history(&params)).map_err(bindings::gw_err)?;
+        let size = history.messages.iter().map(|m| m.json.len() + opt_len(&m.role) + 16).sum::<usize>();
+        self.bounded("chat.history", size, history).map(bindings::history)
     }
 
-    fn agent(
-        &mut self,
-        params: wit_gw::AgentParams,
-    ) -> Result<wit_gw::AgentAccepted, wit_gw::GatewayError> {
+    fn agent(&mut self, params: wit_gw::AgentParams) -> Result<wit_gw::AgentAccepted, wit_gw::GatewayError> {
         let params = bindings::agent_params(params);
-        let accepted = self
-            .gateway_call(|gw| gw.agent(&params))
-            .map_err(bindings::gw_err)?;
+        let accepted = self.gateway_call(|gw| gw.agent(&params)).map_err(bindings::gw_err)?;
         let size = opt_len(&accepted.run_id);
-        self.bounded(
-            "agent",
-            size,
-            wit_gw::AgentAccepted {
-                run_id: accepted.run_id,
-            },
-        )
+        self.bounded("agent", size, wit_gw::AgentAccepted { run_id: accepted.run_id })
     }
 
-    fn agent_wait(
-        &mut self,
-        params: wit_gw::WaitParams,
-    ) -> Result<wit_gw::WaitResult, wit_gw::GatewayError> {
+    fn agent_wait(&mut self, params: wit_gw::WaitParams) -> Result<wit_gw::WaitResult, wit_gw::GatewayError> {
         let params = bindings::wait_params(params);
-        let wait = self
-            .gateway_call(|gw| gw.agent_wait(&params))
-            .map_err(bindings::gw_err)?;
+        let wait = self.gateway_call(|gw| gw.agent_wait(&params)).map_err(bindings::gw_err)?;
         let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
-        self.bounded("agent.wait", size, wait)
-            .map(bindings::wait_result)
+        self.bounded("agent.wait", size, wait).map(bindings::wait_result)
     }
 
     fn send(&mut self, params: wit_gw::SendParams) -> Result<(), wit_gw::GatewayError> {
         let params = bindings::send_params(params);
-        self.gateway_call(|gw| gw.send(&params))
-            .map_err(bindings::gw_err)
+        self.gateway_call(|gw| gw.send(&params)).map_err(bindings::gw_err)
     }
 
     fn sessions_patch(&mut self, params: wit_gw::PatchParams) -> Result<(), wit_gw::GatewayError> {
         let params = bindings::patch_params(params);
-        self.gateway_call(|gw| gw.sessions_patch(&params))
-            .map_err(bindings::gw_err)
+        self.gateway_call(|gw| gw.sessions_patch(&params)).map_err(bindings::gw_err)
     }
 
-    fn sessions_delete(
-        &mut self,
-        params: wit_gw::DeleteParams,
-    ) -> Result<(), wit_gw::GatewayError> {
+    fn sessions_delete(&mut self, params: wit_gw::DeleteParams) -> Result<(), wit_gw::GatewayError> {
         let params = bindings::delete_params(params);
-        self.gateway_call(|gw| gw.sessions_delete(&params))
-            .map_err(bindings::gw_err)
+        self.gateway_call(|gw| gw.sessions_delete(&params)).map_err(bindings::gw_err)
     }
 }
 
@@ -398,7 +296,6 @@ impl wit_host::Host for StoreState {
             wit_host::LogLevel::Warn => LogLevel::Warn,
             wit_host::LogLevel::Error => LogLevel::Error,
         };
-        self.services
-            .log(level, &format!("[{}] {message}", self.name));
+        self.services.log(level, &format!("[{}] {message}", self.name));
     }
 }

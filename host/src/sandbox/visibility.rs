@@ -31,29 +31,16 @@ pub struct VisibilityGuard {
 }
 
 impl VisibilityGuard {
-    pub fn new(
-        inner: Arc<EmbeddedGateway>,
-        services: Arc<dyn Services>,
-        caller_key: &str,
-    ) -> VisibilityGuard {
+    pub fn new(inner: Arc<EmbeddedGateway>, services: Arc<dyn Services>, caller_key: &str) -> VisibilityGuard {
         let own = inner.rules().canonical(caller_key);
-        let guard = VisibilityGuard {
-            inner,
-            services,
-            own,
-            visible: Mutex::new(HashSet::new()),
-            refusals: Mutex::new(Vec::new()),
-        };
+        let guard = VisibilityGuard { inner, services, own, visible: Mutex::new(HashSet::new()), refusals: Mutex::new(Vec::new()) };
         guard.refresh();
         guard
     }
 
     /// What was refused, in order.
     pub fn refusals(&self) -> Vec<String> {
-        self.refusals
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.refusals.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Recomputes the caller's tree from the store: one pass builds parent → children.
@@ -64,13 +51,8 @@ impl VisibilityGuard {
                 continue;
             };
             let agent = self.inner.rules().agent_of(&key);
-            if let Some(parent) =
-                spawned_by_for_agent(&agent, entry.get("spawnedBy").and_then(Value::as_str))
-            {
-                children
-                    .entry(self.inner.rules().canonical(&parent))
-                    .or_default()
-                    .push(key);
+            if let Some(parent) = spawned_by_for_agent(&agent, entry.get("spawnedBy").and_then(Value::as_str)) {
+                children.entry(self.inner.rules().canonical(&parent)).or_default().push(key);
             }
         }
         let mut visible = HashSet::from([self.own.clone()]);
@@ -89,12 +71,7 @@ impl VisibilityGuard {
     /// Whether a key (in any spelling) is the caller's or in its tree.
     pub fn can_see(&self, key: &str) -> bool {
         let canonical = self.inner.rules().canonical(key);
-        if self
-            .visible
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains(&canonical)
-        {
+        if self.visible.lock().unwrap_or_else(|p| p.into_inner()).contains(&canonical) {
             return true;
         }
         self.refresh().contains(&canonical)
@@ -102,17 +79,9 @@ impl VisibilityGuard {
 
     fn refuse<T>(&self, method: &str, what: &str) -> GatewayResult<T> {
         let line = format!("{method}: {what}");
-        self.services.log(
-            LogLevel::Warn,
-            &format!("N15: refused {line} for sandboxed session {}", self.own),
-        );
-        self.refusals
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(line);
-        Err(GatewayError {
-            message: format!("forbidden: {what} is not visible from this sandboxed agent session"),
-        })
+        self.services.log(LogLevel::Warn, &format!("N15: refused {line} for sandboxed session {}", self.own));
+        self.refusals.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+        Err(GatewayError { message: format!("forbidden: {what} is not visible from this sandboxed agent session") })
     }
 
     fn check(&self, method: &str, key: &str) -> GatewayResult<()> {
@@ -127,24 +96,15 @@ impl VisibilityGuard {
     fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
         let visible = self.refresh();
         self.inner
-            .list_rows(&ListParams {
-                include_global: Some(true),
-                include_unknown: Some(true),
-                ..Default::default()
-            })
+            .list_rows(&ListParams { include_global: Some(true), include_unknown: Some(true), ..Default::default() })
             .iter()
             .filter(|r| visible.contains(&r.key))
             .any(|row| {
                 let dc = row.delivery_context.as_ref();
-                let channel_ok = |c: Option<&str>| {
-                    channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)))
-                };
-                let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to)
-                    && channel_ok(dc.and_then(|d| d.channel.as_deref())))
-                    || (row.last_to.as_deref() == Some(to)
-                        && channel_ok(row.last_channel.as_deref()));
-                let from_key = target_from_key(&row.key)
-                    .is_some_and(|t| t.to == to && channel_ok(Some(&t.channel)));
+                let channel_ok = |c: Option<&str>| channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)));
+                let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to) && channel_ok(dc.and_then(|d| d.channel.as_deref())))
+                    || (row.last_to.as_deref() == Some(to) && channel_ok(row.last_channel.as_deref()));
+                let from_key = target_from_key(&row.key).is_some_and(|t| t.to == to && channel_ok(Some(&t.channel)));
                 from_row || from_key
             })
     }
@@ -187,10 +147,7 @@ impl Gateway for VisibilityGuard {
             // A new sub-agent session spawned from the caller's tree joins it.
             let spawns_child = is_subagent_key(key)
                 && self.inner.find(key).is_none()
-                && params
-                    .spawned_by
-                    .as_deref()
-                    .is_some_and(|parent| self.can_see(parent));
+                && params.spawned_by.as_deref().is_some_and(|parent| self.can_see(parent));
             if !spawns_child {
                 return self.refuse("agent", &format!("session {}", key.trim()));
             }
@@ -202,23 +159,14 @@ impl Gateway for VisibilityGuard {
 
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
         match self.inner.runs().session_of(&params.run_id) {
-            Some(session) if !self.can_see(&session) => {
-                self.refuse("agent.wait", &format!("run {}", params.run_id))
-            }
+            Some(session) if !self.can_see(&session) => self.refuse("agent.wait", &format!("run {}", params.run_id)),
             _ => self.inner.agent_wait(params),
         }
     }
 
     fn send(&self, params: &SendParams) -> GatewayResult<()> {
         if !self.may_send_to(params.channel.as_deref(), &params.to) {
-            return self.refuse(
-                "send",
-                &format!(
-                    "target {}:{}",
-                    params.channel.as_deref().unwrap_or("?"),
-                    params.to
-                ),
-            );
+            return self.refuse("send", &format!("target {}:{}", params.channel.as_deref().unwrap_or("?"), params.to));
         }
         self.inner.send(params)
     }

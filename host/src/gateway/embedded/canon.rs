@@ -30,14 +30,9 @@ impl KeyRules {
         }
         if let Some(parsed) = parse_agent_key(raw) {
             let agent = normalize_agent_id(&parsed.agent_id);
-            let is_alias = raw == format!("agent:{agent}:{}", self.main_key)
-                || raw == format!("agent:{agent}:main");
+            let is_alias = raw == format!("agent:{agent}:{}", self.main_key) || raw == format!("agent:{agent}:main");
             if is_alias {
-                return if self.scope_global {
-                    "global".to_string()
-                } else {
-                    format!("agent:{agent}:{}", self.main_key)
-                };
+                return if self.scope_global { "global".to_string() } else { format!("agent:{agent}:{}", self.main_key) };
             }
             return raw.to_string();
         }
@@ -52,10 +47,7 @@ impl KeyRules {
         if canonical == "global" || canonical == "unknown" {
             return self.default_agent.clone();
         }
-        parse_agent_key(canonical).map_or_else(
-            || self.default_agent.clone(),
-            |p| normalize_agent_id(&p.agent_id),
-        )
+        parse_agent_key(canonical).map_or_else(|| self.default_agent.clone(), |p| normalize_agent_id(&p.agent_id))
     }
 
     /// Whether a canonical key is an agent's main session (or `global`).
@@ -87,11 +79,7 @@ mod tests {
     use super::*;
 
     fn rules() -> KeyRules {
-        KeyRules {
-            main_key: "main".into(),
-            scope_global: false,
-            default_agent: "main".into(),
-        }
+        KeyRules { main_key: "main".into(), scope_global: false, default_agent: "main".into() }
     }
 
     #[test]
@@ -101,16 +89,10 @@ mod tests {
         assert_eq!(r.canonical("agent:ops:main"), "agent:ops:main");
         // Only the normalised spelling is a main alias (compared literally, as the reference).
         assert_eq!(r.canonical("agent:Ops:main"), "agent:Ops:main");
-        assert_eq!(
-            r.canonical("agent:ops:Discord:group:X"),
-            "agent:ops:Discord:group:X"
-        );
+        assert_eq!(r.canonical("agent:ops:Discord:group:X"), "agent:ops:Discord:group:X");
         assert_eq!(r.canonical("discord:group:x"), "agent:main:discord:group:x");
         assert_eq!(r.canonical("global"), "global");
-        let g = KeyRules {
-            scope_global: true,
-            ..rules()
-        };
+        let g = KeyRules { scope_global: true, ..rules() };
         assert_eq!(g.canonical("main"), "global");
         assert_eq!(g.canonical("agent:ops:main"), "global");
         assert_eq!(for_agent("ops", "main"), "agent:ops:main");

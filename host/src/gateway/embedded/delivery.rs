@@ -23,38 +23,19 @@ fn text(v: Option<&Value>) -> Option<&str> {
     v.and_then(Value::as_str)
 }
 
-fn normalize(
-    channel: Option<&str>,
-    to: Option<&str>,
-    account_id: Option<&str>,
-    thread_id: Option<&Value>,
-) -> Option<Delivery> {
-    let channel = channel
-        .map(|c| normalize_channel(c).unwrap_or_else(|| c.trim().to_string()))
-        .filter(|c| !c.is_empty());
+fn normalize(channel: Option<&str>, to: Option<&str>, account_id: Option<&str>, thread_id: Option<&Value>) -> Option<Delivery> {
+    let channel = channel.map(|c| normalize_channel(c).unwrap_or_else(|| c.trim().to_string())).filter(|c| !c.is_empty());
     let to = to.map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
-    let account_id = account_id
-        .map(|a| a.trim().to_string())
-        .filter(|a| !a.is_empty());
+    let account_id = account_id.map(|a| a.trim().to_string()).filter(|a| !a.is_empty());
     let thread_id = match thread_id {
-        Some(Value::Number(n)) => n
-            .as_f64()
-            .filter(|f| f.is_finite())
-            .map(|f| Value::from(f.trunc() as i64)),
-        Some(Value::String(s)) => Some(s.trim())
-            .filter(|s| !s.is_empty())
-            .map(|s| Value::String(s.to_string())),
+        Some(Value::Number(n)) => n.as_f64().filter(|f| f.is_finite()).map(|f| Value::from(f.trunc() as i64)),
+        Some(Value::String(s)) => Some(s.trim()).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_string())),
         _ => None,
     };
     if channel.is_none() && to.is_none() && account_id.is_none() && thread_id.is_none() {
         return None;
     }
-    Some(Delivery {
-        channel,
-        to,
-        account_id,
-        thread_id,
-    })
+    Some(Delivery { channel, to, account_id, thread_id })
 }
 
 /// The merged delivery context of an entry, if any.
@@ -68,14 +49,7 @@ pub fn session_delivery(entry: &Map<String, Value>) -> Option<Delivery> {
     let fallback = entry
         .get("deliveryContext")
         .and_then(Value::as_object)
-        .and_then(|dc| {
-            normalize(
-                text(dc.get("channel")),
-                text(dc.get("to")),
-                text(dc.get("accountId")),
-                dc.get("threadId"),
-            )
-        });
+        .and_then(|dc| normalize(text(dc.get("channel")), text(dc.get("to")), text(dc.get("accountId")), dc.get("threadId")));
     match (primary, fallback) {
         (None, None) => None,
         (Some(p), None) => Some(p),
@@ -128,13 +102,7 @@ pub fn normalize_entry(entry: &mut Map<String, Value>) {
     let merged = session_delivery(entry);
     let s = |v: &Option<String>| v.clone().map(Value::String);
     let (dc, channel, to, account, thread) = match &merged {
-        Some(d) => (
-            Some(d.to_json()),
-            s(&d.channel),
-            s(&d.to),
-            s(&d.account_id),
-            d.thread_id.clone(),
-        ),
+        Some(d) => (Some(d.to_json()), s(&d.channel), s(&d.to), s(&d.account_id), d.thread_id.clone()),
         None => (None, None, None, None, None),
     };
     set(entry, "deliveryContext", dc);
@@ -165,10 +133,7 @@ mod tests {
             json!({"deliveryContext": {"channel": "whatsapp", "to": "1@g.us", "accountId": "work"}, "lastChannel": "telegram", "lastTo": " x "}),
         );
         normalize_entry(&mut e);
-        assert_eq!(
-            e["deliveryContext"],
-            json!({"channel": "telegram", "to": "x", "accountId": "work"})
-        );
+        assert_eq!(e["deliveryContext"], json!({"channel": "telegram", "to": "x", "accountId": "work"}));
         assert_eq!(e["lastAccountId"], json!("work"));
     }
 
@@ -177,9 +142,6 @@ mod tests {
         let original = json!({"a": 1, "deliveryContext": {"channel": "discord", "to": "user:1", "accountId": "default"}, "lastChannel": "discord", "lastTo": "user:1", "lastAccountId": "default", "z": 2});
         let mut e = entry(original.clone());
         normalize_entry(&mut e);
-        assert_eq!(
-            serde_json::to_string(&e).unwrap(),
-            serde_json::to_string(&original).unwrap()
-        );
+        assert_eq!(serde_json::to_string(&e).unwrap(), serde_json::to_string(&original).unwrap());
     }
 }

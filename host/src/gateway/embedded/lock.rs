@@ -28,14 +28,8 @@ impl FileLock {
         loop {
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut file) => {
-                    let now = SystemTime::now()
-                        .duration_since(SystemTime::UNIX_EPOCH)
-                        .map_or(0, |d| d.as_millis());
-                    let _ = write!(
-                        file,
-                        "{{\"pid\":{},\"startedAt\":{now}}}",
-                        std::process::id()
-                    );
+                    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+                    let _ = write!(file, "{{\"pid\":{},\"startedAt\":{now}}}", std::process::id());
                     return Ok(FileLock { path });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -72,9 +66,7 @@ fn owner_is_gone(path: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(path) else {
         return false;
     };
-    let Some(pid) = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v.get("pid").and_then(serde_json::Value::as_u64))
+    let Some(pid) = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("pid").and_then(serde_json::Value::as_u64))
     else {
         return false;
     };

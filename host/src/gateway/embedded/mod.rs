@@ -42,11 +42,7 @@ pub trait PolicyEvaluator: Send + Sync {
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
 pub fn system_clock() -> Clock {
-    Arc::new(|| {
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64)
-    })
+    Arc::new(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
 }
 
 /// A fuller `sessions.patch` than the component's (the CLI and owners use it).
@@ -94,9 +90,7 @@ pub struct EmbeddedGateway {
 }
 
 fn gw(message: impl Into<String>) -> GatewayError {
-    GatewayError {
-        message: message.into(),
-    }
+    GatewayError { message: message.into() }
 }
 
 fn store_err(e: StoreError) -> GatewayError {
@@ -120,21 +114,13 @@ impl EmbeddedGateway {
         runtime: Arc<dyn AgentRuntime>,
         clock: Clock,
     ) -> std::io::Result<Arc<EmbeddedGateway>> {
-        let rules = KeyRules {
-            main_key: config.main_key.clone(),
-            scope_global: config.scope_global,
-            default_agent: config.default_agent.clone(),
-        };
+        let rules =
+            KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
         let fixed_store = config
             .store
             .as_deref()
             .filter(|s| !s.contains("{agentId}"))
-            .map(|s| {
-                Arc::new(SessionStore::new(
-                    &config.default_agent,
-                    expand_home(Path::new(s)),
-                ))
-            });
+            .map(|s| Arc::new(SessionStore::new(&config.default_agent, expand_home(Path::new(s)))));
         let tools_dir = state_dir.join("session-tools");
         let runs = Arc::new(Runs::open(tools_dir.join("runs.json"), clock.clone())?);
         let outbox = outbox::Outbox::open(tools_dir.join("outbox.jsonl"))?;
@@ -181,15 +167,8 @@ impl EmbeddedGateway {
     /// `resolveStorePath` for an agent.
     fn store_path(&self, agent_id: &str) -> PathBuf {
         match self.config.store.as_deref() {
-            Some(template) if template.contains("{agentId}") => {
-                expand_home(Path::new(&template.replace("{agentId}", agent_id)))
-            }
-            _ => self
-                .state_dir
-                .join("agents")
-                .join(agent_id)
-                .join("sessions")
-                .join("sessions.json"),
+            Some(template) if template.contains("{agentId}") => expand_home(Path::new(&template.replace("{agentId}", agent_id))),
+            _ => self.state_dir.join("agents").join(agent_id).join("sessions").join("sessions.json"),
         }
     }
 
@@ -199,10 +178,7 @@ impl EmbeddedGateway {
             return fixed.clone();
         }
         let mut stores = self.stores.lock().unwrap_or_else(|p| p.into_inner());
-        stores
-            .entry(agent_id.to_string())
-            .or_insert_with(|| Arc::new(SessionStore::new(agent_id, self.store_path(agent_id))))
-            .clone()
+        stores.entry(agent_id.to_string()).or_insert_with(|| Arc::new(SessionStore::new(agent_id, self.store_path(agent_id)))).clone()
     }
 
     /// The agents whose stores are read: the default agent, the configured ones, and every
@@ -212,17 +188,12 @@ impl EmbeddedGateway {
         let mut rest: Vec<String> = self.config.agent_ids.clone();
         if let Ok(dirs) = std::fs::read_dir(self.state_dir.join("agents")) {
             rest.extend(
-                dirs.filter_map(|d| d.ok())
-                    .filter(|d| d.path().is_dir())
-                    .map(|d| normalize_agent_id(&d.file_name().to_string_lossy())),
+                dirs.filter_map(|d| d.ok()).filter(|d| d.path().is_dir()).map(|d| normalize_agent_id(&d.file_name().to_string_lossy())),
             );
         }
         rest.sort();
         rest.dedup();
-        ids.extend(
-            rest.into_iter()
-                .filter(|id| *id != self.config.default_agent),
-        );
+        ids.extend(rest.into_iter().filter(|id| *id != self.config.default_agent));
         ids
     }
 
@@ -231,10 +202,7 @@ impl EmbeddedGateway {
         if let Some(fixed) = &self.fixed_store {
             return vec![(self.config.default_agent.clone(), fixed.clone())];
         }
-        self.agent_ids()
-            .into_iter()
-            .map(|id| (id.clone(), self.store_for(&id)))
-            .collect()
+        self.agent_ids().into_iter().map(|id| (id.clone(), self.store_for(&id))).collect()
     }
 
     /// Every session, keyed by canonical key; duplicates keep the newer entry.
@@ -248,19 +216,10 @@ impl EmbeddedGateway {
                     continue;
                 }
                 let key = for_agent(&agent, stored);
-                let updated = entry
-                    .get("updatedAt")
-                    .and_then(Value::as_f64)
-                    .unwrap_or(0.0);
+                let updated = entry.get("updatedAt").and_then(Value::as_f64).unwrap_or(0.0);
                 match seen.get(&key) {
                     Some(&i) => {
-                        let other = out[i]
-                            .2
-                            .entries
-                            .get(&out[i].1)
-                            .and_then(|e| e.get("updatedAt"))
-                            .and_then(Value::as_f64)
-                            .unwrap_or(0.0);
+                        let other = out[i].2.entries.get(&out[i].1).and_then(|e| e.get("updatedAt")).and_then(Value::as_f64).unwrap_or(0.0);
                         if updated >= other {
                             out[i] = (key, stored.clone(), loaded.clone());
                         }
@@ -286,35 +245,22 @@ impl EmbeddedGateway {
         let loaded = store.read();
         let stored = loaded.find(&canonical, &store.agent_id)?;
         let entry = loaded.entries.get(&stored)?.as_object()?.clone();
-        Some(Found {
-            key: canonical,
-            agent_id: agent,
-            stored_key: stored,
-            entry,
-            store,
-        })
+        Some(Found { key: canonical, agent_id: agent, stored_key: stored, entry, store })
     }
 
     /// The rows of `sessions.list` (reference §1.4 filters, in order).
     pub fn list_rows(&self, params: &ListParams) -> Vec<SessionRow> {
         let now = self.now() as i64;
         let agent_filter = params.agent_id.as_deref().map(normalize_agent_id);
-        let label = params
-            .label
-            .as_deref()
-            .map(str::trim)
-            .filter(|l| !l.is_empty());
+        let label = params.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
         let spawned_by = params.spawned_by.as_deref().filter(|s| !s.is_empty());
         let mut rows: Vec<SessionRow> = Vec::new();
         for (key, stored, loaded) in self.combined() {
-            if (key == "global" && params.include_global != Some(true))
-                || (key == "unknown" && params.include_unknown != Some(true))
-            {
+            if (key == "global" && params.include_global != Some(true)) || (key == "unknown" && params.include_unknown != Some(true)) {
                 continue;
             }
             if let Some(agent) = &agent_filter {
-                let own = parse_agent_key(&key)
-                    .is_some_and(|p| normalize_agent_id(&p.agent_id) == *agent);
+                let own = parse_agent_key(&key).is_some_and(|p| normalize_agent_id(&p.agent_id) == *agent);
                 if key == "global" || key == "unknown" || !own {
                     continue;
                 }
@@ -325,10 +271,7 @@ impl EmbeddedGateway {
             let store_agent = self.rules.agent_of(&key);
             let entry_spawned_by = spawned_by_for_agent(&store_agent, text(entry, "spawnedBy"));
             if let Some(filter) = spawned_by {
-                if key == "global"
-                    || key == "unknown"
-                    || entry_spawned_by.as_deref() != Some(filter)
-                {
+                if key == "global" || key == "unknown" || entry_spawned_by.as_deref() != Some(filter) {
                     continue;
                 }
             }
@@ -340,22 +283,12 @@ impl EmbeddedGateway {
             rows.push(rows::build_row(&key, entry, entry_spawned_by));
         }
         rows.sort_by_key(|r| std::cmp::Reverse(r.updated_at.unwrap_or(0)));
-        if let Some(search) = params
-            .search
-            .as_deref()
-            .map(|s| s.trim().to_lowercase())
-            .filter(|s| !s.is_empty())
-        {
+        if let Some(search) = params.search.as_deref().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()) {
             rows.retain(|r| {
-                [
-                    r.display_name.as_deref(),
-                    r.label.as_deref(),
-                    r.session_id.as_deref(),
-                    Some(r.key.as_str()),
-                ]
-                .into_iter()
-                .flatten()
-                .any(|f| f.to_lowercase().contains(&search))
+                [r.display_name.as_deref(), r.label.as_deref(), r.session_id.as_deref(), Some(r.key.as_str())]
+                    .into_iter()
+                    .flatten()
+                    .any(|f| f.to_lowercase().contains(&search))
             });
         }
         if let Some(minutes) = params.active_minutes {
@@ -387,12 +320,7 @@ impl EmbeddedGateway {
             if let Some(dir) = found.store.path.parent() {
                 paths.push(transcript::default_path(dir, id));
             }
-            let default = self
-                .state_dir
-                .join("agents")
-                .join(&found.agent_id)
-                .join("sessions")
-                .join(format!("{id}.jsonl"));
+            let default = self.state_dir.join("agents").join(&found.agent_id).join("sessions").join(format!("{id}.jsonl"));
             if !paths.contains(&default) {
                 paths.push(default);
             }
@@ -402,19 +330,11 @@ impl EmbeddedGateway {
 
     fn transcript_path(&self, found: &Found) -> Option<PathBuf> {
         let candidates = self.transcript_candidates(found);
-        candidates
-            .iter()
-            .find(|p| p.is_file())
-            .cloned()
-            .or_else(|| {
-                // New transcripts go next to the store, not to a `sessionFile` we did not write.
-                let id = text(&found.entry, "sessionId")?;
-                found
-                    .store
-                    .path
-                    .parent()
-                    .map(|d| transcript::default_path(d, id))
-            })
+        candidates.iter().find(|p| p.is_file()).cloned().or_else(|| {
+            // New transcripts go next to the store, not to a `sessionFile` we did not write.
+            let id = text(&found.entry, "sessionId")?;
+            found.store.path.parent().map(|d| transcript::default_path(d, id))
+        })
     }
 
     /// The agent's workspace (the `cwd` of new transcripts).
@@ -424,34 +344,15 @@ impl EmbeddedGateway {
             .get("agents")
             .and_then(|a| a.get("list"))
             .and_then(Value::as_array)
-            .and_then(|l| {
-                l.iter().find(|e| {
-                    e.get("id")
-                        .and_then(Value::as_str)
-                        .map(normalize_agent_id)
-                        .as_deref()
-                        == Some(agent_id)
-                })
-            })
+            .and_then(|l| l.iter().find(|e| e.get("id").and_then(Value::as_str).map(normalize_agent_id).as_deref() == Some(agent_id)))
             .and_then(|e| e.get("workspace"))
             .and_then(Value::as_str);
-        let default = raw
-            .get("agents")
-            .and_then(|a| a.get("defaults"))
-            .and_then(|d| d.get("workspace"))
-            .and_then(Value::as_str);
-        let chosen = from_list.map(str::to_string).or_else(|| {
-            (agent_id == self.config.default_agent)
-                .then(|| default.map(str::to_string))
-                .flatten()
-        });
-        let path = chosen.unwrap_or_else(|| {
-            if agent_id == self.config.default_agent {
-                "~/clawd".into()
-            } else {
-                format!("~/clawd-{agent_id}")
-            }
-        });
+        let default = raw.get("agents").and_then(|a| a.get("defaults")).and_then(|d| d.get("workspace")).and_then(Value::as_str);
+        let chosen = from_list
+            .map(str::to_string)
+            .or_else(|| (agent_id == self.config.default_agent).then(|| default.map(str::to_string)).flatten());
+        let path =
+            chosen.unwrap_or_else(|| if agent_id == self.config.default_agent { "~/clawd".into() } else { format!("~/clawd-{agent_id}") });
         expand_home(Path::new(&path)).display().to_string()
     }
 
@@ -460,18 +361,10 @@ impl EmbeddedGateway {
         let Some(id) = text(&found.entry, "sessionId") else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
         };
-        let path = self
-            .transcript_path(found)
-            .ok_or_else(|| gw("no transcript path"))?;
-        transcript::append_message(
-            &path,
-            id,
-            &self.workspace(&found.agent_id),
-            self.now(),
-            message,
-        )
-        .map(|_| ())
-        .map_err(|e| gw(format!("writing the transcript {}: {e}", path.display())))
+        let path = self.transcript_path(found).ok_or_else(|| gw("no transcript path"))?;
+        transcript::append_message(&path, id, &self.workspace(&found.agent_id), self.now(), message)
+            .map(|_| ())
+            .map_err(|e| gw(format!("writing the transcript {}: {e}", path.display())))
     }
 
     /// Creates or changes a session entry; answers it.
@@ -493,42 +386,24 @@ impl EmbeddedGateway {
                 let existing = Loaded::find_in(entries, &canonical, &store_agent);
                 // An entry found under a legacy key moves to the canonical key.
                 let mut entry = match &existing {
-                    Some(stored) => entries
-                        .shift_remove(stored)
-                        .and_then(|v| v.as_object().cloned())
-                        .unwrap_or_default(),
+                    Some(stored) => entries.shift_remove(stored).and_then(|v| v.as_object().cloned()).unwrap_or_default(),
                     None => {
                         let mut fresh = Map::new();
-                        fresh.insert(
-                            "sessionId".into(),
-                            Value::String(uuid::Uuid::new_v4().to_string()),
-                        );
+                        fresh.insert("sessionId".into(), Value::String(uuid::Uuid::new_v4().to_string()));
                         fresh.insert("updatedAt".into(), json!(now));
                         fresh
                     }
                 };
-                let labels: Map<String, Value> = entries
-                    .iter()
-                    .filter_map(|(k, v)| v.get("label").map(|l| (k.clone(), l.clone())))
-                    .collect();
+                let labels: Map<String, Value> =
+                    entries.iter().filter_map(|(k, v)| v.get("label").map(|l| (k.clone(), l.clone()))).collect();
                 change(&mut entry, &labels)?;
-                let updated = entry
-                    .get("updatedAt")
-                    .and_then(Value::as_u64)
-                    .unwrap_or(0)
-                    .max(now);
+                let updated = entry.get("updatedAt").and_then(Value::as_u64).unwrap_or(0).max(now);
                 entry.insert("updatedAt".into(), json!(updated));
                 entries.insert(canonical.clone(), Value::Object(entry.clone()));
                 Ok((canonical.clone(), entry))
             })
             .map_err(store_err)?;
-        Ok(Found {
-            key: stored.clone(),
-            agent_id: agent,
-            stored_key: stored,
-            entry,
-            store,
-        })
+        Ok(Found { key: stored.clone(), agent_id: agent, stored_key: stored, entry, store })
     }
 
     /// `sessions.patch`, in full.
@@ -561,9 +436,7 @@ impl EmbeddedGateway {
                 match label {
                     Some(label) => {
                         let taken = labels.iter().any(|(k, l)| {
-                            l.as_str() == Some(label)
-                                && *k != canonical
-                                && entry.get("label").and_then(Value::as_str) != Some(label)
+                            l.as_str() == Some(label) && *k != canonical && entry.get("label").and_then(Value::as_str) != Some(label)
                         });
                         if taken {
                             return Err(format!("label already in use: {label}"));
@@ -601,17 +474,13 @@ impl EmbeddedGateway {
                 Some(Some(parent)) => {
                     let parent = self.rules.canonical(parent);
                     match entry.get("spawnedBy").and_then(Value::as_str) {
-                        Some(existing) if existing != parent => {
-                            return Err("spawnedBy cannot be changed once set".into())
-                        }
+                        Some(existing) if existing != parent => return Err("spawnedBy cannot be changed once set".into()),
                         _ => {
                             entry.insert("spawnedBy".into(), Value::String(parent));
                         }
                     }
                 }
-                Some(None) if entry.contains_key("spawnedBy") => {
-                    return Err("spawnedBy cannot be cleared once set".into())
-                }
+                Some(None) if entry.contains_key("spawnedBy") => return Err("spawnedBy cannot be cleared once set".into()),
                 _ => {}
             }
             Ok(())
@@ -627,18 +496,13 @@ impl EmbeddedGateway {
             return Err(gw("invalid model: empty"));
         }
         let (provider, model) = match reference.split_once('/') {
-            Some((p, m)) if !p.trim().is_empty() && !m.trim().is_empty() => {
-                (p.trim().to_lowercase(), m.trim().to_string())
-            }
+            Some((p, m)) if !p.trim().is_empty() && !m.trim().is_empty() => (p.trim().to_lowercase(), m.trim().to_string()),
             Some(_) => return Err(gw(format!("invalid model: {reference}"))),
             None => ("anthropic".to_string(), reference.to_string()),
         };
         let full = format!("{provider}/{model}");
         if let Some(allow) = &self.config.model_allowlist {
-            if !allow
-                .iter()
-                .any(|a| a.trim().eq_ignore_ascii_case(&full) || a.trim() == reference)
-            {
+            if !allow.iter().any(|a| a.trim().eq_ignore_ascii_case(&full) || a.trim() == reference) {
                 return Err(gw(format!("model not allowed: {full}")));
             }
         }
@@ -670,35 +534,19 @@ impl EmbeddedGateway {
             .map_err(store_err)?;
         let mut archived = Vec::new();
         if let (true, Some(found)) = (delete_transcript, &found) {
-            for path in self
-                .transcript_candidates(found)
-                .into_iter()
-                .filter(|p| p.is_file())
-            {
+            for path in self.transcript_candidates(found).into_iter().filter(|p| p.is_file()) {
                 match transcript::archive(&path, "deleted", self.now()) {
                     Ok(to) => archived.push(to),
                     Err(e) => return Err(gw(format!("archiving {}: {e}", path.display()))),
                 }
             }
         }
-        Ok(Deleted {
-            key: canonical,
-            deleted: removed,
-            archived,
-        })
+        Ok(Deleted { key: canonical, deleted: removed, archived })
     }
 
     /// Evaluates the send policy for a send to a session (reference §4: the requested key).
-    pub fn policy_for(
-        &self,
-        requested_key: &str,
-        entry: Option<&Map<String, Value>>,
-    ) -> Result<(Decision, String), GatewayError> {
-        let policy = self
-            .policy
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+    pub fn policy_for(&self, requested_key: &str, entry: Option<&Map<String, Value>>) -> Result<(Decision, String), GatewayError> {
+        let policy = self.policy.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let Some(policy) = policy else {
             return Ok((Decision::Allow, "no policy evaluator is attached".into()));
         };
@@ -713,24 +561,14 @@ impl EmbeddedGateway {
             channel: entry.and_then(|e| text(e, "channel")).map(str::to_string),
             chat_type: entry.and_then(|e| text(e, "chatType")).map(str::to_string),
         };
-        policy
-            .evaluate(&input)
-            .map_err(|e| gw(format!("send policy evaluation failed: {e}")))
+        policy.evaluate(&input).map_err(|e| gw(format!("send policy evaluation failed: {e}")))
     }
 
     /// `chat.send` from the session's owner: a standalone `/send on|off|inherit` changes
     /// the session's override and is answered; anything else is subject to the send
     /// policy and starts a run. Answers the reply to show the owner and the run, if any.
-    pub fn chat_send(
-        &self,
-        key: &str,
-        message: &str,
-    ) -> Result<(String, Option<String>), GatewayError> {
-        let policy = self
-            .policy
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone();
+    pub fn chat_send(&self, key: &str, message: &str) -> Result<(String, Option<String>), GatewayError> {
+        let policy = self.policy.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let command = match &policy {
             Some(p) => p.parse_command(message).map_err(gw)?,
             None => None,
@@ -741,13 +579,7 @@ impl EmbeddedGateway {
                 SendCommand::Show => {
                     let found = self.find(&canonical);
                     let (decision, why) = self.policy_for(key, found.as_ref().map(|f| &f.entry))?;
-                    Ok((
-                        format!(
-                            "Send policy for {canonical}: {} ({why}).",
-                            decision_word(decision)
-                        ),
-                        None,
-                    ))
+                    Ok((format!("Send policy for {canonical}: {} ({why}).", decision_word(decision)), None))
                 }
                 SendCommand::Set(mode) => {
                     let value = match mode {
@@ -755,23 +587,13 @@ impl EmbeddedGateway {
                         SendMode::Deny => Some("deny".to_string()),
                         SendMode::Inherit => None,
                     };
-                    self.patch(
-                        &canonical,
-                        &Patch {
-                            send_policy: Some(value.clone()),
-                            ..Default::default()
-                        },
-                    )?;
-                    let shown =
-                        value.unwrap_or_else(|| "inherit (the configured rules apply)".into());
+                    self.patch(&canonical, &Patch { send_policy: Some(value.clone()), ..Default::default() })?;
+                    let shown = value.unwrap_or_else(|| "inherit (the configured rules apply)".into());
                     Ok((format!("Send policy for {canonical} set to {shown}."), None))
                 }
-                SendCommand::Invalid(word) => Ok((
-                    format!(
-                        "Unknown /send mode \"{word}\". Use /send on, /send off or /send inherit."
-                    ),
-                    None,
-                )),
+                SendCommand::Invalid(word) => {
+                    Ok((format!("Unknown /send mode \"{word}\". Use /send on, /send off or /send inherit."), None))
+                }
             };
         }
         let accepted = self.agent(&AgentParams {
@@ -819,48 +641,27 @@ impl Loaded {
         Self::find_in(&self.entries, canonical, store_agent)
     }
 
-    pub fn find_in(
-        entries: &Map<String, Value>,
-        canonical: &str,
-        store_agent: &str,
-    ) -> Option<String> {
+    pub fn find_in(entries: &Map<String, Value>, canonical: &str, store_agent: &str) -> Option<String> {
         if entries.contains_key(canonical) {
             return Some(canonical.to_string());
         }
-        entries
-            .keys()
-            .find(|k| for_agent(store_agent, k) == canonical)
-            .cloned()
+        entries.keys().find(|k| for_agent(store_agent, k) == canonical).cloned()
     }
 }
 
 impl Gateway for EmbeddedGateway {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
-        Ok(SessionList {
-            path: Some(self.store_path_label()),
-            sessions: self.list_rows(params),
-        })
+        Ok(SessionList { path: Some(self.store_path_label()), sessions: self.list_rows(params) })
     }
 
     fn sessions_resolve(&self, p: &ResolveParams) -> GatewayResult<String> {
-        if p.label
-            .as_deref()
-            .is_some_and(|l| l.chars().count() > LABEL_MAX)
-        {
+        if p.label.as_deref().is_some_and(|l| l.chars().count() > LABEL_MAX) {
             return Err(gw(format!("invalid sessions.resolve params: at /label: must NOT have more than {LABEL_MAX} characters")));
         }
         // Blank values count as absent.
-        let present = |v: &Option<String>| {
-            v.as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(str::to_string)
-        };
+        let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
         let (key, session_id, label) = (present(&p.key), present(&p.session_id), present(&p.label));
-        let given = [key.is_some(), session_id.is_some(), label.is_some()]
-            .iter()
-            .filter(|b| **b)
-            .count();
+        let given = [key.is_some(), session_id.is_some(), label.is_some()].iter().filter(|b| **b).count();
         if given > 1 {
             return Err(gw("Provide either key, sessionId, or label (not multiple)"));
         }
@@ -887,19 +688,14 @@ impl Gateway for EmbeddedGateway {
         }
         if let Some(id) = session_id {
             let id = id.as_str();
-            let rows: Vec<SessionRow> = list(None, u32::MAX)
-                .into_iter()
-                .filter(|r| r.session_id.as_deref() == Some(id) || r.key == id)
-                .collect();
+            let rows: Vec<SessionRow> =
+                list(None, u32::MAX).into_iter().filter(|r| r.session_id.as_deref() == Some(id) || r.key == id).collect();
             return match rows.as_slice() {
                 [] => Err(gw(format!("No session found: {id}"))),
                 [one] => Ok(one.key.clone()),
                 many => Err(gw(format!(
                     "Multiple sessions found for sessionId: {id} ({})",
-                    many.iter()
-                        .map(|r| r.key.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    many.iter().map(|r| r.key.as_str()).collect::<Vec<_>>().join(", ")
                 ))),
             };
         }
@@ -910,10 +706,7 @@ impl Gateway for EmbeddedGateway {
             [one] => Ok(one.key.clone()),
             many => Err(gw(format!(
                 "Multiple sessions found with label: {label} ({})",
-                many.iter()
-                    .map(|r| r.key.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                many.iter().map(|r| r.key.as_str()).collect::<Vec<_>>().join(", ")
             ))),
         }
     }
@@ -924,52 +717,32 @@ impl Gateway for EmbeddedGateway {
             return Err(gw("invalid chat.history params: at /limit: must be >= 1"));
         }
         if limit > transcript::MAX_LIMIT {
-            return Err(gw(format!(
-                "invalid chat.history params: at /limit: must be <= {}",
-                transcript::MAX_LIMIT
-            )));
+            return Err(gw(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
         }
         let Some(found) = self.find(&p.session_key) else {
             return Ok(History::default());
         };
         let session_id = text(&found.entry, "sessionId").map(str::to_string);
-        let Some(path) = self
-            .transcript_candidates(&found)
-            .into_iter()
-            .find(|p| p.is_file())
-        else {
-            return Ok(History {
-                session_id,
-                messages: Vec::new(),
-            });
+        let Some(path) = self.transcript_candidates(&found).into_iter().find(|p| p.is_file()) else {
+            return Ok(History { session_id, messages: Vec::new() });
         };
-        let messages = transcript::read_messages(&path, limit)
-            .map_err(|e| gw(format!("reading {}: {e}", path.display())))?;
-        Ok(History {
-            session_id,
-            messages,
-        })
+        let messages = transcript::read_messages(&path, limit).map_err(|e| gw(format!("reading {}: {e}", path.display())))?;
+        Ok(History { session_id, messages })
     }
 
     fn agent(&self, p: &AgentParams) -> GatewayResult<AgentAccepted> {
         if p.message.trim().is_empty() {
-            return Err(gw(
-                "invalid agent params: at /message: must NOT have fewer than 1 characters",
-            ));
+            return Err(gw("invalid agent params: at /message: must NOT have fewer than 1 characters"));
         }
         if let Some(channel) = p.channel.as_deref() {
             if !known_channel(channel) {
-                return Err(gw(format!(
-                    "invalid agent params: unknown channel: {channel}"
-                )));
+                return Err(gw(format!("invalid agent params: unknown channel: {channel}")));
             }
         }
         if let Some(label) = &p.label {
             let n = label.chars().count();
             if n == 0 {
-                return Err(gw(
-                    "invalid agent params: at /label: must NOT have fewer than 1 characters",
-                ));
+                return Err(gw("invalid agent params: at /label: must NOT have fewer than 1 characters"));
             }
             if n > LABEL_MAX {
                 return Err(gw(format!("invalid agent params: at /label: must NOT have more than {LABEL_MAX} characters")));
@@ -989,8 +762,7 @@ impl Gateway for EmbeddedGateway {
         let found = self.upsert(&requested, |entry, labels| {
             if let Some(label) = &p.label {
                 let label = label.trim();
-                let taken = labels.values().any(|l| l.as_str() == Some(label))
-                    && entry.get("label").and_then(Value::as_str) != Some(label);
+                let taken = labels.values().any(|l| l.as_str() == Some(label)) && entry.get("label").and_then(Value::as_str) != Some(label);
                 if taken {
                     return Err(format!("label already in use: {label}"));
                 }
@@ -998,30 +770,16 @@ impl Gateway for EmbeddedGateway {
             }
             if let Some(spawned_by) = &p.spawned_by {
                 if !entry.contains_key("spawnedBy") {
-                    entry.insert(
-                        "spawnedBy".into(),
-                        Value::String(self.rules.canonical(spawned_by)),
-                    );
+                    entry.insert("spawnedBy".into(), Value::String(self.rules.canonical(spawned_by)));
                 }
             }
-            if let Some(channel) = p
-                .channel
-                .as_deref()
-                .filter(|c| !c.eq_ignore_ascii_case("webchat"))
-            {
+            if let Some(channel) = p.channel.as_deref().filter(|c| !c.eq_ignore_ascii_case("webchat")) {
                 if !entry.contains_key("channel") {
-                    entry.insert(
-                        "channel".into(),
-                        Value::String(channel.trim().to_lowercase()),
-                    );
+                    entry.insert("channel".into(), Value::String(channel.trim().to_lowercase()));
                 }
             }
             // Group fields come from the params, else from the spawning session.
-            for (param, field) in [
-                (&p.group_id, "groupId"),
-                (&p.group_channel, "groupChannel"),
-                (&p.group_space, "space"),
-            ] {
+            for (param, field) in [(&p.group_id, "groupId"), (&p.group_channel, "groupChannel"), (&p.group_space, "space")] {
                 let inherited = parent.as_ref().and_then(|f| f.entry.get(field)).cloned();
                 if let Some(value) = param.clone().map(Value::String).or(inherited) {
                     entry.entry(field.to_string()).or_insert(value);
@@ -1036,9 +794,7 @@ impl Gateway for EmbeddedGateway {
         })?;
         let now = self.now();
         self.append(&found, &json!({"role": "user", "content": [{"type": "text", "text": p.message}], "timestamp": now}))?;
-        let timeout_s = p
-            .timeout
-            .map_or(self.config.agent_timeout_seconds, u64::from);
+        let timeout_s = p.timeout.map_or(self.config.agent_timeout_seconds, u64::from);
         let request = RunRequest {
             run_id: p.idempotency_key.clone(),
             session_key: found.key.clone(),
@@ -1050,54 +806,35 @@ impl Gateway for EmbeddedGateway {
             params: crate::gateway::wire::agent_params(p),
         };
         let me = self.me.clone();
-        self.runs.start(
-            request,
-            std::time::Duration::from_secs(timeout_s.max(1)),
-            self.runtime.clone(),
-            move |request, result| {
-                if let Some(gateway) = me.upgrade() {
-                    gateway.finish_run(request, result);
-                }
-            },
-        );
-        Ok(AgentAccepted {
-            run_id: Some(p.idempotency_key.clone()),
-        })
+        self.runs.start(request, std::time::Duration::from_secs(timeout_s.max(1)), self.runtime.clone(), move |request, result| {
+            if let Some(gateway) = me.upgrade() {
+                gateway.finish_run(request, result);
+            }
+        });
+        Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) })
     }
 
     fn agent_wait(&self, p: &WaitParams) -> GatewayResult<WaitResult> {
-        Ok(self
-            .runs
-            .wait(&p.run_id, std::time::Duration::from_millis(p.timeout_ms)))
+        Ok(self.runs.wait(&p.run_id, std::time::Duration::from_millis(p.timeout_ms)))
     }
 
     fn send(&self, p: &SendParams) -> GatewayResult<()> {
         if p.to.trim().is_empty() {
-            return Err(gw(
-                "invalid send params: at /to: must NOT have fewer than 1 characters",
-            ));
+            return Err(gw("invalid send params: at /to: must NOT have fewer than 1 characters"));
         }
         if p.message.is_empty() {
-            return Err(gw(
-                "invalid send params: at /message: must NOT have fewer than 1 characters",
-            ));
+            return Err(gw("invalid send params: at /message: must NOT have fewer than 1 characters"));
         }
         if let Some(channel) = &p.channel {
             if !known_channel(channel) || channel.eq_ignore_ascii_case("webchat") {
                 return Err(gw(format!("unsupported channel: {channel}")));
             }
         }
-        self.outbox
-            .deliver(p, self.now())
-            .map_err(|e| gw(format!("recording the delivery: {e}")))
+        self.outbox.deliver(p, self.now()).map_err(|e| gw(format!("recording the delivery: {e}")))
     }
 
     fn sessions_patch(&self, p: &PatchParams) -> GatewayResult<()> {
-        let patch = Patch {
-            label: p.label.clone().map(Some),
-            model: p.model.clone().map(Some),
-            ..Default::default()
-        };
+        let patch = Patch { label: p.label.clone().map(Some), model: p.model.clone().map(Some), ..Default::default() };
         self.patch(&p.key, &patch).map(|_| ())
     }
 
@@ -1139,10 +876,7 @@ impl EmbeddedGateway {
                 entry.insert("model".into(), json!(id));
             }
             if let Some(usage) = &result.usage {
-                for (field, value) in [
-                    ("inputTokens", usage.input_tokens),
-                    ("outputTokens", usage.output_tokens),
-                ] {
+                for (field, value) in [("inputTokens", usage.input_tokens), ("outputTokens", usage.output_tokens)] {
                     if let Some(v) = value {
                         entry.insert(field.into(), json!(v as u64));
                     }
@@ -1152,10 +886,7 @@ impl EmbeddedGateway {
                     entry.insert("totalTokens".into(), json!(t as u64));
                 }
             }
-            entry.insert(
-                "abortedLastRun".into(),
-                Value::Bool(result.status == "timeout"),
-            );
+            entry.insert("abortedLastRun".into(), Value::Bool(result.status == "timeout"));
             Ok(())
         });
     }

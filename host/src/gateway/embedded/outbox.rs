@@ -18,26 +18,14 @@ pub struct Outbox {
 
 impl Outbox {
     pub fn open(path: PathBuf) -> std::io::Result<Outbox> {
-        let seen = Outbox::read_path(&path)?
-            .iter()
-            .filter_map(|d| {
-                d.get("idempotencyKey")
-                    .and_then(Value::as_str)
-                    .map(str::to_string)
-            })
-            .collect();
-        Ok(Outbox {
-            path,
-            seen: Mutex::new(seen),
-        })
+        let seen =
+            Outbox::read_path(&path)?.iter().filter_map(|d| d.get("idempotencyKey").and_then(Value::as_str).map(str::to_string)).collect();
+        Ok(Outbox { path, seen: Mutex::new(seen) })
     }
 
     fn read_path(path: &PathBuf) -> std::io::Result<Vec<Value>> {
         match std::fs::read_to_string(path) {
-            Ok(text) => Ok(text
-                .lines()
-                .filter_map(|l| serde_json::from_str(l).ok())
-                .collect()),
+            Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
             Err(e) => Err(e),
         }
@@ -60,10 +48,7 @@ impl Outbox {
             "message": params.message,
             "idempotencyKey": params.idempotency_key,
         });
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&self.path)?;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
         file.write_all(format!("{line}\n").as_bytes())?;
         seen.insert(params.idempotency_key.clone());
         Ok(())

@@ -10,10 +10,7 @@ fn text(entry: &Map<String, Value>, key: &str) -> Option<String> {
 }
 
 fn number(entry: &Map<String, Value>, key: &str) -> Option<f64> {
-    entry
-        .get(key)
-        .and_then(Value::as_f64)
-        .filter(|n| n.is_finite())
+    entry.get(key).and_then(Value::as_f64).filter(|n| n.is_finite())
 }
 
 /// `parseGroupKey`: the channel and id of a `<channel>:group|channel:<id>` key.
@@ -61,11 +58,7 @@ fn shorten_group_id(value: &str) -> String {
     if chars.len() <= 14 {
         return trimmed.to_string();
     }
-    format!(
-        "{}...{}",
-        chars[..6].iter().collect::<String>(),
-        chars[chars.len() - 4..].iter().collect::<String>()
-    )
+    format!("{}...{}", chars[..6].iter().collect::<String>(), chars[chars.len() - 4..].iter().collect::<String>())
 }
 
 /// `buildGroupDisplayName`.
@@ -80,23 +73,14 @@ pub fn group_display_name(
     fn nonblank(v: Option<&str>) -> Option<&str> {
         v.map(str::trim).filter(|s| !s.is_empty())
     }
-    let provider_key =
-        nonblank(Some(provider)).map_or_else(|| "group".to_string(), str::to_lowercase);
+    let provider_key = nonblank(Some(provider)).map_or_else(|| "group".to_string(), str::to_lowercase);
     let group_channel = nonblank(group_channel);
     let (space, subject) = (nonblank(space), nonblank(subject));
     let detail = match (group_channel, space) {
         (Some(gc), Some(sp)) => format!("{sp}{}{gc}", if gc.starts_with('#') { "" } else { "#" }),
-        _ => group_channel
-            .or(subject)
-            .or(space)
-            .unwrap_or("")
-            .to_string(),
+        _ => group_channel.or(subject).or(space).unwrap_or("").to_string(),
     };
-    let raw_label = if detail.is_empty() {
-        nonblank(id).unwrap_or(key).to_string()
-    } else {
-        detail
-    };
+    let raw_label = if detail.is_empty() { nonblank(id).unwrap_or(key).to_string() } else { detail };
     let mut token = normalize_group_label(&raw_label);
     if token.is_empty() {
         token = normalize_group_label(&shorten_group_id(&raw_label));
@@ -104,12 +88,7 @@ pub fn group_display_name(
     if group_channel.is_none() && token.starts_with('#') {
         token = token.trim_start_matches('#').to_string();
     }
-    if !token.is_empty()
-        && !token.starts_with('@')
-        && !token.starts_with('#')
-        && !token.starts_with("g-")
-        && !token.contains('#')
-    {
+    if !token.is_empty() && !token.starts_with('@') && !token.starts_with('#') && !token.starts_with("g-") && !token.contains('#') {
         token = format!("g-{token}");
     }
     if token.is_empty() {
@@ -125,10 +104,7 @@ pub fn gateway_kind(key: &str, entry: &Map<String, Value>) -> &'static str {
         return if key == "global" { "global" } else { "unknown" };
     }
     let chat_type = entry.get("chatType").and_then(Value::as_str);
-    if matches!(chat_type, Some("group") | Some("channel"))
-        || key.contains(":group:")
-        || key.contains(":channel:")
-    {
+    if matches!(chat_type, Some("group") | Some("channel")) || key.contains(":group:") || key.contains(":channel:") {
         "group"
     } else {
         "direct"
@@ -164,13 +140,7 @@ pub fn build_row(key: &str, entry: &Map<String, Value>, spawned_by: Option<Strin
             })
         })
         .or_else(|| label.clone())
-        .or_else(|| {
-            entry
-                .get("origin")
-                .and_then(|o| o.get("label"))
-                .and_then(Value::as_str)
-                .map(str::to_string)
-        });
+        .or_else(|| entry.get("origin").and_then(|o| o.get("label")).and_then(Value::as_str).map(str::to_string));
     let delivery = session_delivery(entry);
     let input = number(entry, "inputTokens").unwrap_or(0.0);
     let output = number(entry, "outputTokens").unwrap_or(0.0);
@@ -196,18 +166,9 @@ pub fn build_row(key: &str, entry: &Map<String, Value>, spawned_by: Option<Strin
         system_sent: entry.get("systemSent").and_then(Value::as_bool),
         aborted_last_run: entry.get("abortedLastRun").and_then(Value::as_bool),
         send_policy: text(entry, "sendPolicy"),
-        last_channel: delivery
-            .as_ref()
-            .and_then(|d| d.channel.clone())
-            .or_else(|| text(entry, "lastChannel")),
-        last_to: delivery
-            .as_ref()
-            .and_then(|d| d.to.clone())
-            .or_else(|| text(entry, "lastTo")),
-        last_account_id: delivery
-            .as_ref()
-            .and_then(|d| d.account_id.clone())
-            .or_else(|| text(entry, "lastAccountId")),
+        last_channel: delivery.as_ref().and_then(|d| d.channel.clone()).or_else(|| text(entry, "lastChannel")),
+        last_to: delivery.as_ref().and_then(|d| d.to.clone()).or_else(|| text(entry, "lastTo")),
+        last_account_id: delivery.as_ref().and_then(|d| d.account_id.clone()).or_else(|| text(entry, "lastAccountId")),
         spawned_by,
     }
 }
@@ -219,48 +180,11 @@ mod tests {
     #[test]
     fn display_names() {
         assert_eq!(
-            group_display_name(
-                "discord",
-                None,
-                Some("#general"),
-                Some("1187420000000000001"),
-                Some("1187421193829244938"),
-                "k"
-            ),
+            group_display_name("discord", None, Some("#general"), Some("1187420000000000001"), Some("1187421193829244938"), "k"),
             "discord:1187420000000000001#general"
         );
-        assert_eq!(
-            group_display_name(
-                "telegram",
-                Some("Family Chat"),
-                None,
-                None,
-                Some("-1001234567890"),
-                "k"
-            ),
-            "telegram:g-family-chat"
-        );
-        assert_eq!(
-            group_display_name(
-                "slack",
-                None,
-                Some("#incidents"),
-                None,
-                Some("c07abcdef12"),
-                "k"
-            ),
-            "slack:#incidents"
-        );
-        assert_eq!(
-            group_display_name(
-                "discord",
-                None,
-                None,
-                None,
-                None,
-                "agent:main:subagent:6f1e"
-            ),
-            "discord:g-agent-main-subagent-6f1e"
-        );
+        assert_eq!(group_display_name("telegram", Some("Family Chat"), None, None, Some("-1001234567890"), "k"), "telegram:g-family-chat");
+        assert_eq!(group_display_name("slack", None, Some("#incidents"), None, Some("c07abcdef12"), "k"), "slack:#incidents");
+        assert_eq!(group_display_name("discord", None, None, None, None, "agent:main:subagent:6f1e"), "discord:g-agent-main-subagent-6f1e");
     }
 }

@@ -64,9 +64,7 @@ impl Runs {
     pub fn open(path: PathBuf, clock: Clock) -> std::io::Result<Runs> {
         let now = clock() as i64;
         let mut runs = match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice::<Persisted>(&bytes)
-                .map(|p| p.runs)
-                .unwrap_or_default(),
+            Ok(bytes) => serde_json::from_slice::<Persisted>(&bytes).map(|p| p.runs).unwrap_or_default(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
             Err(e) => return Err(e),
         };
@@ -74,9 +72,7 @@ impl Runs {
             if record.finished.is_none() {
                 record.finished = Some(Finished {
                     status: "error".into(),
-                    error: Some(
-                        "the run was interrupted: the gateway stopped while it was going on".into(),
-                    ),
+                    error: Some("the run was interrupted: the gateway stopped while it was going on".into()),
                     reply: None,
                     usage: None,
                     model: None,
@@ -85,25 +81,13 @@ impl Runs {
                 });
             }
         }
-        Ok(Runs {
-            path,
-            runs: Mutex::new(runs),
-            ended: Condvar::new(),
-            clock,
-        })
+        Ok(Runs { path, runs: Mutex::new(runs), ended: Condvar::new(), clock })
     }
 
     fn persist(&self, runs: &mut HashMap<String, Record>) {
         let now = (self.clock)() as i64;
-        runs.retain(|_, r| {
-            r.finished
-                .as_ref()
-                .is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS)
-        });
-        let persisted = Persisted {
-            version: 1,
-            runs: runs.clone(),
-        };
+        runs.retain(|_, r| r.finished.as_ref().is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS));
+        let persisted = Persisted { version: 1, runs: runs.clone() };
         if let Ok(bytes) = serde_json::to_vec_pretty(&persisted) {
             if let Some(dir) = self.path.parent() {
                 let _ = std::fs::create_dir_all(dir);
@@ -114,20 +98,12 @@ impl Runs {
 
     /// The session a run belongs to.
     pub fn session_of(&self, run_id: &str) -> Option<String> {
-        self.runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(run_id)
-            .map(|r| r.session_key.clone())
+        self.runs.lock().unwrap_or_else(|p| p.into_inner()).get(run_id).map(|r| r.session_key.clone())
     }
 
     /// The run with this id, if it exists (its id, for the caller's convenience).
     pub fn get(&self, run_id: &str) -> Option<String> {
-        self.runs
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .contains_key(run_id)
-            .then(|| run_id.to_string())
+        self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id).then(|| run_id.to_string())
     }
 
     /// Starts a run on its own thread. `finish` records the outcome (transcript, entry)
@@ -142,81 +118,55 @@ impl Runs {
         let started_at = (self.clock)() as i64;
         {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            runs.insert(
-                request.run_id.clone(),
-                Record {
-                    session_key: request.session_key.clone(),
-                    started_at,
-                    finished: None,
-                },
-            );
+            runs.insert(request.run_id.clone(), Record { session_key: request.session_key.clone(), started_at, finished: None });
             self.persist(&mut runs);
         }
         let this = self.clone();
-        let spawned = std::thread::Builder::new()
-            .name(format!("run-{}", request.run_id))
-            .spawn(move || {
-                let began = Instant::now();
-                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    runtime.run(&request)
-                }))
-                .unwrap_or_else(|_| RunResult {
-                    status: "error".into(),
-                    reply: None,
-                    error: Some("the agent runtime failed".into()),
-                    usage: None,
-                    model: None,
-                    duration: Duration::ZERO,
-                });
-                let finished = if result.duration > timeout {
-                    std::thread::sleep(timeout.saturating_sub(began.elapsed()));
-                    Finished {
-                        status: "timeout".into(),
-                        error: Some(format!(
-                            "the run timed out after {}s and was stopped",
-                            timeout.as_secs()
-                        )),
-                        reply: None,
-                        usage: None,
-                        model: result.model,
-                        started_at,
-                        ended_at: (this.clock)() as i64,
-                    }
-                } else {
-                    std::thread::sleep(result.duration.saturating_sub(began.elapsed()));
-                    Finished {
-                        status: if result.status == "ok" {
-                            "ok".into()
-                        } else {
-                            "error".into()
-                        },
-                        error: if result.status == "ok" {
-                            None
-                        } else {
-                            Some(result.error.unwrap_or_else(|| "agent error".into()))
-                        },
-                        reply: result.reply,
-                        usage: result.usage,
-                        model: result.model,
-                        started_at,
-                        ended_at: (this.clock)() as i64,
-                    }
-                };
-                finish(&request, &finished);
-                let mut runs = this.runs.lock().unwrap_or_else(|p| p.into_inner());
-                if let Some(record) = runs.get_mut(&request.run_id) {
-                    record.finished = Some(finished);
-                }
-                this.persist(&mut runs);
-                this.ended.notify_all();
+        let spawned = std::thread::Builder::new().name(format!("run-{}", request.run_id)).spawn(move || {
+            let began = Instant::now();
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
+                status: "error".into(),
+                reply: None,
+                error: Some("the agent runtime failed".into()),
+                usage: None,
+                model: None,
+                duration: Duration::ZERO,
             });
+            let finished = if result.duration > timeout {
+                std::thread::sleep(timeout.saturating_sub(began.elapsed()));
+                Finished {
+                    status: "timeout".into(),
+                    error: Some(format!("the run timed out after {}s and was stopped", timeout.as_secs())),
+                    reply: None,
+                    usage: None,
+                    model: result.model,
+                    started_at,
+                    ended_at: (this.clock)() as i64,
+                }
+            } else {
+                std::thread::sleep(result.duration.saturating_sub(began.elapsed()));
+                Finished {
+                    status: if result.status == "ok" { "ok".into() } else { "error".into() },
+                    error: if result.status == "ok" { None } else { Some(result.error.unwrap_or_else(|| "agent error".into())) },
+                    reply: result.reply,
+                    usage: result.usage,
+                    model: result.model,
+                    started_at,
+                    ended_at: (this.clock)() as i64,
+                }
+            };
+            finish(&request, &finished);
+            let mut runs = this.runs.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(record) = runs.get_mut(&request.run_id) {
+                record.finished = Some(finished);
+            }
+            this.persist(&mut runs);
+            this.ended.notify_all();
+        });
         if let Err(e) = spawned {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
             let now = (self.clock)() as i64;
-            if let Some(record) = runs
-                .values_mut()
-                .find(|r| r.finished.is_none() && r.started_at == started_at)
-            {
+            if let Some(record) = runs.values_mut().find(|r| r.finished.is_none() && r.started_at == started_at) {
                 record.finished = Some(Finished {
                     status: "error".into(),
                     error: Some(format!("cannot start the run: {e}")),
@@ -228,6 +178,22 @@ impl Runs {
                 });
             }
             self.ended.notify_all();
+        }
+    }
+
+    /// Waits until no run is going on (or the timeout passes); answers whether none is.
+    pub fn wait_idle(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if runs.values().all(|r| r.finished.is_some()) {
+                return true;
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return false;
+            }
+            runs = self.ended.wait_timeout(runs, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 
@@ -248,16 +214,9 @@ impl Runs {
             }
             let now = Instant::now();
             if now >= deadline {
-                return WaitResult {
-                    status: Some("timeout".into()),
-                    ..Default::default()
-                };
+                return WaitResult { status: Some("timeout".into()), ..Default::default() };
             }
-            runs = self
-                .ended
-                .wait_timeout(runs, deadline - now)
-                .unwrap_or_else(|p| p.into_inner())
-                .0;
+            runs = self.ended.wait_timeout(runs, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 }

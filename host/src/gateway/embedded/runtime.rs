@@ -39,14 +39,7 @@ pub struct RunResult {
 
 impl RunResult {
     pub fn ok(reply: impl Into<String>) -> RunResult {
-        RunResult {
-            status: "ok".into(),
-            reply: Some(reply.into()),
-            error: None,
-            usage: None,
-            model: None,
-            duration: Duration::ZERO,
-        }
+        RunResult { status: "ok".into(), reply: Some(reply.into()), error: None, usage: None, model: None, duration: Duration::ZERO }
     }
 }
 
@@ -66,10 +59,7 @@ fn estimate_tokens(text: &str) -> f64 {
 }
 
 fn line_after<'a>(prompt: &'a str, prefix: &str) -> Option<&'a str> {
-    prompt
-        .lines()
-        .find_map(|l| l.strip_prefix(prefix))
-        .map(str::trim)
+    prompt.lines().find_map(|l| l.strip_prefix(prefix)).map(str::trim)
 }
 
 impl AgentRuntime for EchoRuntime {
@@ -98,11 +88,7 @@ impl AgentRuntime for EchoRuntime {
             output_tokens: Some(estimate_tokens(&reply)),
             total_tokens: None,
         };
-        RunResult {
-            usage: Some(usage),
-            model: Some("echo/echo-1".into()),
-            ..RunResult::ok(reply)
-        }
+        RunResult { usage: Some(usage), model: Some("echo/echo-1".into()), ..RunResult::ok(reply) }
     }
 }
 
@@ -129,14 +115,12 @@ pub struct ScriptedRuntime {
 impl ScriptedRuntime {
     /// Reads rules from JSON: an array, or an object with a `runs` array.
     pub fn from_json(text: &str) -> Result<ScriptedRuntime, String> {
-        let value: Value = serde_json::from_str(text)
-            .map_err(|e| format!("runtime rules are not valid JSON: {e}"))?;
+        let value: Value = serde_json::from_str(text).map_err(|e| format!("runtime rules are not valid JSON: {e}"))?;
         let list = match &value {
             Value::Array(items) => items,
-            Value::Object(map) => map
-                .get("runs")
-                .and_then(Value::as_array)
-                .ok_or("runtime rules: expected an array or {\"runs\": [...]}")?,
+            Value::Object(map) => {
+                map.get("runs").and_then(Value::as_array).ok_or("runtime rules: expected an array or {\"runs\": [...]}")?
+            }
             _ => return Err("runtime rules: expected an array or {\"runs\": [...]}".into()),
         };
         let mut rules = Vec::with_capacity(list.len());
@@ -148,15 +132,10 @@ impl ScriptedRuntime {
             }
             let duration = match r.get("durationMs") {
                 None => 0,
-                Some(v) => v.as_u64().ok_or_else(|| {
-                    format!("runtime rules[{i}].durationMs must be a whole number of milliseconds")
-                })?,
+                Some(v) => v.as_u64().ok_or_else(|| format!("runtime rules[{i}].durationMs must be a whole number of milliseconds"))?,
             };
             rules.push(Rule {
-                pattern: r
-                    .get("match")
-                    .cloned()
-                    .unwrap_or_else(|| Value::Object(Default::default())),
+                pattern: r.get("match").cloned().unwrap_or_else(|| Value::Object(Default::default())),
                 reply: text("reply"),
                 status,
                 error: text("error"),
@@ -169,19 +148,14 @@ impl ScriptedRuntime {
     }
 
     pub fn from_file(path: &std::path::Path) -> Result<ScriptedRuntime, String> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| format!("reading runtime rules {}: {e}", path.display()))?;
+        let text = std::fs::read_to_string(path).map_err(|e| format!("reading runtime rules {}: {e}", path.display()))?;
         Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
     }
 }
 
 impl AgentRuntime for ScriptedRuntime {
     fn run(&self, request: &RunRequest) -> RunResult {
-        match self
-            .rules
-            .iter()
-            .find(|r| is_match(&r.pattern, &request.params))
-        {
+        match self.rules.iter().find(|r| is_match(&r.pattern, &request.params)) {
             Some(rule) => RunResult {
                 status: rule.status.clone(),
                 reply: rule.reply.clone(),
@@ -190,14 +164,7 @@ impl AgentRuntime for ScriptedRuntime {
                 model: rule.model.clone(),
                 duration: rule.duration,
             },
-            None => RunResult {
-                status: "ok".into(),
-                reply: None,
-                error: None,
-                usage: None,
-                model: None,
-                duration: Duration::ZERO,
-            },
+            None => RunResult { status: "ok".into(), reply: None, error: None, usage: None, model: None, duration: Duration::ZERO },
         }
     }
 }
@@ -223,37 +190,20 @@ mod tests {
     #[test]
     fn echo_answers_protocol_steps() {
         let rt = EchoRuntime;
-        assert_eq!(
-            rt.run(&request("hi", None)).reply.as_deref(),
-            Some("echo: hi")
-        );
-        assert_eq!(
-            rt.run(&request(
-                "x",
-                Some("Agent-to-agent reply step:\nTurn 2 of 5.")
-            ))
-            .reply
-            .as_deref(),
-            Some("REPLY_SKIP")
-        );
-        let announce = rt
-            .run(&request(
-                "Sub-agent announce step.",
-                Some("Sub-agent result: done\n"),
-            ))
-            .reply
-            .unwrap();
+        assert_eq!(rt.run(&request("hi", None)).reply.as_deref(), Some("echo: hi"));
+        assert_eq!(rt.run(&request("x", Some("Agent-to-agent reply step:\nTurn 2 of 5."))).reply.as_deref(), Some("REPLY_SKIP"));
+        let announce = rt.run(&request("Sub-agent announce step.", Some("Sub-agent result: done\n"))).reply.unwrap();
         assert!(announce.starts_with("Result: done"));
     }
 
     #[test]
     fn scripted_rules() {
-        let rt = ScriptedRuntime::from_json(r#"[{"match": {"message": "a"}, "reply": "A", "durationMs": 5}, {"match": {}, "status": "error", "error": "no"}]"#).unwrap();
+        let rt = ScriptedRuntime::from_json(
+            r#"[{"match": {"message": "a"}, "reply": "A", "durationMs": 5}, {"match": {}, "status": "error", "error": "no"}]"#,
+        )
+        .unwrap();
         let a = rt.run(&request("a", None));
-        assert_eq!(
-            (a.reply.as_deref(), a.duration),
-            (Some("A"), Duration::from_millis(5))
-        );
+        assert_eq!((a.reply.as_deref(), a.duration), (Some("A"), Duration::from_millis(5)));
         assert_eq!(rt.run(&request("b", None)).error.as_deref(), Some("no"));
         assert!(ScriptedRuntime::from_json(r#"[{"status": "timeout"}]"#).is_err());
     }

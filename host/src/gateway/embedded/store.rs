@@ -28,11 +28,7 @@ fn stamp(path: &Path) -> Option<Stamp> {
     let inode = std::os::unix::fs::MetadataExt::ino(&meta);
     #[cfg(not(unix))]
     let inode = 0;
-    Some(Stamp {
-        modified: meta.modified().ok(),
-        len: meta.len(),
-        inode,
-    })
+    Some(Stamp { modified: meta.modified().ok(), len: meta.len(), inode })
 }
 
 /// A loaded store.
@@ -57,11 +53,7 @@ pub struct SessionStore {
 
 /// Old field names OpenClaw migrates on load.
 fn migrate(entry: &mut Map<String, Value>) {
-    for (old, new) in [
-        ("provider", "channel"),
-        ("lastProvider", "lastChannel"),
-        ("room", "groupChannel"),
-    ] {
+    for (old, new) in [("provider", "channel"), ("lastProvider", "lastChannel"), ("room", "groupChannel")] {
         if let Some(value) = entry.shift_remove(old) {
             if !entry.contains_key(new) {
                 entry.insert(new.to_string(), value);
@@ -84,14 +76,8 @@ fn parse(bytes: &[u8], path: &Path) -> (Map<String, Value>, Option<String>) {
             }
             (map, None)
         }
-        Ok(_) => (
-            Map::new(),
-            Some(format!("{} does not hold a JSON object", path.display())),
-        ),
-        Err(e) => (
-            Map::new(),
-            Some(format!("{} is not valid JSON: {e}", path.display())),
-        ),
+        Ok(_) => (Map::new(), Some(format!("{} does not hold a JSON object", path.display()))),
+        Err(e) => (Map::new(), Some(format!("{} is not valid JSON: {e}", path.display()))),
     }
 }
 
@@ -123,35 +109,19 @@ impl From<std::io::Error> for StoreError {
 
 impl SessionStore {
     pub fn new(agent_id: &str, path: PathBuf) -> SessionStore {
-        SessionStore {
-            agent_id: agent_id.to_string(),
-            path,
-            cache: Mutex::new(None),
-            writer: Mutex::new(()),
-        }
+        SessionStore { agent_id: agent_id.to_string(), path, cache: Mutex::new(None), writer: Mutex::new(()) }
     }
 
     fn read_disk(&self) -> Loaded {
         let before = stamp(&self.path);
         match std::fs::read(&self.path) {
             Ok(bytes) => {
-                let (entries, problem) = if bytes.iter().all(u8::is_ascii_whitespace) {
-                    (Map::new(), None)
-                } else {
-                    parse(&bytes, &self.path)
-                };
-                Loaded {
-                    stamp: before,
-                    entries,
-                    problem,
-                }
+                let (entries, problem) =
+                    if bytes.iter().all(u8::is_ascii_whitespace) { (Map::new(), None) } else { parse(&bytes, &self.path) };
+                Loaded { stamp: before, entries, problem }
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::default(),
-            Err(e) => Loaded {
-                stamp: before,
-                entries: Map::new(),
-                problem: Some(format!("cannot read {}: {e}", self.path.display())),
-            },
+            Err(e) => Loaded { stamp: before, entries: Map::new(), problem: Some(format!("cannot read {}: {e}", self.path.display())) },
         }
     }
 
@@ -170,10 +140,7 @@ impl SessionStore {
     }
 
     /// Changes the store: re-read under the lock, changed by `change`, written back.
-    pub fn update<T>(
-        &self,
-        change: impl FnOnce(&mut Map<String, Value>) -> Result<T, String>,
-    ) -> Result<T, StoreError> {
+    pub fn update<T>(&self, change: impl FnOnce(&mut Map<String, Value>) -> Result<T, String>) -> Result<T, StoreError> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
@@ -189,8 +156,7 @@ impl SessionStore {
                 normalize_entry(entry);
             }
         }
-        let bytes = serde_json::to_vec_pretty(&loaded.entries)
-            .map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
+        let bytes = serde_json::to_vec_pretty(&loaded.entries).map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
         write_atomically(&self.path, &bytes)?;
         loaded.stamp = stamp(&self.path);
         *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(loaded));
@@ -202,15 +168,8 @@ impl SessionStore {
 /// so a reader (or a crash) never sees half a file; the result is mode 0600.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        "{name}.{}.{}.tmp",
-        std::process::id(),
-        uuid::Uuid::new_v4()
-    ));
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!("{name}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         #[cfg(unix)]
@@ -251,9 +210,7 @@ mod tests {
         std::fs::write(&path, "{ not json").unwrap();
         let store = SessionStore::new("main", path.clone());
         assert!(store.read().problem.is_some());
-        let err = store
-            .update(|m| Ok(m.insert("k".into(), json!({}))))
-            .unwrap_err();
+        let err = store.update(|m| Ok(m.insert("k".into(), json!({})))).unwrap_err();
         assert!(err.to_string().contains("refusing"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
     }
@@ -262,11 +219,7 @@ mod tests {
     fn reads_json5_and_sees_external_writes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.json");
-        std::fs::write(
-            &path,
-            "{ // comment\n 'k': {sessionId: 's', updatedAt: 1,},}",
-        )
-        .unwrap();
+        std::fs::write(&path, "{ // comment\n 'k': {sessionId: 's', updatedAt: 1,},}").unwrap();
         let store = SessionStore::new("main", path.clone());
         assert!(store.read().entries.contains_key("k"));
         std::fs::write(&path, "{\"k2\": {\"sessionId\": \"t\", \"updatedAt\": 2, \"pad\": \"xxxxxxxxxxxxxxxxxxxxxxxxx\"}}").unwrap();

@@ -33,13 +33,7 @@ pub fn iso_time(ms: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60,
-        ms % 1000
-    )
+    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, ms % 1000)
 }
 
 #[derive(Deserialize)]
@@ -75,23 +69,10 @@ fn looks_like_timestamp(header: &str) -> bool {
     (0..b.len()).any(|i| {
         let d = |j: usize| b.get(i + j).is_some_and(u8::is_ascii_digit);
         let c = |j: usize, ch: u8| b.get(i + j) == Some(&ch);
-        let date = d(0)
-            && d(1)
-            && d(2)
-            && d(3)
-            && c(4, b'-')
-            && d(5)
-            && d(6)
-            && c(7, b'-')
-            && d(8)
-            && d(9);
+        let date = d(0) && d(1) && d(2) && d(3) && c(4, b'-') && d(5) && d(6) && c(7, b'-') && d(8) && d(9);
         let time = |at: usize| d(at) && d(at + 1) && c(at + 2, b':') && d(at + 3) && d(at + 4);
-        let boundary = |at: usize| {
-            b.get(i + at)
-                .is_none_or(|x| !(x.is_ascii_alphanumeric() || *x == b'_'))
-        };
-        date && ((c(10, b'T') && time(11) && c(16, b'Z') && boundary(17))
-            || (c(10, b' ') && time(11) && boundary(16)))
+        let boundary = |at: usize| b.get(i + at).is_none_or(|x| !(x.is_ascii_alphanumeric() || *x == b'_'));
+        date && ((c(10, b'T') && time(11) && c(16, b'Z') && boundary(17)) || (c(10, b' ') && time(11) && boundary(16)))
     })
 }
 
@@ -107,10 +88,7 @@ pub fn strip_envelope(text: &str) -> &str {
     if header.is_empty() {
         return text;
     }
-    let known = looks_like_timestamp(header)
-        || ENVELOPE_CHANNELS
-            .iter()
-            .any(|c| header.starts_with(&format!("{c} ")));
+    let known = looks_like_timestamp(header) || ENVELOPE_CHANNELS.iter().any(|c| header.starts_with(&format!("{c} ")));
     if !known {
         return text;
     }
@@ -125,10 +103,7 @@ pub fn strip_message_id_hints(text: &str) -> String {
     text.split('\n')
         .filter(|line| {
             let l = line.trim_end_matches('\r').trim();
-            !(l.len() > 12
-                && l[..12].eq_ignore_ascii_case("[message_id:")
-                && l.ends_with(']')
-                && !l[12..l.len() - 1].contains(']'))
+            !(l.len() > 12 && l[..12].eq_ignore_ascii_case("[message_id:") && l.ends_with(']') && !l[12..l.len() - 1].contains(']'))
         })
         .collect::<Vec<_>>()
         .join("\n")
@@ -194,10 +169,7 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
         let Ok(Line { message: Some(raw) }) = serde_json::from_str::<Line>(line) else {
             continue;
         };
-        let role = serde_json::from_str::<Role>(raw.get())
-            .ok()
-            .and_then(|r| r.role)
-            .map(|r| r.into_owned());
+        let role = serde_json::from_str::<Role>(raw.get()).ok().and_then(|r| r.role).map(|r| r.into_owned());
         if kept.len() == limit {
             kept.pop_front();
         }
@@ -206,11 +178,7 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
     let mut messages: Vec<TranscriptMessage> = kept
         .into_iter()
         .map(|(role, raw)| {
-            let json = if role.as_deref() == Some("user") {
-                clean_user_message(raw)
-            } else {
-                raw.to_string()
-            };
+            let json = if role.as_deref() == Some("user") { clean_user_message(raw) } else { raw.to_string() };
             TranscriptMessage { role, json }
         })
         .collect();
@@ -235,11 +203,7 @@ fn last_entry_id(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
         .lines()
         .rev()
         .filter(|l| !l.trim().is_empty())
-        .find_map(|l| {
-            serde_json::from_str::<Value>(l)
-                .ok()
-                .and_then(|v| v.get("id").and_then(Value::as_str).map(str::to_string))
-        })
+        .find_map(|l| serde_json::from_str::<Value>(l).ok().and_then(|v| v.get("id").and_then(Value::as_str).map(str::to_string)))
         .filter(|_| true))
 }
 
@@ -250,22 +214,12 @@ pub fn default_path(store_dir: &Path, session_id: &str) -> PathBuf {
 
 /// Appends one message, writing the session header first when the file is new, under the
 /// transcript's lock. Answers the new entry's id.
-pub fn append_message(
-    path: &Path,
-    session_id: &str,
-    cwd: &str,
-    now_ms: u64,
-    message: &Value,
-) -> std::io::Result<String> {
+pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, message: &Value) -> std::io::Result<String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let _lock = FileLock::acquire(path)?;
-    let mut file = std::fs::OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)?;
+    let mut file = std::fs::OpenOptions::new().read(true).append(true).create(true).open(path)?;
     let mut out = String::new();
     let parent = if file.metadata()?.len() == 0 {
         #[cfg(unix)]
@@ -311,16 +265,8 @@ mod tests {
 
     #[test]
     fn strips_envelopes() {
-        assert_eq!(
-            strip_envelope(
-                "[Discord Acme HQ #general channel id:1 +10m 2026-01-26T10:00Z] alice: hi"
-            ),
-            "alice: hi"
-        );
-        assert_eq!(
-            strip_envelope("[not an envelope] hi"),
-            "[not an envelope] hi"
-        );
+        assert_eq!(strip_envelope("[Discord Acme HQ #general channel id:1 +10m 2026-01-26T10:00Z] alice: hi"), "alice: hi");
+        assert_eq!(strip_envelope("[not an envelope] hi"), "[not an envelope] hi");
         assert_eq!(strip_envelope("[2026-01-26 10:00] hi"), "hi");
         assert_eq!(strip_message_id_hints("hi\n[message_id: 123]"), "hi");
     }
@@ -329,29 +275,22 @@ mod tests {
     fn appends_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        append_message(&path, "s", "/w", 1000, &json!({"role": "user", "content": [{"type": "text", "text": "[WhatsApp +1 2026-01-26T10:00Z] hi"}]})).unwrap();
         append_message(
             &path,
             "s",
             "/w",
-            2000,
-            &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]}),
+            1000,
+            &json!({"role": "user", "content": [{"type": "text", "text": "[WhatsApp +1 2026-01-26T10:00Z] hi"}]}),
         )
         .unwrap();
-        let lines: Vec<Value> = std::fs::read_to_string(&path)
-            .unwrap()
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
+        append_message(&path, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]})).unwrap();
+        let lines: Vec<Value> = std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines[0]["type"], "session");
         assert_eq!(lines[1]["parentId"], Value::Null);
         assert_eq!(lines[2]["parentId"], lines[1]["id"]);
         let messages = read_messages(&path, 200).unwrap();
         assert_eq!(messages.len(), 2);
         assert!(messages[0].json.contains("\"hi\""), "{}", messages[0].json);
-        assert_eq!(
-            read_messages(&path, 1).unwrap()[0].role.as_deref(),
-            Some("assistant")
-        );
+        assert_eq!(read_messages(&path, 1).unwrap()[0].role.as_deref(), Some("assistant"));
     }
 }
