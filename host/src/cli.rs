@@ -113,6 +113,8 @@ pub enum Command {
         #[arg(long, default_value_t = 120)]
         wait: u64,
     },
+    /// Measure the host and the component (see BENCHMARKS.md).
+    Bench(crate::bench::BenchArgs),
     /// A short demonstration on a state directory (default: ./demo-state, created from the
     /// sample state on first use; it persists, so run it twice).
     Demo,
@@ -383,6 +385,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Demo => crate::demo::run(&cli.global),
+        Command::Bench(args) => crate::bench::run(&args),
     }
 }
 

@@ -2,6 +2,7 @@
 //! gives each agent its own sandboxed instance, and backs the component's imports with a
 //! gateway (an embedded OpenClaw-compatible one, or a scripted one for conformance).
 
+pub mod bench;
 pub mod bindings;
 pub mod cli;
 pub mod config;
