@@ -26,6 +26,11 @@ pub struct Limits {
     pub max_gateway_answer_bytes: usize,
     /// Log output (guest log lines and stdio) kept per call; the rest is dropped.
     pub max_log_bytes_per_call: usize,
+    /// Gateway calls one tool call (or job step) may make.
+    pub max_gateway_calls_per_call: u32,
+    /// Wall-clock time one call may take, waits on the gateway included; gateway waits are
+    /// shortened to fit in it.
+    pub wall_per_call: Duration,
 }
 
 impl Default for Limits {
@@ -42,6 +47,9 @@ impl Default for Limits {
             max_result_bytes: 32 << 20,
             max_gateway_answer_bytes: 64 << 20,
             max_log_bytes_per_call: 16 << 10,
+            // A list of every session with messages makes one history call a row.
+            max_gateway_calls_per_call: 25_000,
+            wall_per_call: Duration::from_secs(15 * 60),
         }
     }
 }

@@ -46,6 +46,8 @@ pub enum CallError {
     TooLarge { what: &'static str, size: usize, limit: usize },
     /// The guest used up its CPU budget for the call.
     CpuLimit { budget_ms: u128 },
+    /// The call took longer than its wall-clock limit.
+    WallLimit { budget_ms: u128 },
     /// The guest tried to grow past its memory cap.
     MemoryLimit { limit: usize },
     /// The guest trapped (panicked, hit unreachable code, overflowed its stack, ...).
@@ -60,7 +62,7 @@ pub enum CallError {
 impl CallError {
     /// Whether the instance is unusable afterwards (it is then thrown away).
     pub fn discards_instance(&self) -> bool {
-        matches!(self, CallError::CpuLimit { .. } | CallError::MemoryLimit { .. } | CallError::Trap(_))
+        matches!(self, CallError::CpuLimit { .. } | CallError::WallLimit { .. } | CallError::MemoryLimit { .. } | CallError::Trap(_))
     }
 }
 
@@ -70,6 +72,7 @@ impl std::fmt::Display for CallError {
             CallError::Tool(e) => write!(f, "{e}"),
             CallError::TooLarge { what, size, limit } => write!(f, "the {what} is too large ({size} bytes; the limit is {limit})"),
             CallError::CpuLimit { budget_ms } => write!(f, "the tool used up its CPU budget of {budget_ms} ms and was stopped"),
+            CallError::WallLimit { budget_ms } => write!(f, "the tool took longer than its time limit of {budget_ms} ms and was stopped"),
             CallError::MemoryLimit { limit } => write!(f, "the tool exceeded its memory limit of {} MiB and was stopped", limit >> 20),
             CallError::Trap(msg) => write!(f, "the tool crashed: {msg}"),
             CallError::BadAnswer(msg) => write!(f, "the tool answered something invalid: {msg}"),
@@ -150,6 +153,9 @@ impl Runtime {
             if meter.over_budget() {
                 meter.exceeded = true;
                 Ok(UpdateDeadline::Interrupt)
+            } else if meter.over_wall() {
+                meter.wall_exceeded = true;
+                Ok(UpdateDeadline::Interrupt)
             } else {
                 Ok(UpdateDeadline::Continue(1))
             }
@@ -181,6 +187,9 @@ impl Runtime {
 fn classify(state: &StoreState, error: wasmtime::Error, doing: &str) -> CallError {
     if state.meter.exceeded {
         return CallError::CpuLimit { budget_ms: state.meter.budget.as_millis() };
+    }
+    if state.meter.wall_exceeded {
+        return CallError::WallLimit { budget_ms: state.meter.wall_budget.as_millis() };
     }
     if state.limiter.memory_exceeded {
         return CallError::MemoryLimit { limit: state.limiter.memory_limit };
@@ -267,6 +276,10 @@ impl Sandbox {
             Ok(output) => {
                 if output.result.len() > self.max_result_bytes {
                     return Err(CallError::TooLarge { what: "tool result", size: output.result.len(), limit: self.max_result_bytes });
+                }
+                // The guest is not trusted to answer JSON.
+                if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&output.result) {
+                    return Err(CallError::BadAnswer(format!("the result is not JSON: {e}")));
                 }
                 Ok(ToolOutput { result: output.result, jobs: output.jobs.into_iter().map(bindings::job_from_wit).collect() })
             }

@@ -19,12 +19,17 @@ impl<T: ports::Gateway + Send + Sync + ?Sized> GatewayPort for T {}
 pub trait Services: ports::Host + Send + Sync {}
 impl<T: ports::Host + Send + Sync + ?Sized> Services for T {}
 
-/// Guest CPU time of the current call: wall time minus time spent in host calls.
+/// Guest CPU time of the current call (wall time minus time spent in host calls), its
+/// wall time, and its gateway calls.
 pub struct CpuMeter {
     started: Option<Instant>,
     in_host: Duration,
     pub budget: Duration,
     pub exceeded: bool,
+    pub wall_budget: Duration,
+    pub wall_exceeded: bool,
+    pub gateway_calls: u32,
+    pub max_gateway_calls: u32,
 }
 
 impl CpuMeter {
@@ -32,6 +37,17 @@ impl CpuMeter {
         self.started = Some(now);
         self.in_host = Duration::ZERO;
         self.exceeded = false;
+        self.wall_exceeded = false;
+        self.gateway_calls = 0;
+    }
+
+    /// Wall time left in the call.
+    pub fn wall_left(&self) -> Duration {
+        self.started.map_or(self.wall_budget, |s| self.wall_budget.saturating_sub(s.elapsed()))
+    }
+
+    pub fn over_wall(&self) -> bool {
+        self.started.is_some_and(|s| s.elapsed() > self.wall_budget)
     }
 
     pub fn stop(&mut self) {
@@ -140,7 +156,16 @@ impl StoreState {
                 memories: limits.memories,
                 memory_exceeded: false,
             },
-            meter: CpuMeter { started: None, in_host: Duration::ZERO, budget: limits.cpu_per_call, exceeded: false },
+            meter: CpuMeter {
+                started: None,
+                in_host: Duration::ZERO,
+                budget: limits.cpu_per_call,
+                exceeded: false,
+                wall_budget: limits.wall_per_call,
+                wall_exceeded: false,
+                gateway_calls: 0,
+                max_gateway_calls: limits.max_gateway_calls_per_call,
+            },
             services: setup.services.clone(),
             gateway: setup.gateway.clone(),
             max_answer: limits.max_gateway_answer_bytes,
@@ -176,8 +201,20 @@ impl StoreState {
         self.log.dropped = 0;
     }
 
-    /// Runs a gateway call; its time does not count against the guest's CPU budget.
+    /// Runs a gateway call; its time does not count against the guest's CPU budget (but
+    /// against the call's wall time), and a call has a bounded number of them.
     fn gateway_call<T>(&mut self, call: impl FnOnce(&dyn GatewayPort) -> ports::GatewayResult<T>) -> ports::GatewayResult<T> {
+        self.meter.gateway_calls += 1;
+        if self.meter.gateway_calls > self.meter.max_gateway_calls {
+            return Err(ports::GatewayError::new(format!(
+                "too many gateway calls in one call (the limit is {})",
+                self.meter.max_gateway_calls
+            )));
+        }
+        if self.meter.over_wall() {
+            self.meter.wall_exceeded = true;
+            return Err(ports::GatewayError::new("the call ran out of time".to_string()));
+        }
         let started = Instant::now();
         let result = call(self.gateway.as_ref());
         self.meter.in_host += started.elapsed();
@@ -253,7 +290,9 @@ impl wit_gw::Host for StoreState {
     }
 
     fn agent_wait(&mut self, params: wit_gw::WaitParams) -> Result<wit_gw::WaitResult, wit_gw::GatewayError> {
-        let params = bindings::wait_params(params);
+        let mut params = bindings::wait_params(params);
+        // A wait never outlasts the call's wall time.
+        params.timeout_ms = params.timeout_ms.min(self.meter.wall_left().as_millis() as u64);
         let wait = self.gateway_call(|gw| gw.agent_wait(&params)).map_err(bindings::gw_err)?;
         let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
         self.bounded("agent.wait", size, wait).map(bindings::wait_result)
