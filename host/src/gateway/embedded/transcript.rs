@@ -232,6 +232,14 @@ pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, mes
         out.push('\n');
         None
     } else {
+        // A line cut short by a writer that died must not swallow the next one.
+        let len = file.metadata()?.len();
+        file.seek(SeekFrom::Start(len - 1))?;
+        let mut last = [0u8; 1];
+        file.read_exact(&mut last)?;
+        if last[0] != b'\n' {
+            out.push('\n');
+        }
         last_entry_id(&mut file)?.filter(|id| id != session_id)
     };
     let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
@@ -292,5 +300,19 @@ mod tests {
         assert_eq!(messages.len(), 2);
         assert!(messages[0].json.contains("\"hi\""), "{}", messages[0].json);
         assert_eq!(read_messages(&path, 1).unwrap()[0].role.as_deref(), Some("assistant"));
+    }
+
+    #[test]
+    fn a_cut_line_is_skipped_and_does_not_swallow_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        append_message(&path, "s", "/w", 1000, &json!({"role": "user", "content": "one"})).unwrap();
+        let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        file.write_all(b"{\"type\":\"message\",\"message\":{\"role\":\"assis").unwrap();
+        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "two"})).unwrap();
+        let messages = read_messages(&path, 200).unwrap();
+        let texts: Vec<&str> = messages.iter().map(|m| m.json.as_str()).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(texts[1].contains("two"));
     }
 }
