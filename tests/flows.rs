@@ -248,3 +248,41 @@ fn a_slow_flow_does_not_hold_up_tool_calls() {
     let text: Vec<String> = history.unwrap().messages.into_iter().map(|m| m.json).collect();
     assert!(text.iter().any(|m| m.contains("Agent-to-agent announce step.")), "the announce step ran after the slow run: {text:?}");
 }
+
+#[test]
+fn two_processes_resuming_the_same_jobs_announce_once() {
+    let state = sample_copy();
+    write_config(state.path());
+    let dir = state.path().to_str().unwrap();
+    for i in 0..3 {
+        let spawned = ok_json(cli(&[
+            "--state",
+            dir,
+            "call",
+            "--as",
+            "agent:main:main",
+            "--channel",
+            "discord",
+            "--to",
+            "user:1",
+            "--wait",
+            "0",
+            "sessions_spawn",
+            &format!(r#"{{"task":"task {i}"}}"#),
+        ]));
+        assert_eq!(spawned["status"], "accepted");
+    }
+    // Two processes resume the pending flows at the same time.
+    let resume = || {
+        Command::new(env!("CARGO_BIN_EXE_st-cli"))
+            .args(["--state", dir, "jobs", "--wait", "30"])
+            .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
+            .spawn()
+            .unwrap()
+    };
+    let (mut a, mut b) = (resume(), resume());
+    assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
+    let deliveries = outbox(state.path());
+    let announces: Vec<&str> = deliveries.iter().filter_map(|d| d["message"].as_str()).filter(|m| m.starts_with("Status:")).collect();
+    assert_eq!(announces.len(), 3, "each sub-agent announced exactly once: {announces:#?}");
+}

@@ -327,17 +327,23 @@ impl ToolService {
                             Wake::At(at) if at > now => {
                                 next_timer = Some(next_timer.map_or(at, |t| t.min(at)));
                             }
-                            Wake::RunEnd(params) => {
+                            Wake::RunEnd(_) => {
                                 if !service.claim(&record.id) {
                                     continue;
                                 }
                                 let worker = service.clone();
                                 let id = record.id.clone();
+                                let job_id = id.clone();
                                 let spawned = std::thread::Builder::new().name("session-tools-wait".into()).spawn(move || {
-                                    let answer = worker.gateway_for(&record.caller).agent_wait(&params);
-                                    let id = record.id.clone();
-                                    worker.step(record, Wakeup::RunEnded(answer));
-                                    worker.release(&id);
+                                    // Claimed across processes too, and re-read as it is now.
+                                    if let Some((claim, record)) = worker.jobs.claim(&job_id) {
+                                        if let Wake::RunEnd(params) = record.job().wake {
+                                            let answer = worker.gateway_for(&record.caller).agent_wait(&params);
+                                            worker.step(record, Wakeup::RunEnded(answer));
+                                        }
+                                        drop(claim);
+                                    }
+                                    worker.release(&job_id);
                                 });
                                 if spawned.is_err() {
                                     service.services.log(LogLevel::Error, "cannot start a thread to wait for a run; the job stays pending");
@@ -349,8 +355,11 @@ impl ToolService {
                                     continue;
                                 }
                                 let id = record.id.clone();
-                                let wakeup = if matches!(wake, Wake::Now) { Wakeup::Now } else { Wakeup::Timer };
-                                service.step(record, wakeup);
+                                if let Some((claim, record)) = service.jobs.claim(&id) {
+                                    let wakeup = if matches!(wake, Wake::Now) { Wakeup::Now } else { Wakeup::Timer };
+                                    service.step(record, wakeup);
+                                    drop(claim);
+                                }
                                 service.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
                             }
                         }
@@ -430,33 +439,51 @@ impl ToolService {
             if ready.is_empty() || Instant::now() >= until {
                 return steps;
             }
+            let mut ran = 0;
             for record in ready {
                 if Instant::now() >= until {
                     return steps;
                 }
-                self.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(record.id.clone());
+                if !self.claim(&record.id) {
+                    continue;
+                }
                 let id = record.id.clone();
-                let wakeup = match &record.job().wake {
-                    Wake::Now => Wakeup::Now,
-                    Wake::At(_) => Wakeup::Timer,
-                    Wake::RunEnd(params) => {
-                        let gateway = self.gateway_for(&record.caller);
-                        let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
-                        let mut bounded = params.clone();
-                        bounded.timeout_ms = bounded.timeout_ms.min(left.max(1));
-                        let answer = gateway.agent_wait(&bounded);
-                        // A wait cut short by our own deadline is retried later, not reported.
-                        if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout")) && bounded.timeout_ms < params.timeout_ms {
-                            self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
-                            continue;
-                        }
-                        Wakeup::RunEnded(answer)
-                    }
-                };
-                self.step(record, wakeup);
-                steps += 1;
+                if self.run_claimed(&id, until) {
+                    steps += 1;
+                    ran += 1;
+                }
                 self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
             }
+            if ran == 0 {
+                // What is ready is held by another process (or waits beyond our deadline).
+                std::thread::sleep(Duration::from_millis(50));
+            }
         }
+    }
+
+    /// Claims a job across processes, waits for what it waits for (within `until`) and
+    /// steps it. Answers whether a step ran.
+    fn run_claimed(&self, id: &str, until: Instant) -> bool {
+        let Some((claim, record)) = self.jobs.claim(id) else { return false };
+        let wakeup = match &record.job().wake {
+            Wake::Now => Wakeup::Now,
+            Wake::At(at) if *at > self.services.now_ms() => return false,
+            Wake::At(_) => Wakeup::Timer,
+            Wake::RunEnd(params) => {
+                let gateway = self.gateway_for(&record.caller);
+                let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
+                let mut bounded = params.clone();
+                bounded.timeout_ms = bounded.timeout_ms.min(left.max(1));
+                let answer = gateway.agent_wait(&bounded);
+                // A wait cut short by our own deadline is retried later, not reported.
+                if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout")) && bounded.timeout_ms < params.timeout_ms {
+                    return false;
+                }
+                Wakeup::RunEnded(answer)
+            }
+        };
+        self.step(record, wakeup);
+        drop(claim);
+        true
     }
 }

@@ -9,6 +9,7 @@ use session_tools_guest::jobs::{Job, Wake};
 use session_tools_guest::ports::WaitParams;
 use session_tools_guest::tools::Caller;
 
+use crate::gateway::embedded::lock::FileLock;
 use crate::gateway::embedded::store::write_atomically;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -82,6 +83,19 @@ impl JobStore {
         write_atomically(&self.dir.join(format!("{}.json", safe_name(&record.id))), &bytes)
     }
 
+    fn path(&self, id: &str) -> PathBuf {
+        self.dir.join(format!("{}.json", safe_name(id)))
+    }
+
+    /// Claims a job for this process (no other process steps it meanwhile) and answers its
+    /// current record; `None` when another process holds it or it has ended.
+    pub fn claim(&self, id: &str) -> Option<(FileLock, JobRecord)> {
+        let path = self.path(id);
+        let lock = FileLock::try_acquire(&path).ok().flatten()?;
+        let record = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JobRecord>(&b).ok())?;
+        Some((lock, record))
+    }
+
     pub fn remove(&self, id: &str) {
         let _ = std::fs::remove_file(self.dir.join(format!("{}.json", safe_name(id))));
     }
@@ -95,7 +109,7 @@ impl JobStore {
         };
         for entry in dir.filter_map(|e| e.ok()) {
             let path = entry.path();
-            if path.extension().is_none_or(|e| e != "json") {
+            if path.extension().is_none_or(|e| e != "json") || path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
                 continue;
             }
             match std::fs::read(&path)

@@ -18,12 +18,39 @@ pub struct FileLock {
     path: PathBuf,
 }
 
+fn lock_path(target: &Path) -> PathBuf {
+    let mut name = target.as_os_str().to_owned();
+    name.push(".lock");
+    PathBuf::from(name)
+}
+
 impl FileLock {
+    /// Takes `<target>.lock` if nobody holds it (a stale lock is taken over); `None` when
+    /// another live process holds it.
+    pub fn try_acquire(target: &Path) -> std::io::Result<Option<FileLock>> {
+        let path = lock_path(target);
+        for _ in 0..2 {
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+                    let _ = write!(file, "{{\"pid\":{},\"startedAt\":{now}}}", std::process::id());
+                    return Ok(Some(FileLock { path }));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    if !owner_is_gone(&path) {
+                        return Ok(None);
+                    }
+                    let _ = std::fs::remove_file(&path);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(None)
+    }
+
     /// Acquires `<target>.lock`.
     pub fn acquire(target: &Path) -> std::io::Result<FileLock> {
-        let mut name = target.as_os_str().to_owned();
-        name.push(".lock");
-        let path = PathBuf::from(name);
+        let path = lock_path(target);
         let started = Instant::now();
         loop {
             match OpenOptions::new().write(true).create_new(true).open(&path) {
