@@ -189,3 +189,20 @@ fn bad_input_is_a_clear_error_on_stderr() {
     let output = cli(&["--state", dir, "--config", "/nonexistent/config.json", "sessions"]);
     assert!(stderr(&output).contains("/nonexistent/config.json"), "{}", stderr(&output));
 }
+
+#[test]
+fn limits_are_configurable_per_agent() {
+    let state = sample_copy();
+    let dir = state.path().to_str().unwrap();
+    std::fs::create_dir_all(state.path().join("session-tools")).unwrap();
+    std::fs::write(state.path().join("session-tools/limits.json"), r#"{"agents": {"ops": {"maxArgumentBytes": 64}}}"#).unwrap();
+    let long = format!(r#"{{"kinds":["{}"]}}"#, "x".repeat(100));
+    let ops = cli(&["--state", dir, "call", "--as", "agent:ops:main", "sessions_list", &long]);
+    assert_eq!(ops.status.code(), Some(1));
+    assert!(stderr(&ops).contains("tool arguments too large: 114 bytes (the limit is 64)"), "{}", stderr(&ops));
+    let main = cli(&["--state", dir, "call", "--as", "agent:main:main", "sessions_list", &long]);
+    assert!(main.status.success(), "{}", stderr(&main));
+    std::fs::write(state.path().join("session-tools/limits.json"), r#"{"agents": {"ops": {"cpu": 1}}}"#).unwrap();
+    let bad = cli(&["--state", dir, "sessions"]);
+    assert!(stderr(&bad).contains("limits.json: agents.ops: unknown limit \"cpu\""), "{}", stderr(&bad));
+}

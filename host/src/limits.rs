@@ -53,3 +53,109 @@ impl Default for Limits {
         }
     }
 }
+
+/// The keys of a limits override, with their units.
+const KEYS: [&str; 9] = [
+    "memoryMiB",
+    "cpuMs",
+    "wallSeconds",
+    "maxArgumentBytes",
+    "maxResultBytes",
+    "maxGatewayAnswerBytes",
+    "maxGatewayCalls",
+    "maxLogBytes",
+    "tableElements",
+];
+
+impl Limits {
+    /// These limits with the overrides of a JSON object applied (`memoryMiB`, `cpuMs`,
+    /// `wallSeconds`, `maxArgumentBytes`, `maxResultBytes`, `maxGatewayAnswerBytes`,
+    /// `maxGatewayCalls`, `maxLogBytes`, `tableElements`); `origin` names it in errors.
+    pub fn with_overrides(&self, overrides: &serde_json::Value, origin: &str) -> Result<Limits, String> {
+        let object = overrides.as_object().ok_or_else(|| format!("{origin} must be an object"))?;
+        let mut limits = self.clone();
+        for (key, value) in object {
+            let n =
+                value.as_u64().filter(|n| *n > 0).ok_or_else(|| format!("{origin}.{key} must be a positive whole number (got {value})"))?;
+            let as_usize = |n: u64| usize::try_from(n).map_err(|_| format!("{origin}.{key} is too large"));
+            match key.as_str() {
+                "memoryMiB" => limits.memory_bytes = as_usize(n.checked_mul(1 << 20).ok_or(format!("{origin}.{key} is too large"))?)?,
+                "cpuMs" => limits.cpu_per_call = Duration::from_millis(n),
+                "wallSeconds" => limits.wall_per_call = Duration::from_secs(n),
+                "maxArgumentBytes" => limits.max_argument_bytes = as_usize(n)?,
+                "maxResultBytes" => limits.max_result_bytes = as_usize(n)?,
+                "maxGatewayAnswerBytes" => limits.max_gateway_answer_bytes = as_usize(n)?,
+                "maxGatewayCalls" => {
+                    limits.max_gateway_calls_per_call = u32::try_from(n).map_err(|_| format!("{origin}.{key} is too large"))?
+                }
+                "maxLogBytes" => limits.max_log_bytes_per_call = as_usize(n)?,
+                "tableElements" => limits.table_elements = u32::try_from(n).map_err(|_| format!("{origin}.{key} is too large"))?,
+                other => return Err(format!("{origin}: unknown limit {other:?} (known: {})", KEYS.join(", "))),
+            }
+        }
+        Ok(limits)
+    }
+}
+
+/// Limits for every agent, with per-agent overrides.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AgentLimits {
+    pub default: Limits,
+    pub agents: std::collections::HashMap<String, Limits>,
+}
+
+impl AgentLimits {
+    pub fn for_agent(&self, agent: &str) -> &Limits {
+        self.agents.get(agent).unwrap_or(&self.default)
+    }
+
+    /// The largest memory any agent may have (the size of a pooled memory slot).
+    pub fn max_memory(&self) -> usize {
+        self.agents.values().map(|l| l.memory_bytes).fold(self.default.memory_bytes, usize::max)
+    }
+
+    /// Reads `{"default": {...}, "agents": {"<id>": {...}}}` over `base`.
+    pub fn from_json(base: &Limits, text: &str, origin: &str) -> Result<AgentLimits, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("{origin} is not valid JSON: {e}"))?;
+        let object = value.as_object().ok_or_else(|| format!("{origin} must hold a JSON object"))?;
+        if let Some(extra) = object.keys().find(|k| *k != "default" && *k != "agents") {
+            return Err(format!("{origin}: unknown key {extra:?} (expected \"default\" and \"agents\")"));
+        }
+        let default = match object.get("default") {
+            Some(overrides) => base.with_overrides(overrides, &format!("{origin}: default"))?,
+            None => base.clone(),
+        };
+        let mut agents = std::collections::HashMap::new();
+        if let Some(list) = object.get("agents") {
+            let list = list.as_object().ok_or_else(|| format!("{origin}: agents must be an object of agent ids"))?;
+            for (id, overrides) in list {
+                let id = session_tools_guest::keys::normalize_agent_id(id);
+                agents.insert(id.clone(), default.with_overrides(overrides, &format!("{origin}: agents.{id}"))?);
+            }
+        }
+        Ok(AgentLimits { default, agents })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn per_agent_overrides() {
+        let limits = AgentLimits::from_json(
+            &Limits::default(),
+            r#"{"default": {"cpuMs": 200}, "agents": {"Ops": {"memoryMiB": 256}}}"#,
+            "limits.json",
+        )
+        .unwrap();
+        assert_eq!(limits.for_agent("main").cpu_per_call, Duration::from_millis(200));
+        assert_eq!(limits.for_agent("ops").memory_bytes, 256 << 20);
+        assert_eq!(limits.for_agent("ops").cpu_per_call, Duration::from_millis(200), "agents inherit the default");
+        assert_eq!(limits.max_memory(), 256 << 20);
+        let err = AgentLimits::from_json(&Limits::default(), r#"{"default": {"cpu": 1}}"#, "limits.json").unwrap_err();
+        assert!(err.contains("unknown limit \"cpu\""), "{err}");
+        let err = AgentLimits::from_json(&Limits::default(), r#"{"agents": {"x": {"cpuMs": -5}}}"#, "limits.json").unwrap_err();
+        assert!(err.contains("agents.x.cpuMs must be a positive whole number"), "{err}");
+    }
+}

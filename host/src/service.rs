@@ -20,7 +20,7 @@ use crate::engine::EngineOptions;
 use crate::gateway::embedded::runtime::{AgentRuntime, EchoRuntime};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway, PolicyEvaluator};
 use crate::jobs::store::{JobRecord, JobStore, WakeRecord};
-use crate::limits::Limits;
+use crate::limits::{AgentLimits, Limits};
 use crate::sandbox::visibility::VisibilityGuard;
 use crate::sandbox::{AgentSetup, CallError, GatewayPort, Runtime, Sandbox, ToolDescription};
 
@@ -74,7 +74,11 @@ pub struct ServiceOptions {
     pub config_path: Option<PathBuf>,
     pub runtime: Arc<dyn AgentRuntime>,
     pub engine: EngineOptions,
+    /// The limits of every agent's instance, unless `agent_limits` or the state
+    /// directory's `session-tools/limits.json` say otherwise for it.
     pub limits: Limits,
+    /// Per-agent limits (by agent id).
+    pub agent_limits: HashMap<String, Limits>,
     pub log: LogSink,
     /// The component to load (default: the one built into this host).
     pub component: Option<Arc<[u8]>>,
@@ -90,6 +94,7 @@ impl ServiceOptions {
             runtime: Arc::new(EchoRuntime),
             engine: EngineOptions::default(),
             limits: Limits::default(),
+            agent_limits: HashMap::new(),
             log: stderr_log(false),
             component: None,
             clock: system_clock(),
@@ -164,7 +169,7 @@ pub struct ToolService {
     config: DeploymentConfig,
     tools_config: session_tools_guest::Config,
     services: Arc<SystemServices>,
-    limits: Limits,
+    limits: AgentLimits,
     idle: Mutex<HashMap<String, Vec<Sandbox>>>,
     jobs: JobStore,
     /// Jobs being worked on (not to be picked up twice).
@@ -180,8 +185,18 @@ impl ToolService {
         let config = DeploymentConfig::load(&state_dir, options.config_path.as_deref())?;
         let tools_config =
             session_tools_guest::Config::from_value(&config.raw, &state_dir.display().to_string()).map_err(anyhow::Error::msg)?;
+        let mut limits = AgentLimits { default: options.limits.clone(), agents: options.agent_limits.clone() };
+        let limits_file = state_dir.join("session-tools").join("limits.json");
+        if let Ok(text) = std::fs::read_to_string(&limits_file) {
+            let from_file =
+                AgentLimits::from_json(&limits.default, &text, &limits_file.display().to_string()).map_err(anyhow::Error::msg)?;
+            limits.default = from_file.default;
+            limits.agents.extend(from_file.agents);
+        }
+        // Pooled memory slots are as large as the largest agent's cap.
+        let engine_limits = Limits { memory_bytes: limits.max_memory(), ..limits.default.clone() };
         let component: &[u8] = options.component.as_deref().unwrap_or(crate::COMPONENT);
-        let runtime = Runtime::new(component, &options.engine, &options.limits)?;
+        let runtime = Runtime::new(component, &options.engine, &engine_limits)?;
         let gateway = EmbeddedGateway::open(&state_dir, config.clone(), options.runtime.clone(), options.clock.clone())
             .with_context(|| format!("opening the state directory {}", state_dir.display()))?;
         let services = Arc::new(SystemServices::with_clock(options.log.clone(), options.clock.clone()));
@@ -191,7 +206,7 @@ impl ToolService {
             services: services.clone(),
             config_json: config.json.clone(),
             state_dir: state_dir.display().to_string(),
-            limits: options.limits.clone(),
+            limits: limits.default.clone(),
         };
         let policy = runtime.instantiate(&policy_setup).map_err(|e| anyhow::anyhow!("starting the send-policy instance: {e}"))?;
         gateway.set_policy(Arc::new(ComponentPolicy(Mutex::new(policy))));
@@ -202,7 +217,7 @@ impl ToolService {
             config,
             tools_config,
             services,
-            limits: options.limits,
+            limits,
             idle: Mutex::new(HashMap::new()),
             jobs,
             busy: Mutex::new(Default::default()),
@@ -247,7 +262,7 @@ impl ToolService {
             services: self.services.clone(),
             config_json: self.config.json.clone(),
             state_dir: self.state_dir().display().to_string(),
-            limits: self.limits.clone(),
+            limits: self.limits.for_agent(agent).clone(),
         })
     }
 

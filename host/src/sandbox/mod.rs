@@ -70,7 +70,7 @@ impl std::fmt::Display for CallError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             CallError::Tool(e) => write!(f, "{e}"),
-            CallError::TooLarge { what, size, limit } => write!(f, "the {what} is too large ({size} bytes; the limit is {limit})"),
+            CallError::TooLarge { what, size, limit } => write!(f, "{what} too large: {size} bytes (the limit is {limit})"),
             CallError::CpuLimit { budget_ms } => write!(f, "the tool used up its CPU budget of {budget_ms} ms and was stopped"),
             CallError::WallLimit { budget_ms } => write!(f, "the tool took longer than its time limit of {budget_ms} ms and was stopped"),
             CallError::MemoryLimit { limit } => write!(f, "the tool exceeded its memory limit of {} MiB and was stopped", limit >> 20),
