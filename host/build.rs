@@ -2,7 +2,8 @@
 //! the host binary and library carry the component they were built with.
 
 use std::path::PathBuf;
-use std::process::Command;
+
+include!("build-support/wasm_build.rs");
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
@@ -19,37 +20,13 @@ fn main() {
         return;
     }
 
-    // A target directory of its own: the outer cargo holds the lock on `target/`.
-    let target_dir = root.join("target").join("guest");
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(cargo);
-    command
-        .current_dir(&root)
-        .args(["build", "--quiet", "--release", "--package", "session-tools-guest", "--target", "wasm32-wasip2", "--target-dir"])
-        .arg(&target_dir);
-    // Flags and settings meant for the host build must not leak into the wasm build.
-    for var in [
-        "RUSTFLAGS",
-        "CARGO_ENCODED_RUSTFLAGS",
-        "CARGO_BUILD_RUSTFLAGS",
-        "CARGO_BUILD_TARGET",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_TARGET_DIR",
-        "CARGO_MAKEFLAGS",
-        "MAKEFLAGS",
-        "MFLAGS",
-    ] {
-        command.env_remove(var);
-    }
-    let status = command.status().expect("running cargo to build the guest component");
-    if !status.success() {
-        panic!(
-            "building the guest component failed (status {status}).\n\
-             Is the wasm target installed? Run: rustup target add wasm32-wasip2"
-        );
-    }
-    let wasm = target_dir.join("wasm32-wasip2/release/session_tools_guest.wasm");
-    assert!(wasm.is_file(), "the guest build did not produce {}", wasm.display());
+    let wasm = build_wasm_component(
+        "guest component",
+        &root,
+        &["--package".as_ref(), "session-tools-guest".as_ref()],
+        &root.join("target").join("guest"),
+        "session_tools_guest",
+    );
     println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", wasm.display());
 }
 

@@ -1,1 +1,630 @@
-//! (placeholder, being written)
+//! Hostile guests and no ambient authority (N15, N16): a test-only component that
+//! misbehaves on purpose (`tests/hostile-guest/`, built by `tests/build.rs`) is run by the
+//! real host, and each attack gets the host's exact answer: a CPU, wall or memory limit, a
+//! trap that discards the instance, a refused result, a bounded number of gateway calls, a
+//! refused gateway call for a sandboxed caller, or a component refused at load.
+
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use session_tools_guest::ports::{self, Gateway as _, GatewayError, GatewayResult, LogLevel};
+use session_tools_guest::tools::Caller;
+use session_tools_host::engine::{load_component, EngineOptions};
+use session_tools_host::limits::Limits;
+use session_tools_host::sandbox::{AgentSetup, CallError, Runtime, Sandbox};
+use session_tools_host::service::{LogSink, ServiceOptions, ToolService};
+use session_tools_tests::{engine_options, runtime, sample_copy};
+
+const CPU: Duration = Duration::from_millis(300);
+const MEMORY: usize = 32 << 20;
+const MAX_RESULT: usize = 64 << 10;
+const MAX_GATEWAY_CALLS: u32 = 100;
+const WALL: Duration = Duration::from_secs(1);
+
+fn hostile() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| std::fs::read(env!("HOSTILE_GUEST_WASM")).expect("reading the hostile guest"))
+}
+
+fn limits() -> Limits {
+    Limits {
+        memory_bytes: MEMORY,
+        cpu_per_call: CPU,
+        max_result_bytes: MAX_RESULT,
+        max_gateway_calls_per_call: MAX_GATEWAY_CALLS,
+        wall_per_call: WALL,
+        ..Limits::default()
+    }
+}
+
+fn small_engine() -> EngineOptions {
+    EngineOptions { pool_instances: 32, ..engine_options() }
+}
+
+/// The hostile component, compiled once, with the small limits.
+fn hostile_runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| Runtime::new(hostile(), &small_engine(), &limits()).expect("loading the hostile guest"))
+}
+
+/// A clock, ids, and every log line kept.
+#[derive(Default)]
+struct Recorder {
+    lines: Mutex<Vec<String>>,
+    ids: AtomicU64,
+}
+
+impl Recorder {
+    fn lines(&self) -> Vec<String> {
+        self.lines.lock().unwrap().clone()
+    }
+}
+
+impl ports::Host for Recorder {
+    fn now_ms(&self) -> u64 {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64
+    }
+    fn new_uuid(&self) -> String {
+        format!("00000000-0000-4000-8000-{:012}", self.ids.fetch_add(1, Ordering::Relaxed))
+    }
+    fn log(&self, _level: LogLevel, message: &str) {
+        self.lines.lock().unwrap().push(message.to_string());
+    }
+}
+
+/// A gateway that counts what it is asked: `sessions.resolve` answers at once,
+/// `agent.wait` sleeps for the wait it is given.
+#[derive(Default)]
+struct Stub {
+    resolves: AtomicU32,
+    waits: Mutex<Vec<u64>>,
+}
+
+fn nothing<T>() -> GatewayResult<T> {
+    Err(GatewayError::new("stub gateway"))
+}
+
+impl ports::Gateway for Stub {
+    fn sessions_list(&self, _: &ports::ListParams) -> GatewayResult<ports::SessionList> {
+        nothing()
+    }
+    fn sessions_resolve(&self, _: &ports::ResolveParams) -> GatewayResult<String> {
+        self.resolves.fetch_add(1, Ordering::Relaxed);
+        Ok("agent:main:main".into())
+    }
+    fn chat_history(&self, _: &ports::HistoryParams) -> GatewayResult<ports::History> {
+        nothing()
+    }
+    fn agent(&self, _: &ports::AgentParams) -> GatewayResult<ports::AgentAccepted> {
+        nothing()
+    }
+    fn agent_wait(&self, params: &ports::WaitParams) -> GatewayResult<ports::WaitResult> {
+        self.waits.lock().unwrap().push(params.timeout_ms);
+        std::thread::sleep(Duration::from_millis(params.timeout_ms.min(5_000)));
+        Ok(ports::WaitResult { status: Some("timeout".into()), ..Default::default() })
+    }
+    fn send(&self, _: &ports::SendParams) -> GatewayResult<()> {
+        nothing()
+    }
+    fn sessions_patch(&self, _: &ports::PatchParams) -> GatewayResult<()> {
+        nothing()
+    }
+    fn sessions_delete(&self, _: &ports::DeleteParams) -> GatewayResult<()> {
+        nothing()
+    }
+}
+
+/// A configured instance of the hostile component on the stub gateway.
+fn sandbox(limits: Limits) -> (Sandbox, Arc<Stub>, Arc<Recorder>) {
+    let stub = Arc::new(Stub::default());
+    let recorder = Arc::new(Recorder::default());
+    let setup = AgentSetup {
+        name: "hostile".into(),
+        gateway: stub.clone(),
+        services: recorder.clone(),
+        config_json: "{}".into(),
+        state_dir: "/nonexistent".into(),
+        limits,
+    };
+    (hostile_runtime().instantiate(&setup).expect("instantiating the hostile guest"), stub, recorder)
+}
+
+fn caller(key: &str, sandboxed: bool) -> Caller {
+    Caller { agent_session_key: Some(key.into()), sandboxed, ..Caller::default() }
+}
+
+fn call(sandbox: &mut Sandbox, tool: &str, args: Value) -> Result<Value, CallError> {
+    sandbox.call_tool(tool, &caller("agent:main:main", false), &args.to_string()).map(|out| serde_json::from_str(&out.result).unwrap())
+}
+
+/// Asserts an instance still answers, and how many tool calls it has seen.
+fn assert_ok(sandbox: &mut Sandbox, calls: u64) {
+    assert_eq!(call(sandbox, "ok", json!({})).unwrap(), json!({"ok": true, "calls": calls}));
+}
+
+#[test]
+fn a_spinning_guest_is_stopped_at_its_cpu_budget_while_another_agent_keeps_answering() {
+    let (mut spinner, _, recorder) = sandbox(limits());
+    let (mut other, _, _) = sandbox(limits());
+    assert_ok(&mut spinner, 1);
+    let spin = std::thread::spawn(move || {
+        let started = Instant::now();
+        let result = call(&mut spinner, "spin", json!({}));
+        (result, started.elapsed(), spinner.is_broken())
+    });
+    // Meanwhile, in this thread, another agent's instance answers call after call.
+    let mut answered = 0u64;
+    let mut slowest = Duration::ZERO;
+    while !spin.is_finished() {
+        let started = Instant::now();
+        assert_ok(&mut other, answered + 1);
+        slowest = slowest.max(started.elapsed());
+        answered += 1;
+    }
+    let (result, elapsed, broken) = spin.join().unwrap();
+    let error = result.unwrap_err();
+    assert_eq!(error, CallError::CpuLimit { budget_ms: 300 });
+    assert_eq!(error.to_string(), "the tool used up its CPU budget of 300 ms and was stopped");
+    assert!(elapsed >= CPU && elapsed < Duration::from_secs(3), "stopped after {elapsed:?}");
+    assert!(broken, "a runaway instance is discarded");
+    assert!(answered >= 5, "the other agent answered only {answered} calls while the spinner ran {elapsed:?}");
+    assert!(slowest < Duration::from_secs(1), "the other agent's slowest call took {slowest:?}");
+    assert!(
+        recorder.lines().contains(&"[hostile] the tool used up its CPU budget of 300 ms and was stopped; the instance is discarded".into()),
+        "{:?}",
+        recorder.lines()
+    );
+}
+
+#[test]
+fn a_guest_allocating_without_bound_is_stopped_at_its_memory_limit() {
+    let (mut hog, _, _) = sandbox(limits());
+    let started = Instant::now();
+    let error = call(&mut hog, "hog", json!({})).unwrap_err();
+    assert_eq!(error, CallError::MemoryLimit { limit: MEMORY });
+    assert_eq!(error.to_string(), "the tool exceeded its memory limit of 32 MiB and was stopped");
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(hog.is_broken());
+    assert_eq!(call(&mut hog, "ok", json!({})).unwrap_err(), error, "a discarded instance answers nothing more");
+}
+
+#[test]
+fn a_trap_or_a_stack_overflow_breaks_the_instance_for_good() {
+    for (tool, trap) in [
+        ("trap", "wasm trap: wasm `unreachable` instruction executed (while calling trap)"),
+        ("unreachable", "wasm trap: wasm `unreachable` instruction executed (while calling unreachable)"),
+        ("deep", "wasm trap: call stack exhausted (while calling deep)"),
+    ] {
+        let (mut sandbox, _, recorder) = sandbox(limits());
+        assert_ok(&mut sandbox, 1);
+        let error = call(&mut sandbox, tool, json!({})).unwrap_err();
+        assert_eq!(error, CallError::Trap(trap.into()), "{tool}");
+        assert!(error.discards_instance() && sandbox.is_broken(), "{tool}");
+        assert_eq!(call(&mut sandbox, "ok", json!({})).unwrap_err(), error, "{tool}: the broken instance answers the same");
+        assert_eq!(sandbox.describe().unwrap_err(), error, "{tool}");
+        let lines = recorder.lines();
+        assert!(lines.contains(&format!("[hostile] the tool crashed: {trap}; the instance is discarded")), "{lines:?}");
+        if tool == "trap" {
+            // The panic message went to stderr, and from there to the host's log.
+            assert!(lines.iter().any(|l| l.starts_with("[hostile] guest: ") && l.contains("hostile guest panics on purpose")), "{lines:?}");
+        }
+    }
+}
+
+#[test]
+fn oversized_and_invalid_answers_are_refused_without_breaking_the_instance() {
+    let (mut sandbox, _, _) = sandbox(limits());
+    let at_limit = call(&mut sandbox, "huge", json!({"bytes": MAX_RESULT})).unwrap();
+    assert_eq!(at_limit.as_str().unwrap().len(), MAX_RESULT - 2);
+    assert_eq!(
+        call(&mut sandbox, "huge", json!({"bytes": MAX_RESULT + 1})).unwrap_err(),
+        CallError::TooLarge { what: "tool result", size: MAX_RESULT + 1, limit: MAX_RESULT }
+    );
+    assert_eq!(
+        call(&mut sandbox, "bad-json", json!({})).unwrap_err(),
+        CallError::BadAnswer("the result is not JSON: key must be a string at line 1 column 2".into())
+    );
+    // Arguments over the limit never reach the guest (its call count does not move).
+    let big = "x".repeat(Limits::default().max_argument_bytes);
+    assert_eq!(
+        sandbox.call_tool("ok", &caller("agent:main:main", false), &json!(big).to_string()).unwrap_err(),
+        CallError::TooLarge { what: "tool arguments", size: big.len() + 2, limit: Limits::default().max_argument_bytes }
+    );
+    assert!(!sandbox.is_broken());
+    assert_ok(&mut sandbox, 4);
+}
+
+#[test]
+fn a_result_that_is_not_utf8_is_refused_and_breaks_the_instance() {
+    let (mut sandbox, _, _) = sandbox(limits());
+    let error = call(&mut sandbox, "bad-utf8", json!({})).unwrap_err();
+    assert_eq!(error, CallError::Trap("invalid utf-8 sequence of 1 bytes from index 1 (while calling bad-utf8)".into()));
+    assert!(sandbox.is_broken());
+}
+
+#[test]
+fn a_flood_of_gateway_calls_is_cut_at_the_per_call_limit() {
+    let (mut sandbox, stub, _) = sandbox(limits());
+    let answer = call(&mut sandbox, "flood", json!({"import": "resolve", "stopOnError": true})).unwrap();
+    assert_eq!(answer, json!({"calls": MAX_GATEWAY_CALLS + 1, "error": "too many gateway calls in one call (the limit is 100)"}));
+    assert_eq!(stub.resolves.load(Ordering::Relaxed), MAX_GATEWAY_CALLS, "the gateway saw only the calls within the limit");
+    // The count is per call: the next call gets its own.
+    let again = call(&mut sandbox, "flood", json!({"import": "resolve", "stopOnError": true})).unwrap();
+    assert_eq!(again["calls"], json!(MAX_GATEWAY_CALLS + 1));
+    assert_eq!(stub.resolves.load(Ordering::Relaxed), 2 * MAX_GATEWAY_CALLS);
+    // A guest that ignores the refusals keeps spinning, and the CPU budget stops it.
+    let started = Instant::now();
+    assert_eq!(call(&mut sandbox, "flood", json!({"import": "resolve"})).unwrap_err(), CallError::CpuLimit { budget_ms: 300 });
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert_eq!(stub.resolves.load(Ordering::Relaxed), 3 * MAX_GATEWAY_CALLS);
+}
+
+#[test]
+fn a_flood_of_clock_reads_is_not_a_gateway_call_and_is_stopped_by_the_cpu_budget() {
+    let (mut sandbox, stub, _) = sandbox(limits());
+    let started = Instant::now();
+    assert_eq!(call(&mut sandbox, "flood", json!({"import": "now-ms"})).unwrap_err(), CallError::CpuLimit { budget_ms: 300 });
+    let elapsed = started.elapsed();
+    assert!(elapsed >= CPU && elapsed < Duration::from_secs(3), "{elapsed:?}");
+    assert_eq!(stub.resolves.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn waits_on_the_gateway_are_cut_to_the_wall_limit() {
+    let (mut sandbox, stub, _) = sandbox(limits());
+    let started = Instant::now();
+    let error = call(&mut sandbox, "flood", json!({"import": "wait"})).unwrap_err();
+    let elapsed = started.elapsed();
+    assert_eq!(error, CallError::WallLimit { budget_ms: 1000 });
+    assert_eq!(error.to_string(), "the tool took longer than its time limit of 1000 ms and was stopped");
+    assert!(elapsed >= WALL && elapsed < Duration::from_secs(3), "{elapsed:?}");
+    // The guest asked to wait for ever; the host shortened each wait to the time left.
+    let waits = stub.waits.lock().unwrap().clone();
+    assert!(!waits.is_empty() && waits.iter().all(|w| *w <= 1000), "{waits:?}");
+}
+
+#[test]
+fn the_guest_finds_no_environment_and_its_output_is_bounded() {
+    let (mut sandbox, _, recorder) = sandbox(limits());
+    assert_eq!(call(&mut sandbox, "env", json!({})).unwrap(), json!({"vars": [], "args": [], "stdin": {"read": true, "bytes": 0}}));
+    assert_eq!(call(&mut sandbox, "shout", json!({})).unwrap(), json!({"shouted": true}));
+    let lines = recorder.lines();
+    // 1 MiB each on stdout, stderr and the log import; 16 KiB of each is kept.
+    let per_call = Limits::default().max_log_bytes_per_call;
+    let written = 1024 * 1025;
+    assert!(lines.contains(&format!("[hostile] guest output: {} bytes dropped", written - per_call)), "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("[hostile] guest output: ")).count(), 2);
+    assert!(lines.contains(&format!("[hostile] guest log: {} bytes dropped", 1024 * 1024 - per_call)), "{lines:?}");
+    assert_eq!(lines.iter().filter(|l| l.starts_with("[hostile] xxx")).count(), per_call / 1024);
+    let kept: usize = lines.iter().map(String::len).sum();
+    assert!(kept < 4 * per_call, "{kept} bytes of log for one call");
+}
+
+/// Log lines of a service, kept.
+fn log_sink() -> (LogSink, Arc<Mutex<Vec<String>>>) {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    (Arc::new(move |_level: LogLevel, message: &str| sink.lock().unwrap().push(message.to_string())), lines)
+}
+
+/// The hostile component as a service over a copy of the sample state.
+fn hostile_service() -> (ToolService, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
+    let state = sample_copy();
+    let (log, lines) = log_sink();
+    let options = ServiceOptions {
+        component: Some(hostile().into()),
+        engine: small_engine(),
+        limits: limits(),
+        log,
+        ..ServiceOptions::new(state.path())
+    };
+    (ToolService::open(options).expect("opening the service"), state, lines)
+}
+
+#[test]
+fn the_service_replaces_an_instance_that_broke() {
+    let (service, _state, lines) = hostile_service();
+    let main = caller("agent:main:main", false);
+    let ok = |n: u64| {
+        let answer: Value = serde_json::from_str(&service.call(&main, "ok", "{}").unwrap()).unwrap();
+        assert_eq!(answer, json!({"ok": true, "calls": n}));
+    };
+    ok(1);
+    ok(2); // the same pooled instance
+    for (tool, error) in [
+        ("trap", CallError::Trap("wasm trap: wasm `unreachable` instruction executed (while calling trap)".into())),
+        ("deep", CallError::Trap("wasm trap: call stack exhausted (while calling deep)".into())),
+        ("spin", CallError::CpuLimit { budget_ms: 300 }),
+        ("hog", CallError::MemoryLimit { limit: MEMORY }),
+    ] {
+        assert_eq!(service.call(&main, tool, "{}").unwrap_err(), error, "{tool}");
+        ok(1); // a fresh instance: its count starts again
+        ok(2);
+    }
+    // Refused answers do not cost the instance.
+    assert!(matches!(service.call(&main, "bad-json", "{}").unwrap_err(), CallError::BadAnswer(_)));
+    ok(4);
+    let discarded = lines.lock().unwrap().iter().filter(|l| l.starts_with("[main] ") && l.ends_with("; the instance is discarded")).count();
+    assert_eq!(discarded, 4);
+}
+
+#[test]
+fn a_job_the_guest_cannot_resume_is_dropped_and_its_id_names_no_file() {
+    let (service, state, lines) = hostile_service();
+    // Twice, from two agents: the same guest id must not make the second job replace the first.
+    assert_eq!(service.call(&caller("agent:main:main", false), "bad-job", "{}").unwrap(), r#"{"jobs":1}"#);
+    assert_eq!(service.call(&caller("agent:ops:main", false), "bad-job", "{}").unwrap(), r#"{"jobs":1}"#);
+    let jobs_dir = state.path().join("session-tools/jobs");
+    let mut files: Vec<String> =
+        std::fs::read_dir(&jobs_dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(files.len(), 2, "{files:?}");
+    for file in &files {
+        // Named by the host (a UUID), never by the guest's id.
+        let stem = file.strip_suffix(".json").unwrap();
+        assert!(uuid::Uuid::parse_str(stem).is_ok(), "{file}");
+    }
+    assert!(!state.path().join("escaped-job.json").exists() && !state.path().parent().unwrap().join("escaped-job.json").exists());
+    let pending = service.pending_jobs();
+    assert_eq!(pending.len(), 2);
+    assert!(pending.iter().all(|p| p.id == "../../../escaped-job"));
+    let mut agents: Vec<&str> = pending.iter().map(|p| p.agent.as_str()).collect();
+    agents.sort();
+    assert_eq!(agents, ["main", "ops"]);
+    assert_eq!(service.run_jobs(Duration::from_secs(5)), 2);
+    assert!(service.pending_jobs().is_empty());
+    assert_eq!(std::fs::read_dir(&jobs_dir).unwrap().count(), 0);
+    let expected = "job ../../../escaped-job (hostile) failed and is dropped: the tool answered something invalid: hostile guest: unreadable job state";
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| *l == expected).count(), 2, "{:?}", lines.lock().unwrap());
+}
+
+const OWN: &str = "agent:main:main";
+const CHILD: &str = "agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+const DISCORD: &str = "agent:main:discord:channel:1187421193829244938";
+const OPS_SLACK: &str = "agent:ops:slack:channel:c07abcdef12";
+
+fn spy(service: &ToolService, who: &Caller, args: Value) -> Value {
+    serde_json::from_str(&service.call(who, "spy", &args.to_string()).unwrap()).unwrap()
+}
+
+#[test]
+fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
+    let (service, _state, lines) = hostile_service();
+    let me = caller(OWN, true);
+    // A run in another agent's session, started by its owner.
+    let ops_run = service
+        .gateway()
+        .agent(&ports::AgentParams {
+            message: "hello".into(),
+            session_key: Some("agent:ops:main".into()),
+            idempotency_key: "ops-run-1".into(),
+            ..Default::default()
+        })
+        .unwrap()
+        .run_id
+        .unwrap();
+
+    let session = |key: &str| format!("session {key}");
+    #[rustfmt::skip]
+    let refused: Vec<(Value, &str, String)> = vec![
+        (json!({"method": "chat-history", "key": DISCORD}), "chat.history", session(DISCORD)),
+        (json!({"method": "chat-history", "key": "AGENT:MAIN:discord:channel:1187421193829244938"}), "chat.history", session("AGENT:MAIN:discord:channel:1187421193829244938")),
+        (json!({"method": "chat-history", "key": format!("  {DISCORD}\n")}), "chat.history", session(DISCORD)),
+        (json!({"method": "chat-history", "key": "discord:channel:1187421193829244938"}), "chat.history", session("discord:channel:1187421193829244938")),
+        (json!({"method": "chat-history", "key": "agent:ops:main"}), "chat.history", session("agent:ops:main")),
+        (json!({"method": "chat-history", "key": "AGENT:OPS:MAIN"}), "chat.history", session("AGENT:OPS:MAIN")),
+        (json!({"method": "chat-history", "key": " agent:ops:main "}), "chat.history", session("agent:ops:main")),
+        (json!({"method": "chat-history", "key": OPS_SLACK}), "chat.history", session(OPS_SLACK)),
+        (json!({"method": "chat-history", "key": "agent:main:cron:2f6c8a10-4d3e-4b5a-9c7d-8e1f0a2b3c4d"}), "chat.history", session("agent:main:cron:2f6c8a10-4d3e-4b5a-9c7d-8e1f0a2b3c4d")),
+        (json!({"method": "chat-history", "key": "global"}), "chat.history", session("global")),
+        (json!({"method": "sessions-resolve", "key": "agent:ops:main"}), "sessions.resolve", session("agent:ops:main")),
+        (json!({"method": "sessions-resolve", "key": "telegram:group:-1001234567890"}), "sessions.resolve", session("telegram:group:-1001234567890")),
+        (json!({"method": "sessions-resolve", "sessionId": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e"}), "sessions.resolve", "sessionId b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e".into()),
+        (json!({"method": "sessions-resolve", "sessionId": "8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f"}), "sessions.resolve", "sessionId 8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f".into()),
+        (json!({"method": "sessions-resolve", "sessionId": " 8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f "}), "sessions.resolve", "sessionId  8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f ".into()),
+        (json!({"method": "sessions-resolve", "label": "incidents"}), "sessions.resolve", "label incidents".into()),
+        (json!({"method": "sessions-resolve", "label": "incidents", "agentId": "ops"}), "sessions.resolve", "label incidents".into()),
+        (json!({"method": "sessions-patch", "key": "agent:ops:main", "label": "pwned"}), "sessions.patch", session("agent:ops:main")),
+        (json!({"method": "sessions-patch", "key": "agent:main:planted", "label": "planted"}), "sessions.patch", session("agent:main:planted")),
+        (json!({"method": "sessions-delete", "key": OPS_SLACK}), "sessions.delete", session(OPS_SLACK)),
+        (json!({"method": "sessions-delete", "key": "discord:channel:1187421193829244938"}), "sessions.delete", session("discord:channel:1187421193829244938")),
+        (json!({"method": "agent", "key": "agent:ops:main"}), "agent", session("agent:ops:main")),
+        (json!({"method": "agent", "key": "AGENT:MAIN:discord:channel:1187421193829244938"}), "agent", session("AGENT:MAIN:discord:channel:1187421193829244938")),
+        (json!({"method": "agent", "key": "agent:main:subagent:11111111-2222-4333-8444-555555555555", "spawnedBy": "agent:ops:main"}), "agent", session("agent:main:subagent:11111111-2222-4333-8444-555555555555")),
+        (json!({"method": "agent-wait", "runId": ops_run}), "agent.wait", format!("run {ops_run}")),
+        (json!({"method": "send", "channel": "slack", "to": "channel:C07ABCDEF12"}), "send", "target slack:channel:C07ABCDEF12".into()),
+        (json!({"method": "send", "to": "channel:C07ABCDEF12"}), "send", "target ?:channel:C07ABCDEF12".into()),
+        (json!({"method": "send", "channel": "discord", "to": "channel:1187421193829244938"}), "send", "target discord:channel:1187421193829244938".into()),
+        (json!({"method": "send", "channel": "telegram", "to": "telegram:-1001234567890"}), "send", "target telegram:telegram:-1001234567890".into()),
+        (json!({"method": "send", "channel": "slack", "to": "user:240918250145857536"}), "send", "target slack:user:240918250145857536".into()),
+    ];
+    for (args, method, what) in &refused {
+        let answer = spy(&service, &me, args.clone());
+        assert_eq!(answer, json!({"error": format!("forbidden: {what} is not visible from this sandboxed agent session")}), "{args}");
+        let line = format!("N15: refused {method}: {what} for sandboxed session {OWN}");
+        assert_eq!(lines.lock().unwrap().last(), Some(&line), "{args}");
+    }
+    let logged = lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count();
+    assert_eq!(logged, refused.len());
+
+    // Nothing outside the tree was changed.
+    let gateway = service.gateway();
+    assert!(gateway.find(OPS_SLACK).is_some() && gateway.find(DISCORD).is_some());
+    assert!(gateway.find("agent:main:planted").is_none());
+    assert_eq!(gateway.find("agent:ops:main").unwrap().entry.get("label"), None);
+    assert!(gateway.outbox().read_all().unwrap().is_empty());
+
+    // Its own session (in its spellings) and the sub-agent it spawned are allowed.
+    #[rustfmt::skip]
+    let allowed: Vec<(Value, Value)> = vec![
+        (json!({"method": "chat-history", "key": OWN}), json!({"ok": 0})),
+        (json!({"method": "chat-history", "key": "main"}), json!({"ok": 0})),
+        (json!({"method": "chat-history", "key": " agent:main:main "}), json!({"ok": 0})),
+        (json!({"method": "chat-history", "key": CHILD}), json!({"ok": 0})),
+        (json!({"method": "sessions-resolve", "key": "main"}), json!({"ok": OWN})),
+        (json!({"method": "sessions-resolve", "sessionId": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b"}), json!({"ok": CHILD})),
+        (json!({"method": "sessions-resolve", "label": "pricing-research"}), json!({"ok": CHILD})),
+        (json!({"method": "sessions-list"}), json!({"ok": [OWN, CHILD]})),
+        (json!({"method": "sessions-list", "agentId": "ops"}), json!({"ok": []})),
+        (json!({"method": "sessions-list", "label": "incidents"}), json!({"ok": []})),
+        // The gateway also finds the Discord channel session; the guard filters it out.
+        (json!({"method": "sessions-list", "search": "discord"}), json!({"ok": [CHILD]})),
+        (json!({"method": "sessions-patch", "key": CHILD, "label": "renamed-in-sandbox"}), json!({"ok": null})),
+        (json!({"method": "send", "channel": "discord", "to": "user:240918250145857536"}), json!({"ok": null})),
+    ];
+    for (args, expected) in &allowed {
+        let mut answer = spy(&service, &me, args.clone());
+        if args["method"] == "chat-history" {
+            // How many messages there are does not matter here, only that they were read.
+            assert!(answer["ok"].is_u64(), "{args}: {answer}");
+            answer = json!({"ok": 0});
+        }
+        assert_eq!(&answer, expected, "{args}");
+    }
+    // A new sub-agent spawned from its own session joins its tree.
+    let spawned = "agent:main:subagent:99999999-8888-4777-8666-555555555555";
+    let run = spy(&service, &me, json!({"method": "agent", "key": spawned, "spawnedBy": OWN, "label": "child-2"}));
+    assert!(run["ok"].is_string(), "{run}");
+    assert_eq!(spy(&service, &me, json!({"method": "chat-history", "key": spawned}))["ok"].as_u64().map(|_| ()), Some(()));
+    let listed = spy(&service, &me, json!({"method": "sessions-list"}));
+    let mut keys: Vec<&str> = listed["ok"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    keys.sort();
+    assert_eq!(keys, [OWN, CHILD, spawned]);
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), refused.len());
+    assert_eq!(gateway.outbox().read_all().unwrap().len(), 1);
+    // An unrestricted caller of the same agent sees everything (the guard is per caller).
+    let everything = spy(&service, &caller(OWN, false), json!({"method": "sessions-list"}));
+    let all = everything["ok"].as_array().unwrap();
+    assert!(all.contains(&json!(OPS_SLACK)) && all.contains(&json!(DISCORD)) && all.contains(&json!(spawned)), "{everything}");
+    service.wait_for_runs(Duration::from_secs(10));
+}
+
+/// The import names of a component, with WASI patch versions as `x`.
+fn imports(component: &[u8]) -> Vec<String> {
+    let engine = runtime().engine();
+    let component = load_component(engine, component, engine_options().cache_dir.as_deref()).unwrap();
+    let version = regex_lite::Regex::new(r"@0\.2\.\d+$").unwrap();
+    let mut names: Vec<String> =
+        component.component_type().imports(engine).map(|(name, _)| version.replace(name, "@0.2.x").into_owned()).collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn the_component_imports_nothing_but_the_gateway_the_host_services_and_inert_wasi() {
+    let mut expected: Vec<String> = ["openclaw:session-tools/gateway@0.1.0", "openclaw:session-tools/host@0.1.0"]
+        .into_iter()
+        .map(String::from)
+        .chain(["poll", "error", "streams"].map(|i| format!("wasi:io/{i}@0.2.x")))
+        .chain(
+            [
+                "environment",
+                "exit",
+                "stdin",
+                "stdout",
+                "stderr",
+                "terminal-input",
+                "terminal-output",
+                "terminal-stdin",
+                "terminal-stdout",
+                "terminal-stderr",
+            ]
+            .map(|i| format!("wasi:cli/{i}@0.2.x")),
+        )
+        .collect();
+    expected.sort();
+    assert_eq!(imports(session_tools_host::COMPONENT), expected, "the real component");
+    assert_eq!(imports(hostile()), expected, "the hostile component");
+}
+
+#[test]
+fn a_component_that_imports_the_file_system_is_refused_at_load() {
+    let bytes = std::fs::read(env!("HOSTILE_GUEST_FS_WASM")).unwrap();
+    let names = imports(&bytes);
+    assert!(names.contains(&"wasi:filesystem/preopens@0.2.x".to_string()), "{names:?}");
+    let error = match Runtime::new(&bytes, &small_engine(), &limits()) {
+        Ok(_) => panic!("a component importing wasi:filesystem was loaded"),
+        Err(e) => format!("{e:#}"),
+    };
+    assert_eq!(
+        error,
+        "component imports instance `wasi:filesystem/types@0.2.6`, but a matching implementation was not found in the linker: \
+         instance export `descriptor` has the wrong type: resource implementation is missing"
+    );
+}
+
+// Gaps the hostile guest found in the first host (issue 5), kept closed.
+
+#[test]
+fn a_sandboxed_caller_never_gets_an_instance_that_served_an_unrestricted_caller() {
+    let (service, _state, _lines) = hostile_service();
+    // An unrestricted session of agent main reads another agent's transcript; the guest keeps it.
+    let read = spy(&service, &caller(DISCORD, false), json!({"method": "chat-history", "key": OPS_SLACK}));
+    assert!(read["ok"].is_u64(), "{read}");
+    // A sandboxed session of the same agent must not be served by that instance.
+    assert_eq!(service.call(&caller(OWN, true), "leak", "{}").unwrap(), "null");
+}
+
+#[test]
+fn a_sandboxed_caller_cannot_spawn_into_an_agent_it_may_not_spawn_for() {
+    let (service, _state, lines) = hostile_service();
+    let key = "agent:ops:subagent:12345678-1234-4234-8234-123456789abc";
+    let answer = spy(&service, &caller(OWN, true), json!({"method": "agent", "key": key, "spawnedBy": OWN}));
+    assert_eq!(answer, json!({"error": format!("forbidden: session {key} is not visible from this sandboxed agent session")}));
+    assert_eq!(lines.lock().unwrap().last(), Some(&format!("N15: refused agent: session {key} for sandboxed session {OWN}")));
+    assert!(service.gateway().find(key).is_none());
+    service.wait_for_runs(Duration::from_secs(10));
+}
+
+#[test]
+fn a_sandboxed_caller_may_spawn_into_the_agents_its_allow_list_names() {
+    let state = sample_copy();
+    let config_path = state.path().join("moltbot.json");
+    let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
+    config["agents"]["list"][0]["subagents"] = json!({"allowAgents": ["ops"]});
+    std::fs::write(&config_path, config.to_string()).unwrap();
+    let (log, lines) = log_sink();
+    let options = ServiceOptions {
+        component: Some(hostile().into()),
+        engine: small_engine(),
+        limits: limits(),
+        log,
+        ..ServiceOptions::new(state.path())
+    };
+    let service = ToolService::open(options).unwrap();
+    let me = caller(OWN, true);
+    let ops_child = "agent:ops:subagent:12345678-1234-4234-8234-123456789abc";
+    let run = spy(&service, &me, json!({"method": "agent", "key": ops_child, "spawnedBy": OWN}));
+    assert!(run["ok"].is_string(), "{run}");
+    // It joins the caller's tree; an agent the list does not name stays refused.
+    assert!(spy(&service, &me, json!({"method": "chat-history", "key": ops_child}))["ok"].is_u64());
+    let other = "agent:research:subagent:12345678-1234-4234-8234-123456789abd";
+    let refused = spy(&service, &me, json!({"method": "agent", "key": other, "spawnedBy": OWN}));
+    assert_eq!(refused, json!({"error": format!("forbidden: session {other} is not visible from this sandboxed agent session")}));
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), 1);
+    service.wait_for_runs(Duration::from_secs(10));
+}
+
+#[test]
+fn the_host_restricts_sandboxed_callers_the_guest_would_not() {
+    let (service, _state, lines) = hostile_service();
+    // No session at all: the guard has nothing to show.
+    let nobody = Caller { sandboxed: true, ..Caller::default() };
+    assert_eq!(spy(&service, &nobody, json!({"method": "sessions-list"})), json!({"ok": []}));
+    assert_eq!(
+        spy(&service, &nobody, json!({"method": "chat-history", "key": OWN})),
+        json!({"error": format!("forbidden: session {OWN} is not visible from this sandboxed agent session")})
+    );
+    assert_eq!(lines.lock().unwrap().last().unwrap(), &format!("N15: refused chat.history: session {OWN} for sandboxed session (none)"));
+    // A sandboxed sub-agent session (unrestricted in the reference, ref §2.3) sees its own tree only.
+    let child = caller(CHILD, true);
+    assert_eq!(spy(&service, &child, json!({"method": "sessions-list"})), json!({"ok": [CHILD]}));
+    assert_eq!(
+        spy(&service, &child, json!({"method": "chat-history", "key": OWN})),
+        json!({"error": format!("forbidden: session {OWN} is not visible from this sandboxed agent session")})
+    );
+    // A caller outside the sandbox is not restricted.
+    assert!(spy(&service, &caller(OWN, false), json!({"method": "sessions-list"}))["ok"].as_array().unwrap().len() > 2);
+}

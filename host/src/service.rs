@@ -1,7 +1,8 @@
 //! The session tools as a service over an OpenClaw state directory: the component loaded
 //! once, an embedded gateway, a sandboxed instance per agent (instances are pooled per
-//! agent, never shared between agents), host-side visibility for restricted callers
-//! (N15), and the background jobs that tool calls start, persisted and resumed.
+//! agent and per visibility scope, never shared between agents, nor between a restricted
+//! caller and anyone who may see more), host-side visibility for restricted callers (N15),
+//! and the background jobs that tool calls start, persisted and resumed.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,7 +22,7 @@ use crate::gateway::embedded::runtime::{AgentRuntime, EchoRuntime};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway, PolicyEvaluator};
 use crate::jobs::store::{JobRecord, JobStore, WakeRecord};
 use crate::limits::{AgentLimits, Limits};
-use crate::sandbox::visibility::VisibilityGuard;
+use crate::sandbox::visibility::{SpawnAgents, VisibilityGuard};
 use crate::sandbox::{AgentSetup, CallError, GatewayPort, Runtime, Sandbox, ToolDescription};
 
 /// Where log lines go.
@@ -145,6 +146,16 @@ impl ports::Gateway for NoGateway {
     }
 }
 
+/// How one caller reaches the gateway.
+struct Access {
+    /// The caller's agent, whose instance serves it.
+    agent: String,
+    gateway: Arc<dyn GatewayPort>,
+    /// The pool of idle instances that may serve the caller: per agent, and per
+    /// restricted session (or `all` for callers that see everything).
+    pool: String,
+}
+
 /// The background job scheduler of a [`ToolService`]; it stops when dropped.
 pub struct Scheduler {
     stop: Arc<std::sync::atomic::AtomicBool>,
@@ -170,9 +181,10 @@ pub struct ToolService {
     tools_config: session_tools_guest::Config,
     services: Arc<SystemServices>,
     limits: AgentLimits,
+    /// Idle instances by pool (see [`Access::pool`]).
     idle: Mutex<HashMap<String, Vec<Sandbox>>>,
     jobs: JobStore,
-    /// Jobs being worked on (not to be picked up twice).
+    /// Keys of the jobs being worked on (not to be picked up twice).
     busy: Mutex<std::collections::HashSet<String>>,
     /// Rung when there may be new work for the scheduler.
     signal: Arc<(Mutex<u64>, std::sync::Condvar)>,
@@ -244,16 +256,35 @@ impl ToolService {
 
     /// The gateway as this caller may see it: restricted callers get the N15 guard.
     pub fn gateway_for(&self, caller: &Caller) -> Arc<dyn GatewayPort> {
-        let requester = Requester::new(&self.tools_config, caller);
-        match (requester.restrict, requester.internal_key.as_deref()) {
-            (true, Some(key)) => Arc::new(VisibilityGuard::new(self.gateway.clone(), self.services.clone(), key)),
-            _ => self.gateway.clone(),
-        }
+        self.access(caller).gateway
     }
 
-    /// An idle instance of the agent, or a new one.
-    fn checkout(&self, agent: &str) -> Result<Sandbox, CallError> {
-        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).get_mut(agent).and_then(Vec::pop) {
+    /// How a caller reaches the gateway, and the pool of instances that may serve it.
+    ///
+    /// The host decides who is restricted itself and fails closed (N15): every sandboxed
+    /// caller under `spawned` visibility gets the guard, also where the reference would
+    /// not restrict (a sandboxed sub-agent session, ref §2.3) or has nothing to restrict
+    /// to (no session: it sees nothing).
+    fn access(&self, caller: &Caller) -> Access {
+        let requester = Requester::new(&self.tools_config, caller);
+        let agent = self.agent_of(caller);
+        let guarded = caller.sandboxed && matches!(self.tools_config.tools_visibility(&requester.agent_id), None | Some("spawned"));
+        if !guarded {
+            return Access { gateway: self.gateway.clone(), pool: format!("{agent}\nall"), agent };
+        }
+        let own = requester.internal_key.as_deref();
+        let (any, mut ids) = session_tools_guest::agents::allowlist(&self.tools_config, &agent);
+        ids.insert(0, agent.clone());
+        let guard = VisibilityGuard::new(self.gateway.clone(), self.services.clone(), own, SpawnAgents { any, ids });
+        // An instance keeps what it read in its memory, so a restricted caller is only
+        // ever served by instances that served the same restricted caller.
+        let scope = own.map_or_else(|| "none".to_string(), |key| format!("own {}", self.gateway.rules().canonical(key)));
+        Access { gateway: Arc::new(guard), pool: format!("{agent}\n{scope}"), agent }
+    }
+
+    /// An idle instance of the pool, or a new instance of the agent.
+    fn checkout(&self, agent: &str, pool: &str) -> Result<Sandbox, CallError> {
+        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).get_mut(pool).and_then(Vec::pop) {
             return Ok(sandbox);
         }
         self.runtime.instantiate(&AgentSetup {
@@ -266,16 +297,16 @@ impl ToolService {
         })
     }
 
-    /// Returns an instance to the agent's pool, unless it broke.
-    fn checkin(&self, agent: &str, sandbox: Sandbox) {
+    /// Returns an instance to its pool, unless it broke.
+    fn checkin(&self, pool: &str, sandbox: Sandbox) {
         if !sandbox.is_broken() {
-            self.idle.lock().unwrap_or_else(|p| p.into_inner()).entry(agent.to_string()).or_default().push(sandbox);
+            self.idle.lock().unwrap_or_else(|p| p.into_inner()).entry(pool.to_string()).or_default().push(sandbox);
         }
     }
 
     /// The tool descriptions.
     pub fn describe(&self) -> Result<Vec<ToolDescription>, CallError> {
-        let mut sandbox = self.checkout("describe")?;
+        let mut sandbox = self.checkout("describe", "describe")?;
         let described = sandbox.describe();
         self.checkin("describe", sandbox);
         described
@@ -284,14 +315,14 @@ impl ToolService {
     /// Calls a tool; the background work it starts is persisted (see [`Self::run_jobs`]).
     /// Answers the tool's JSON result.
     pub fn call(&self, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
-        let agent = self.agent_of(caller);
-        let mut sandbox = self.checkout(&agent)?;
-        sandbox.set_gateway(self.gateway_for(caller));
+        let access = self.access(caller);
+        let mut sandbox = self.checkout(&access.agent, &access.pool)?;
+        sandbox.set_gateway(access.gateway);
         let output = sandbox.call_tool(tool, caller, arguments);
-        self.checkin(&agent, sandbox);
+        self.checkin(&access.pool, sandbox);
         let output = output?;
         for job in output.jobs {
-            let record = JobRecord::new(job, &agent, caller);
+            let record = JobRecord::new(job, &access.agent, caller);
             if let Err(e) = self.jobs.save(&record) {
                 self.services.log(LogLevel::Error, &format!("cannot persist job {}: {e}", record.id));
             }
@@ -313,12 +344,12 @@ impl ToolService {
         self.gateway.runs().wait_idle(timeout)
     }
 
-    fn claim(&self, id: &str) -> bool {
-        self.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string())
+    fn claim(&self, key: &str) -> bool {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string())
     }
 
-    fn release(&self, id: &str) {
-        self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    fn release(&self, key: &str) {
+        self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
         self.ring();
     }
 
@@ -343,11 +374,11 @@ impl ToolService {
                                 next_timer = Some(next_timer.map_or(at, |t| t.min(at)));
                             }
                             Wake::RunEnd(_) => {
-                                if !service.claim(&record.id) {
+                                if !service.claim(&record.key) {
                                     continue;
                                 }
                                 let worker = service.clone();
-                                let id = record.id.clone();
+                                let id = record.key.clone();
                                 let job_id = id.clone();
                                 let spawned = std::thread::Builder::new().name("session-tools-wait".into()).spawn(move || {
                                     // Claimed across processes too, and re-read as it is now.
@@ -366,10 +397,10 @@ impl ToolService {
                                 }
                             }
                             wake => {
-                                if !service.claim(&record.id) {
+                                if !service.claim(&record.key) {
                                     continue;
                                 }
-                                let id = record.id.clone();
+                                let id = record.key.clone();
                                 if let Some((claim, record)) = service.jobs.claim(&id) {
                                     let wakeup = if matches!(wake, Wake::Now) { Wakeup::Now } else { Wakeup::Timer };
                                     service.step(record, wakeup);
@@ -400,29 +431,37 @@ impl ToolService {
     /// One step of a job; its successors replace it on disk.
     fn step(&self, record: JobRecord, wakeup: Wakeup) {
         let id = record.id.clone();
-        let result = self.checkout(&record.agent).and_then(|mut sandbox| {
-            sandbox.set_gateway(self.gateway_for(&record.caller));
+        let key = record.key.clone();
+        let access = self.access(&record.caller);
+        let result = self.checkout(&access.agent, &access.pool).and_then(|mut sandbox| {
+            sandbox.set_gateway(access.gateway);
             let next = sandbox.resume_job(record.job(), wakeup);
-            self.checkin(&record.agent, sandbox);
+            self.checkin(&access.pool, sandbox);
             next
         });
         match result {
             Ok(next) => {
+                // The first successor under the job's own id continues it (same file);
+                // every other successor is a new job under a new key.
                 let mut continues = false;
                 for job in next {
-                    let successor = JobRecord::new(job, &record.agent, &record.caller);
-                    continues |= successor.id == id;
+                    let successor = if !continues && job.id == id {
+                        continues = true;
+                        JobRecord::with_key(key.clone(), job, &record.agent, &record.caller)
+                    } else {
+                        JobRecord::new(job, &record.agent, &record.caller)
+                    };
                     if let Err(e) = self.jobs.save(&successor) {
                         self.services.log(LogLevel::Error, &format!("cannot persist job {}: {e}", successor.id));
                     }
                 }
                 if !continues {
-                    self.jobs.remove(&id);
+                    self.jobs.remove(&key);
                 }
             }
             Err(e) => {
                 self.services.log(LogLevel::Warn, &format!("job {id} ({}) failed and is dropped: {e}", record.kind));
-                self.jobs.remove(&id);
+                self.jobs.remove(&key);
             }
         }
     }
@@ -449,7 +488,7 @@ impl ToolService {
                 .pending_jobs()
                 .into_iter()
                 .filter(|r| !matches!(r.wake, WakeRecord::At { at } if at > now))
-                .filter(|r| !self.busy.lock().unwrap_or_else(|p| p.into_inner()).contains(&r.id))
+                .filter(|r| !self.busy.lock().unwrap_or_else(|p| p.into_inner()).contains(&r.key))
                 .collect();
             if ready.is_empty() || Instant::now() >= until {
                 return steps;
@@ -459,10 +498,10 @@ impl ToolService {
                 if Instant::now() >= until {
                     return steps;
                 }
-                if !self.claim(&record.id) {
+                if !self.claim(&record.key) {
                     continue;
                 }
-                let id = record.id.clone();
+                let id = record.key.clone();
                 if self.run_claimed(&id, until) {
                     steps += 1;
                     ran += 1;
@@ -478,8 +517,8 @@ impl ToolService {
 
     /// Claims a job across processes, waits for what it waits for (within `until`) and
     /// steps it. Answers whether a step ran.
-    fn run_claimed(&self, id: &str, until: Instant) -> bool {
-        let Some((claim, record)) = self.jobs.claim(id) else { return false };
+    fn run_claimed(&self, key: &str, until: Instant) -> bool {
+        let Some((claim, record)) = self.jobs.claim(key) else { return false };
         let wakeup = match &record.job().wake {
             Wake::Now => Wakeup::Now,
             Wake::At(at) if *at > self.services.now_ms() => return false,

@@ -1,6 +1,7 @@
-//! Pending jobs on disk (`<state>/session-tools/jobs/<id>.json`), so a host restart
+//! Pending jobs on disk (`<state>/session-tools/jobs/<key>.json`), so a host restart
 //! resumes what was going on: one file a job, written atomically, removed when the job
-//! ends.
+//! ends. Files are named by keys the host assigns, never by the ids the guest chose, so
+//! no guest can name a path, nor overwrite another agent's job by reusing its id.
 
 use std::path::PathBuf;
 
@@ -24,6 +25,11 @@ pub enum WakeRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JobRecord {
+    /// The host's name for the job (its file name); kept while the guest continues the
+    /// job under the same id.
+    #[serde(skip)]
+    pub key: String,
+    /// The guest's id for the job.
     pub id: String,
     pub kind: String,
     pub session_key: String,
@@ -36,13 +42,20 @@ pub struct JobRecord {
 }
 
 impl JobRecord {
+    /// A new job, under a new key.
     pub fn new(job: Job, agent: &str, caller: &Caller) -> JobRecord {
+        JobRecord::with_key(uuid::Uuid::new_v4().to_string(), job, agent, caller)
+    }
+
+    /// The next step of a job (or a new job) under a given key.
+    pub fn with_key(key: String, job: Job, agent: &str, caller: &Caller) -> JobRecord {
         let wake = match job.wake {
             Wake::Now => WakeRecord::Now,
             Wake::RunEnd(wait) => WakeRecord::RunEnd { wait },
             Wake::At(at) => WakeRecord::At { at },
         };
         JobRecord {
+            key,
             id: job.id,
             kind: job.kind,
             session_key: job.session_key,
@@ -68,8 +81,9 @@ pub struct JobStore {
     dir: PathBuf,
 }
 
-fn safe_name(id: &str) -> String {
-    id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' }).collect()
+/// Whether a key can name a job file (what the host assigns, or an older file's stem).
+fn valid_key(key: &str) -> bool {
+    !key.is_empty() && key.len() <= 128 && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 impl JobStore {
@@ -78,26 +92,33 @@ impl JobStore {
     }
 
     pub fn save(&self, record: &JobRecord) -> std::io::Result<()> {
+        let path = self.path(&record.key)?;
         std::fs::create_dir_all(&self.dir)?;
         let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-        write_atomically(&self.dir.join(format!("{}.json", safe_name(&record.id))), &bytes)
+        write_atomically(&path, &bytes)
     }
 
-    fn path(&self, id: &str) -> PathBuf {
-        self.dir.join(format!("{}.json", safe_name(id)))
+    fn path(&self, key: &str) -> std::io::Result<PathBuf> {
+        if !valid_key(key) {
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("invalid job key {key:?}")));
+        }
+        Ok(self.dir.join(format!("{key}.json")))
     }
 
     /// Claims a job for this process (no other process steps it meanwhile) and answers its
     /// current record; `None` when another process holds it or it has ended.
-    pub fn claim(&self, id: &str) -> Option<(FileLock, JobRecord)> {
-        let path = self.path(id);
+    pub fn claim(&self, key: &str) -> Option<(FileLock, JobRecord)> {
+        let path = self.path(key).ok()?;
         let lock = FileLock::try_acquire(&path).ok().flatten()?;
-        let record = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JobRecord>(&b).ok())?;
+        let mut record = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JobRecord>(&b).ok())?;
+        record.key = key.to_string();
         Some((lock, record))
     }
 
-    pub fn remove(&self, id: &str) {
-        let _ = std::fs::remove_file(self.dir.join(format!("{}.json", safe_name(id))));
+    pub fn remove(&self, key: &str) {
+        if let Ok(path) = self.path(key) {
+            let _ = std::fs::remove_file(path);
+        }
     }
 
     /// Every pending job; unreadable files are reported, not lost (they stay on disk).
@@ -109,18 +130,19 @@ impl JobStore {
         };
         for entry in dir.filter_map(|e| e.ok()) {
             let path = entry.path();
-            if path.extension().is_none_or(|e| e != "json") || path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+            let key = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            if path.extension().is_none_or(|e| e != "json") || !valid_key(&key) {
                 continue;
             }
             match std::fs::read(&path)
                 .map_err(|e| e.to_string())
                 .and_then(|b| serde_json::from_slice::<JobRecord>(&b).map_err(|e| e.to_string()))
             {
-                Ok(record) => jobs.push(record),
+                Ok(record) => jobs.push(JobRecord { key, ..record }),
                 Err(e) => problems.push(format!("{}: {e}", path.display())),
             }
         }
-        jobs.sort_by(|a, b| a.id.cmp(&b.id));
+        jobs.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
         (jobs, problems)
     }
 }

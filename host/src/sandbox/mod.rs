@@ -52,8 +52,9 @@ pub enum CallError {
     MemoryLimit { limit: usize },
     /// The guest trapped (panicked, hit unreachable code, overflowed its stack, ...).
     Trap(String),
-    /// The guest answered something the host does not accept (for example a job it could
-    /// not describe, or invalid UTF-8).
+    /// The guest answered something the host does not accept: a result that is not JSON,
+    /// or a job it could not resume. (Strings that are not UTF-8 never get this far: the
+    /// canonical ABI refuses them with a trap, which breaks the instance.)
     BadAnswer(String),
     /// The instance could not be created or configured.
     Setup(String),

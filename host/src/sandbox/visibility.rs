@@ -4,6 +4,10 @@
 //! run). Keys are compared in the gateway's canonical form, so no spelling (case,
 //! whitespace, `agent:` prefixes, `main` aliases) gets around it. A refused call is a
 //! gateway error for the guest and a log line for the host; list answers are filtered.
+//!
+//! The guard fails closed: a caller with no session sees nothing, and a new sub-agent
+//! session joins the tree only in an agent the caller may spawn for
+//! (`subagents.allowAgents`, ref §3.4.2), whatever the guest asks.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -18,12 +22,29 @@ use crate::gateway::embedded::EmbeddedGateway;
 
 use super::Services;
 
+/// The agents a restricted caller may spawn sub-agent sessions in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpawnAgents {
+    /// `*` is in `subagents.allowAgents`.
+    pub any: bool,
+    /// The caller's own agent and the agents `subagents.allowAgents` names.
+    pub ids: Vec<String>,
+}
+
+impl SpawnAgents {
+    fn allows(&self, agent: &str) -> bool {
+        self.any || self.ids.iter().any(|id| id == agent)
+    }
+}
+
 /// A gateway as seen by one restricted caller.
 pub struct VisibilityGuard {
     inner: Arc<EmbeddedGateway>,
     services: Arc<dyn Services>,
-    /// The caller's own session, canonical.
-    own: String,
+    /// The caller's own session, canonical; `None`: a caller without a session, which
+    /// sees nothing.
+    own: Option<String>,
+    spawn_agents: SpawnAgents,
     /// The caller's session and its spawned tree, canonical (recomputed on a miss).
     visible: Mutex<HashSet<String>>,
     /// Refusals so far (for audits and tests).
@@ -31,9 +52,16 @@ pub struct VisibilityGuard {
 }
 
 impl VisibilityGuard {
-    pub fn new(inner: Arc<EmbeddedGateway>, services: Arc<dyn Services>, caller_key: &str) -> VisibilityGuard {
-        let own = inner.rules().canonical(caller_key);
-        let guard = VisibilityGuard { inner, services, own, visible: Mutex::new(HashSet::new()), refusals: Mutex::new(Vec::new()) };
+    /// The gateway as `caller_key` may see it (`None`: a caller without a session).
+    pub fn new(
+        inner: Arc<EmbeddedGateway>,
+        services: Arc<dyn Services>,
+        caller_key: Option<&str>,
+        spawn_agents: SpawnAgents,
+    ) -> VisibilityGuard {
+        let own = caller_key.map(|key| inner.rules().canonical(key));
+        let guard =
+            VisibilityGuard { inner, services, own, spawn_agents, visible: Mutex::new(HashSet::new()), refusals: Mutex::new(Vec::new()) };
         guard.refresh();
         guard
     }
@@ -45,6 +73,7 @@ impl VisibilityGuard {
 
     /// Recomputes the caller's tree from the store: one pass builds parent → children.
     fn refresh(&self) -> HashSet<String> {
+        let Some(own) = &self.own else { return HashSet::new() };
         let mut children: HashMap<String, Vec<String>> = HashMap::new();
         for (key, stored, loaded) in self.inner.combined() {
             let Some(entry) = loaded.entries.get(&stored).and_then(Value::as_object) else {
@@ -55,8 +84,8 @@ impl VisibilityGuard {
                 children.entry(self.inner.rules().canonical(&parent)).or_default().push(key);
             }
         }
-        let mut visible = HashSet::from([self.own.clone()]);
-        let mut frontier = vec![self.own.clone()];
+        let mut visible = HashSet::from([own.clone()]);
+        let mut frontier = vec![own.clone()];
         while let Some(node) = frontier.pop() {
             for child in children.remove(&node).unwrap_or_default() {
                 if visible.insert(child.clone()) {
@@ -79,7 +108,8 @@ impl VisibilityGuard {
 
     fn refuse<T>(&self, method: &str, what: &str) -> GatewayResult<T> {
         let line = format!("{method}: {what}");
-        self.services.log(LogLevel::Warn, &format!("N15: refused {line} for sandboxed session {}", self.own));
+        let own = self.own.as_deref().unwrap_or("(none)");
+        self.services.log(LogLevel::Warn, &format!("N15: refused {line} for sandboxed session {own}"));
         self.refusals.lock().unwrap_or_else(|p| p.into_inner()).push(line);
         Err(GatewayError { message: format!("forbidden: {what} is not visible from this sandboxed agent session") })
     }
@@ -144,9 +174,11 @@ impl Gateway for VisibilityGuard {
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
         let key = params.session_key.as_deref().unwrap_or("main");
         if !self.can_see(key) {
-            // A new sub-agent session spawned from the caller's tree joins it.
+            // A new sub-agent session spawned from the caller's tree joins it, in an agent
+            // the caller may spawn for.
             let spawns_child = is_subagent_key(key)
                 && self.inner.find(key).is_none()
+                && self.spawn_agents.allows(&self.inner.rules().agent_of(&self.inner.rules().canonical(key)))
                 && params.spawned_by.as_deref().is_some_and(|parent| self.can_see(parent));
             if !spawns_child {
                 return self.refuse("agent", &format!("session {}", key.trim()));
