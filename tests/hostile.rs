@@ -628,3 +628,22 @@ fn the_host_restricts_sandboxed_callers_the_guest_would_not() {
     // A caller outside the sandbox is not restricted.
     assert!(spy(&service, &caller(OWN, false), json!({"method": "sessions-list"}))["ok"].as_array().unwrap().len() > 2);
 }
+
+#[test]
+fn a_guest_that_re_enters_the_host_while_the_host_answers_it_is_stopped() {
+    for (import, resolves) in [("log", 1), ("resolve", 1)] {
+        let (mut guest, stub, recorder) = sandbox(limits());
+        assert_ok(&mut guest, 1);
+        // The guest's cabi_realloc calls an import while the host places the resolve answer
+        // in guest memory: the canonical ABI forbids leaving the instance there.
+        let error = call(&mut guest, "reenter", json!({"import": import})).unwrap_err();
+        assert_eq!(error, CallError::Trap("wasm trap: cannot leave component instance (while calling reenter)".into()), "{import}");
+        assert!(guest.is_broken(), "{import}");
+        // The import never ran: no log line, no second gateway call.
+        assert!(!recorder.lines().iter().any(|l| l.contains("re-enters")), "{import}: {:?}", recorder.lines());
+        assert_eq!(stub.resolves.load(Ordering::Relaxed), resolves, "{import}");
+        // Another agent's instance is unaffected.
+        let (mut other, _, _) = sandbox(limits());
+        assert_ok(&mut other, 1);
+    }
+}

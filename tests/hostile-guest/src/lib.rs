@@ -13,14 +13,17 @@
 //! - `env`: what the ambient environment (variables, arguments, stdin) holds; `shout`
 //!   writes a lot to stdout and stderr;
 //! - `bad-job`: answers a job (with a path in its id) whose state `jobs.resume` cannot read;
-//! - `fs` (feature `ambient-fs` only): reads a file with std::fs.
+//! - `fs` (feature `ambient-fs` only): reads a file with std::fs;
+//! - `reenter` `{"import": "log"|"resolve"}`: makes a gateway call while arming the
+//!   component's own `cabi_realloc` to call that import when the host lowers the answer
+//!   into guest memory, i.e. to re-enter the host in the middle of the host's call.
 //!
 //! `configure` accepts anything and the send policy allows everything.
 
 use std::cell::RefCell;
 use std::hint::black_box;
 use std::io::{Read, Write};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 
 use serde_json::{json, Value};
 
@@ -33,6 +36,49 @@ use exports::openclaw::session_tools::{jobs as wj, policy as wp, setup as ws, to
 use openclaw::session_tools::{gateway as gw, host};
 
 static CALLS: AtomicU64 = AtomicU64::new(0);
+
+/// What the next `cabi_realloc` calls before it allocates: 0 nothing, 1 `log`, 2 a gateway call.
+static REENTER: AtomicU8 = AtomicU8::new(0);
+
+/// The allocator the host calls to place strings and lists in guest memory (wit-bindgen's
+/// own, with the `realloc` feature off), armed by `reenter` to call an import first.
+///
+/// # Safety
+/// Called by the canonical ABI with a valid old allocation (or `old_len == 0`) and a
+/// power-of-two `align`.
+#[no_mangle]
+pub unsafe extern "C" fn cabi_realloc(old_ptr: *mut u8, old_len: usize, align: usize, new_len: usize) -> *mut u8 {
+    match REENTER.swap(0, Ordering::Relaxed) {
+        1 => host::log(host::LogLevel::Info, "hostile guest re-enters the host from cabi_realloc"),
+        2 => drop(gw::sessions_resolve(&resolve_main())),
+        _ => {}
+    }
+    use std::alloc::{alloc, realloc, Layout};
+    let ptr = if old_len == 0 {
+        if new_len == 0 {
+            return align as *mut u8;
+        }
+        alloc(Layout::from_size_align_unchecked(new_len, align))
+    } else {
+        realloc(old_ptr, Layout::from_size_align_unchecked(old_len, align), new_len)
+    };
+    if ptr.is_null() {
+        core::arch::wasm32::unreachable();
+    }
+    ptr
+}
+
+fn resolve_main() -> gw::ResolveParams {
+    gw::ResolveParams {
+        key: Some("main".into()),
+        session_id: None,
+        label: None,
+        agent_id: None,
+        spawned_by: None,
+        include_global: None,
+        include_unknown: None,
+    }
+}
 
 thread_local! {
     static LAST_SPY: RefCell<Value> = const { RefCell::new(Value::Null) };
@@ -142,16 +188,7 @@ fn flood(args: &Value) -> Value {
                 black_box(host::now_ms());
                 continue;
             }
-            "resolve" => gw::sessions_resolve(&gw::ResolveParams {
-                key: Some("main".into()),
-                session_id: None,
-                label: None,
-                agent_id: None,
-                spawned_by: None,
-                include_global: None,
-                include_unknown: None,
-            })
-            .map(drop),
+            "resolve" => gw::sessions_resolve(&resolve_main()).map(drop),
             "wait" => gw::agent_wait(&gw::WaitParams { run_id: "no-such-run".into(), timeout_ms: u64::MAX }).map(drop),
             _ => return json!({ "error": "hostile guest: no such import" }),
         };
@@ -260,6 +297,18 @@ impl wt::Guest for Hostile {
                 json!({ "shouted": true }).to_string()
             }
             "fs" => fs().to_string(),
+            "reenter" => {
+                let armed = match args.get("import").and_then(Value::as_str) {
+                    Some("log") => 1,
+                    Some("resolve") => 2,
+                    _ => return Err(wt::ToolError::InvalidArguments("hostile guest: import must be log or resolve".into())),
+                };
+                REENTER.store(armed, Ordering::Relaxed);
+                // The answer is a string the host must place in guest memory with cabi_realloc.
+                let answer = gw::sessions_resolve(&resolve_main());
+                REENTER.store(0, Ordering::Relaxed);
+                json!({ "answered": answer.is_ok() }).to_string()
+            }
             "bad-job" => {
                 let job = wj::Job {
                     id: "../../../escaped-job".into(),
