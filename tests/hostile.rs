@@ -647,3 +647,23 @@ fn a_guest_that_re_enters_the_host_while_the_host_answers_it_is_stopped() {
         assert_ok(&mut other, 1);
     }
 }
+
+#[test]
+fn many_callers_cannot_exhaust_the_instance_slots() {
+    // 8 slots: the send-policy instance takes one, idle instances at most 6.
+    let state = sample_copy();
+    let (log, _lines) = log_sink();
+    let engine = EngineOptions { pool_instances: 8, ..engine_options() };
+    let options = ServiceOptions { component: Some(hostile().into()), engine, limits: limits(), log, ..ServiceOptions::new(state.path()) };
+    let service = ToolService::open(options).unwrap();
+    // 40 sandboxed sessions, each with a pool of its own, twice round.
+    for round in 1..=2 {
+        for i in 0..40 {
+            let who = caller(&format!("agent:main:discord:channel:{i}"), true);
+            let answer: Value = serde_json::from_str(&service.call(&who, "ok", "{}").unwrap()).unwrap();
+            assert_eq!(answer["ok"], json!(true), "round {round}, caller {i}");
+            assert!(service.idle_instances() <= 6, "{}", service.idle_instances());
+        }
+    }
+    assert_eq!(service.idle_instances(), 6);
+}

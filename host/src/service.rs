@@ -22,6 +22,7 @@ use crate::gateway::embedded::runtime::{AgentRuntime, EchoRuntime};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway, PolicyEvaluator};
 use crate::jobs::store::{JobRecord, JobStore, WakeRecord};
 use crate::limits::{AgentLimits, Limits};
+use crate::sandbox::pool::IdlePool;
 use crate::sandbox::visibility::{SpawnAgents, VisibilityGuard};
 use crate::sandbox::{AgentSetup, CallError, GatewayPort, Runtime, Sandbox, ToolDescription};
 
@@ -146,6 +147,16 @@ impl ports::Gateway for NoGateway {
     }
 }
 
+/// How many idle instances a service keeps: with a pooling engine, three quarters of its
+/// slots, so calls and jobs in flight always find one free.
+fn max_idle(engine: &EngineOptions) -> usize {
+    if engine.pooling {
+        (engine.pool_instances as usize * 3 / 4).max(1)
+    } else {
+        4_096
+    }
+}
+
 /// How one caller reaches the gateway.
 struct Access {
     /// The caller's agent, whose instance serves it.
@@ -182,7 +193,7 @@ pub struct ToolService {
     services: Arc<SystemServices>,
     limits: AgentLimits,
     /// Idle instances by pool (see [`Access::pool`]).
-    idle: Mutex<HashMap<String, Vec<Sandbox>>>,
+    idle: Mutex<IdlePool>,
     jobs: JobStore,
     /// Keys of the jobs being worked on (not to be picked up twice).
     busy: Mutex<std::collections::HashSet<String>>,
@@ -230,7 +241,7 @@ impl ToolService {
             tools_config,
             services,
             limits,
-            idle: Mutex::new(HashMap::new()),
+            idle: Mutex::new(IdlePool::new(max_idle(&options.engine))),
             jobs,
             busy: Mutex::new(Default::default()),
             signal: Arc::new((Mutex::new(0), std::sync::Condvar::new())),
@@ -282,26 +293,45 @@ impl ToolService {
         Access { gateway: Arc::new(guard), pool: format!("{agent}\n{scope}"), agent }
     }
 
-    /// An idle instance of the pool, or a new instance of the agent.
+    /// An idle instance of the pool, or a new instance of the agent. When the engine's
+    /// pool of instance slots is full, idle instances of other pools give up theirs.
     fn checkout(&self, agent: &str, pool: &str) -> Result<Sandbox, CallError> {
-        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).get_mut(pool).and_then(Vec::pop) {
+        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).take(pool) {
             return Ok(sandbox);
         }
-        self.runtime.instantiate(&AgentSetup {
+        let setup = AgentSetup {
             name: agent.to_string(),
             gateway: self.gateway.clone(),
             services: self.services.clone(),
             config_json: self.config.json.clone(),
             state_dir: self.state_dir().display().to_string(),
             limits: self.limits.for_agent(agent).clone(),
-        })
+        };
+        loop {
+            match self.runtime.instantiate(&setup) {
+                Ok(sandbox) => return Ok(sandbox),
+                Err(e) => {
+                    let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).evict_oldest();
+                    match evicted {
+                        Some(idle) => drop(idle),
+                        None => return Err(e),
+                    }
+                }
+            }
+        }
     }
 
     /// Returns an instance to its pool, unless it broke.
     fn checkin(&self, pool: &str, sandbox: Sandbox) {
         if !sandbox.is_broken() {
-            self.idle.lock().unwrap_or_else(|p| p.into_inner()).entry(pool.to_string()).or_default().push(sandbox);
+            let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).put(pool, sandbox);
+            drop(evicted);
         }
+    }
+
+    /// How many idle instances are kept for reuse.
+    pub fn idle_instances(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
 
     /// The tool descriptions.

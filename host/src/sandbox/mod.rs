@@ -8,6 +8,7 @@
 //! its instance is discarded.
 
 mod output;
+pub mod pool;
 mod store;
 pub mod visibility;
 

@@ -1,0 +1,71 @@
+//! Idle instances kept for reuse, by pool: an instance goes back only to the pool it came
+//! from (one agent, one visibility scope), so nothing an instance read crosses agents or
+//! reaches a restricted caller (N15, N16). The number kept is bounded: past it, the
+//! instance idle the longest is dropped, which frees its slot in the engine's pool.
+
+use std::collections::{BTreeMap, HashMap};
+
+use super::Sandbox;
+
+/// Idle instances by pool key, least recently returned first out when full.
+pub struct IdlePool {
+    by_pool: HashMap<String, Vec<(u64, Sandbox)>>,
+    /// Return stamp → pool key, for the least recently returned instance.
+    order: BTreeMap<u64, String>,
+    next_stamp: u64,
+    max_idle: usize,
+}
+
+impl IdlePool {
+    /// A pool keeping at most `max_idle` instances.
+    pub fn new(max_idle: usize) -> IdlePool {
+        IdlePool { by_pool: HashMap::new(), order: BTreeMap::new(), next_stamp: 0, max_idle }
+    }
+
+    /// How many instances are kept.
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// An idle instance of the pool, the most recently returned (its memory is warm).
+    pub fn take(&mut self, pool: &str) -> Option<Sandbox> {
+        let kept = self.by_pool.get_mut(pool)?;
+        let (stamp, sandbox) = kept.pop()?;
+        if kept.is_empty() {
+            self.by_pool.remove(pool);
+        }
+        self.order.remove(&stamp);
+        Some(sandbox)
+    }
+
+    /// Keeps an instance for its pool; answers the instance dropped to make room, if any
+    /// (for the caller to drop outside its lock).
+    pub fn put(&mut self, pool: &str, sandbox: Sandbox) -> Option<Sandbox> {
+        if self.max_idle == 0 {
+            return Some(sandbox);
+        }
+        let evicted = if self.order.len() >= self.max_idle { self.evict_oldest() } else { None };
+        let stamp = self.next_stamp;
+        self.next_stamp += 1;
+        self.by_pool.entry(pool.to_string()).or_default().push((stamp, sandbox));
+        self.order.insert(stamp, pool.to_string());
+        evicted
+    }
+
+    /// Drops the instance idle the longest; answers it.
+    pub fn evict_oldest(&mut self) -> Option<Sandbox> {
+        let (stamp, pool) = self.order.pop_first()?;
+        let kept = self.by_pool.get_mut(&pool)?;
+        // The oldest of a pool is its first (instances are pushed in stamp order).
+        let index = kept.iter().position(|(s, _)| *s == stamp)?;
+        let (_, sandbox) = kept.remove(index);
+        if kept.is_empty() {
+            self.by_pool.remove(&pool);
+        }
+        Some(sandbox)
+    }
+}
