@@ -667,3 +667,15 @@ fn many_callers_cannot_exhaust_the_instance_slots() {
     }
     assert_eq!(service.idle_instances(), 6);
 }
+
+#[test]
+fn a_send_policy_instance_that_traps_is_replaced() {
+    let (service, _state, _lines) = hostile_service();
+    let gateway = service.gateway();
+    let error = gateway.chat_send(OWN, "trap").unwrap_err();
+    assert!(error.message.starts_with("the tool crashed: wasm trap: wasm `unreachable` instruction executed"), "{}", error.message);
+    // The next message gets a fresh policy instance: it is run as a prompt, as usual.
+    let (answer, run) = gateway.chat_send(OWN, "hello").unwrap();
+    assert!(run.is_some(), "{answer}");
+    service.wait_for_runs(Duration::from_secs(10));
+}

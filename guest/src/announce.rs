@@ -284,7 +284,8 @@ pub struct Stats<'a> {
 pub fn stats_line(cfg: &Config, stats: &Stats) -> String {
     let mut parts = Vec::with_capacity(6);
     let runtime = match (stats.started_at, stats.ended_at) {
-        (Some(start), Some(end)) => Some((end - start).max(0) as f64),
+        // The times come from the gateway: any pair of i64s must not overflow.
+        (Some(start), Some(end)) => Some(end.saturating_sub(start).max(0) as f64),
         _ => None,
     };
     parts.push(format!("runtime {}", format_duration_short(runtime)));
@@ -343,6 +344,15 @@ mod tests {
             "Status: error\n\nResult:\ndid some stuff\n\nNotes:\nall good\n- Error: boom\n\nS"
         );
         assert_eq!(normalize_body("Intro\nResult: a\nb\nNotes: c", &ok, "S"), "Status: success\n\nResult:\na\nb\n\nNotes:\nc\n\nS");
+    }
+
+    #[test]
+    fn run_times_from_the_gateway_never_overflow() {
+        let cfg = Config::default();
+        let stats = Stats { started_at: Some(-1), ended_at: Some(i64::MAX), session_key: "agent:main:subagent:x", ..Default::default() };
+        assert!(stats_line(&cfg, &stats).starts_with("Stats: runtime "), "{}", stats_line(&cfg, &stats));
+        let backwards = Stats { started_at: Some(i64::MAX), ended_at: Some(i64::MIN), ..stats };
+        assert_eq!(stats_line(&cfg, &backwards), "Stats: runtime n/a • tokens n/a • sessionKey agent:main:subagent:x");
     }
 
     #[test]

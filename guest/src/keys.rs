@@ -83,7 +83,14 @@ pub fn normalize_agent_id(value: &str) -> String {
         }
     }
     let trimmed = out.trim_matches('-');
-    let cut: String = trimmed.chars().take(64).collect();
+    let mut cut: String = trimmed.chars().take(64).collect();
+    // The reference cuts after stripping, so an id starting with `_` can end in `-`, and
+    // normalising it again would strip that: two spellings of one agent, which the host's
+    // canonical keys (N15) must never see. Strip after the cut where the reference's own
+    // second pass would.
+    if !is_simple_agent_id(&cut) {
+        cut.truncate(cut.trim_end_matches('-').len());
+    }
     if cut.is_empty() {
         DEFAULT_AGENT_ID.to_string()
     } else {
@@ -387,6 +394,17 @@ mod tests {
         assert_eq!(normalize_agent_id("My Agent!"), "my-agent");
         assert_eq!(normalize_agent_id("--"), "main");
         assert_eq!(normalize_agent_id(&"x".repeat(70)).len(), 64);
+    }
+
+    #[test]
+    fn normalised_agent_ids_stay_as_they_are() {
+        // The reference would answer `_aaa…a-` here, and `_aaa…a` when asked again.
+        let id = normalize_agent_id(&format!("_{}!b", "a".repeat(62)));
+        assert_eq!(id, format!("_{}", "a".repeat(62)));
+        assert_eq!(normalize_agent_id(&id), id);
+        // A cut that ends in `-` on the reference's simple path is kept, as the reference does.
+        let simple = format!("{}-{}", "a".repeat(63), "b".repeat(5));
+        assert_eq!(normalize_agent_id(&format!("{simple}!")), format!("{}-", "a".repeat(63)));
     }
 
     #[test]

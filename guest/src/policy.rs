@@ -123,7 +123,9 @@ pub enum SendCommand {
 /// Parses `/^\/send(?:\s+([a-zA-Z]+))?\s*$/i`.
 pub fn parse_send_command(text: &str) -> Option<SendCommand> {
     let trimmed = text.trim_start();
-    if trimmed.len() < 5 || !trimmed[..5].eq_ignore_ascii_case("/send") {
+    // Bytes, not a string slice: the fifth byte of arbitrary text may fall inside a
+    // character. When they match, the first five bytes are ASCII, so `[5..]` is a boundary.
+    if !trimmed.as_bytes().get(..5).is_some_and(|head| head.eq_ignore_ascii_case(b"/send")) {
         return None;
     }
     let after = &trimmed[5..];
@@ -159,5 +161,13 @@ mod tests {
         assert_eq!(parse_send_command("/sender"), None);
         assert_eq!(parse_send_command("/send on now"), None);
         assert_eq!(parse_send_command("hello /send on"), None);
+    }
+
+    #[test]
+    fn text_that_is_not_ascii_is_not_a_command() {
+        for text in ["/senä", "Привет", "ééé", "/s😀", "😀"] {
+            assert_eq!(parse_send_command(text), None, "{text}");
+        }
+        assert_eq!(parse_send_command("/send ön"), None);
     }
 }

@@ -317,9 +317,11 @@ fn code_regions(text: &str) -> Vec<(usize, usize)> {
     let mut fence_at = 0;
     while fence_at < bytes.len() {
         let line_start = fence_at == 0 && from == 0 || (fence_at > from && bytes[fence_at - 1] == b'\n');
-        let fence = if text[fence_at..].starts_with("```") {
+        // Bytes: `fence_at` steps byte by byte and may sit inside a character; a fence is
+        // ASCII, so where one matches, `fence_at` is a character boundary.
+        let fence = if bytes[fence_at..].starts_with(b"```") {
             Some("```")
-        } else if text[fence_at..].starts_with("~~~") {
+        } else if bytes[fence_at..].starts_with(b"~~~") {
             Some("~~~")
         } else {
             None
@@ -538,6 +540,14 @@ mod tests {
         assert_eq!(strip_thinking_tags("```\n<think>x</think>\n```\nok"), "```\n<think>x</think>\n```\nok");
         assert_eq!(strip_thinking_tags("no tags"), "no tags");
         assert_eq!(strip_thinking_tags("<thinkx>y"), "<thinkx>y");
+    }
+
+    #[test]
+    fn text_that_is_not_ascii_is_scanned_by_whole_characters() {
+        assert_eq!(strip_thinking_tags("é<think>x</think>ok"), "éok");
+        assert_eq!(strip_thinking_tags("<think>¡"), "");
+        assert_eq!(strip_thinking_tags("ü ```\n<final>ä</final>"), "ü ```\nä");
+        assert_eq!(sanitize_user_facing_text("日本<final>語</final>"), "日本語");
     }
 
     #[test]

@@ -104,16 +104,38 @@ impl ServiceOptions {
     }
 }
 
-/// The send policy evaluated by an instance of the component kept for the gateway.
-struct ComponentPolicy(Mutex<Sandbox>);
+/// The send policy evaluated by an instance of the component kept for the gateway; an
+/// instance that broke (a trap on some input) is replaced at the next evaluation, so one
+/// bad message never disables the policy for the rest of the process.
+struct ComponentPolicy {
+    runtime: Arc<Runtime>,
+    setup: AgentSetup,
+    instance: Mutex<Option<Sandbox>>,
+}
+
+impl ComponentPolicy {
+    fn with_instance<T>(&self, f: impl FnOnce(&mut Sandbox) -> Result<T, CallError>) -> Result<T, String> {
+        let mut slot = self.instance.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().is_none_or(Sandbox::is_broken) {
+            *slot = None;
+            *slot = Some(self.runtime.instantiate(&self.setup).map_err(|e| format!("starting the send-policy instance: {e}"))?);
+        }
+        let sandbox = slot.as_mut().expect("an instance was just set");
+        let outcome = f(sandbox).map_err(|e| e.to_string());
+        if sandbox.is_broken() {
+            *slot = None;
+        }
+        outcome
+    }
+}
 
 impl PolicyEvaluator for ComponentPolicy {
     fn evaluate(&self, input: &PolicyInput) -> Result<(Decision, String), String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).evaluate_send_policy(input).map_err(|e| e.to_string())
+        self.with_instance(|sandbox| sandbox.evaluate_send_policy(input))
     }
 
     fn parse_command(&self, text: &str) -> Result<Option<SendCommand>, String> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).parse_send_command(text).map_err(|e| e.to_string())
+        self.with_instance(|sandbox| sandbox.parse_send_command(text))
     }
 }
 
@@ -186,7 +208,7 @@ impl Drop for Scheduler {
 
 /// The session tools over a state directory.
 pub struct ToolService {
-    runtime: Runtime,
+    runtime: Arc<Runtime>,
     gateway: Arc<EmbeddedGateway>,
     config: DeploymentConfig,
     tools_config: session_tools_guest::Config,
@@ -219,7 +241,7 @@ impl ToolService {
         // Pooled memory slots are as large as the largest agent's cap.
         let engine_limits = Limits { memory_bytes: limits.max_memory(), ..limits.default.clone() };
         let component: &[u8] = options.component.as_deref().unwrap_or(crate::COMPONENT);
-        let runtime = Runtime::new(component, &options.engine, &engine_limits)?;
+        let runtime = Arc::new(Runtime::new(component, &options.engine, &engine_limits)?);
         let gateway = EmbeddedGateway::open(&state_dir, config.clone(), options.runtime.clone(), options.clock.clone())
             .with_context(|| format!("opening the state directory {}", state_dir.display()))?;
         let services = Arc::new(SystemServices::with_clock(options.log.clone(), options.clock.clone()));
@@ -232,7 +254,7 @@ impl ToolService {
             limits: limits.default.clone(),
         };
         let policy = runtime.instantiate(&policy_setup).map_err(|e| anyhow::anyhow!("starting the send-policy instance: {e}"))?;
-        gateway.set_policy(Arc::new(ComponentPolicy(Mutex::new(policy))));
+        gateway.set_policy(Arc::new(ComponentPolicy { runtime: runtime.clone(), setup: policy_setup, instance: Mutex::new(Some(policy)) }));
         let jobs = JobStore::new(state_dir.join("session-tools").join("jobs"));
         Ok(ToolService {
             runtime,

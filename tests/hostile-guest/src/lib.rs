@@ -18,7 +18,8 @@
 //!   component's own `cabi_realloc` to call that import when the host lowers the answer
 //!   into guest memory, i.e. to re-enter the host in the middle of the host's call.
 //!
-//! `configure` accepts anything and the send policy allows everything.
+//! `configure` accepts anything and the send policy allows everything; parsing the owner
+//! command traps on the text `trap`.
 
 use std::cell::RefCell;
 use std::hint::black_box;
@@ -339,7 +340,10 @@ impl wp::Guest for Hostile {
         wp::Verdict { decision: wp::Decision::Allow, reason: "hostile guest allows everything".into() }
     }
 
-    fn parse_send_command(_text: String) -> Option<wp::SendCommand> {
+    fn parse_send_command(text: String) -> Option<wp::SendCommand> {
+        if text == "trap" {
+            panic!("hostile guest traps in the send policy on purpose");
+        }
         None
     }
 }
