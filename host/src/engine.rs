@@ -50,6 +50,17 @@ pub fn default_cache_dir() -> Option<PathBuf> {
 /// Builds the engine: component model on, async concurrency off (the world is
 /// synchronous), epoch interruption for CPU budgets, copy-on-write memory images.
 pub fn build_engine(options: &EngineOptions, limits: &Limits) -> Result<Engine> {
+    build_engine_with(options, limits, |_, _| {})
+}
+
+/// [`build_engine`] with its settings changed by `tweak` before the engine is made (the
+/// pooling settings apply only with `options.pooling`): for experiments such as
+/// `session-tools bench --only variants`.
+pub fn build_engine_with(
+    options: &EngineOptions,
+    limits: &Limits,
+    tweak: impl FnOnce(&mut Config, &mut PoolingAllocationConfig),
+) -> Result<Engine> {
     let mut config = Config::new();
     config.wasm_component_model(true);
     config.epoch_interruption(true);
@@ -68,11 +79,20 @@ pub fn build_engine(options: &EngineOptions, limits: &Limits) -> Result<Engine> 
         pool.table_elements(limits.table_elements as usize);
         pool.linear_memory_keep_resident(64 * 1024);
         pool.table_keep_resident(16 * 1024);
-        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        // Reset only the pages an instance dirtied (Linux 6.7+; elsewhere the usual reset):
+        // a reused slot then starts with no page faults (BENCHMARKS.md: instantiate and
+        // configure 19.9 -> 8.2 us).
+        pool.pagemap_scan(wasmtime::Enabled::Auto);
+        // The world is synchronous: no async fiber stacks (2 ms off engine creation).
+        pool.total_stacks(0);
         // Reserve just what the memory cap allows, so thousands of pooled slots fit in the
         // address space; bounds checks stay elided by the guard region.
         config.memory_reservation(limits.memory_bytes as u64);
         config.memory_guard_size(64 << 20);
+        tweak(&mut config, &mut pool);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    } else {
+        tweak(&mut config, &mut PoolingAllocationConfig::default());
     }
     Engine::new(&config).map_err(anyhow::Error::from).context("creating the wasmtime engine")
 }
@@ -149,8 +169,20 @@ impl EpochTicker {
         let thread = std::thread::Builder::new()
             .name("session-tools-epoch".into())
             .spawn(move || {
+                // Parked rather than asleep, so a drop wakes it at once (a process that
+                // is done does not wait out a tick).
                 while !flag.load(Ordering::Relaxed) {
-                    std::thread::sleep(EPOCH_TICK);
+                    let due = std::time::Instant::now() + EPOCH_TICK;
+                    while !flag.load(Ordering::Relaxed) {
+                        let left = due.saturating_duration_since(std::time::Instant::now());
+                        if left.is_zero() {
+                            break;
+                        }
+                        std::thread::park_timeout(left);
+                    }
+                    if flag.load(Ordering::Relaxed) {
+                        break;
+                    }
                     match weak.upgrade() {
                         Some(engine) => engine.increment_epoch(),
                         None => break,
@@ -166,6 +198,7 @@ impl Drop for EpochTicker {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
+            thread.thread().unpark();
             let _ = thread.join();
         }
     }

@@ -13,7 +13,6 @@ mod store;
 pub mod visibility;
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use session_tools_guest::jobs::{Job, Wakeup};
 use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
@@ -163,8 +162,7 @@ impl Runtime {
             }
         });
         store.set_epoch_deadline(1);
-        let started = Instant::now();
-        store.data_mut().meter.start(started);
+        store.data_mut().meter.start();
         let tools = self.pre.instantiate(&mut store);
         store.data_mut().meter.stop();
         let tools = tools.map_err(|e| classify(store.data(), e, "instantiating"))?;
@@ -223,7 +221,7 @@ impl Sandbox {
         if let Some(broken) = &self.broken {
             return Err(broken.clone());
         }
-        self.store.data_mut().meter.start(Instant::now());
+        self.store.data_mut().meter.start();
         self.store.set_epoch_deadline(1);
         let result = f(&self.tools, &mut self.store);
         self.store.data_mut().meter.stop();

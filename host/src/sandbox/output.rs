@@ -3,6 +3,7 @@
 //! turned into a trap.
 
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 
@@ -26,18 +27,31 @@ impl Buffer {
     }
 }
 
+struct Shared {
+    /// Something was written since the last take: most calls print nothing, and then a
+    /// take costs one atomic load, not a lock (it runs after every call).
+    written: AtomicBool,
+    buffer: Mutex<Buffer>,
+}
+
 /// A bounded capture of one output stream.
 #[derive(Clone)]
-pub struct GuestOutput(Arc<Mutex<Buffer>>);
+pub struct GuestOutput(Arc<Shared>);
 
 impl GuestOutput {
     pub fn new(capacity: usize) -> Self {
-        GuestOutput(Arc::new(Mutex::new(Buffer { data: Vec::new(), capacity, dropped: 0 })))
+        GuestOutput(Arc::new(Shared {
+            written: AtomicBool::new(false),
+            buffer: Mutex::new(Buffer { data: Vec::new(), capacity, dropped: 0 }),
+        }))
     }
 
     /// Takes what was written since the last take, and how many bytes were dropped.
     pub fn take(&self) -> (String, usize) {
-        let mut buffer = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if !self.0.written.swap(false, Ordering::Acquire) {
+            return (String::new(), 0);
+        }
+        let mut buffer = self.0.buffer.lock().unwrap_or_else(|p| p.into_inner());
         let text = String::from_utf8_lossy(&buffer.data).into_owned();
         let dropped = buffer.dropped;
         buffer.data.clear();
@@ -46,7 +60,8 @@ impl GuestOutput {
     }
 
     fn push(&self, bytes: &[u8]) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(bytes);
+        self.0.buffer.lock().unwrap_or_else(|p| p.into_inner()).push(bytes);
+        self.0.written.store(true, Ordering::Release);
     }
 }
 
