@@ -12,12 +12,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use serde_json::Value;
 use session_tools_guest::announce::target_from_key;
 use session_tools_guest::keys::is_subagent_key;
 use session_tools_guest::ports::*;
 
-use crate::gateway::embedded::canon::spawned_by_for_agent;
+use crate::gateway::embedded::listing::deduplicated;
 use crate::gateway::embedded::EmbeddedGateway;
 
 use super::Services;
@@ -74,22 +73,19 @@ impl VisibilityGuard {
     /// Recomputes the caller's tree from the store: one pass builds parent → children.
     fn refresh(&self) -> HashSet<String> {
         let Some(own) = &self.own else { return HashSet::new() };
-        let mut children: HashMap<String, Vec<String>> = HashMap::new();
-        for (key, stored, loaded) in self.inner.combined() {
-            let Some(entry) = loaded.entries.get(&stored).and_then(Value::as_object) else {
-                continue;
-            };
-            let agent = self.inner.rules().agent_of(&key);
-            if let Some(parent) = spawned_by_for_agent(&agent, entry.get("spawnedBy").and_then(Value::as_str)) {
-                children.entry(self.inner.rules().canonical(&parent)).or_default().push(key);
+        let mut children: HashMap<String, Vec<&str>> = HashMap::new();
+        let stores = self.inner.indexed_stores();
+        for row in deduplicated(&stores) {
+            if let Some(parent) = &row.spawned_by {
+                children.entry(self.inner.rules().canonical(parent)).or_default().push(&row.key);
             }
         }
         let mut visible = HashSet::from([own.clone()]);
         let mut frontier = vec![own.clone()];
         while let Some(node) = frontier.pop() {
             for child in children.remove(&node).unwrap_or_default() {
-                if visible.insert(child.clone()) {
-                    frontier.push(child);
+                if visible.insert(child.to_string()) {
+                    frontier.push(child.to_string());
                 }
             }
         }

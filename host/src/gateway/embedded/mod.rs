@@ -5,6 +5,7 @@
 
 pub mod canon;
 pub mod delivery;
+pub mod listing;
 pub mod lock;
 pub mod outbox;
 pub mod rows;
@@ -13,17 +14,17 @@ pub mod runtime;
 pub mod store;
 pub mod transcript;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Map, Value};
-use session_tools_guest::keys::{is_subagent_key, normalize_agent_id, parse_agent_key};
+use session_tools_guest::keys::{is_subagent_key, normalize_agent_id};
 use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 use session_tools_guest::ports::*;
 
 use crate::config::{expand_home, DeploymentConfig};
-use canon::{for_agent, spawned_by_for_agent, KeyRules};
+use canon::{for_agent, KeyRules};
 use runs::Runs;
 use runtime::{AgentRuntime, RunRequest};
 use store::{Loaded, SessionStore, StoreError};
@@ -85,6 +86,10 @@ pub struct EmbeddedGateway {
     outbox: outbox::Outbox,
     policy: Mutex<Option<Arc<dyn PolicyEvaluator>>>,
     clock: Clock,
+    /// `sessions.list` rows by store version.
+    row_cache: listing::RowCache,
+    /// The agent directories on disk, as of the `agents/` directory's modification time.
+    agent_dirs: Mutex<Option<(Option<std::time::SystemTime>, Vec<String>)>>,
     /// This gateway, for the threads of its runs.
     me: std::sync::Weak<EmbeddedGateway>,
 }
@@ -135,6 +140,8 @@ impl EmbeddedGateway {
             runtime,
             policy: Mutex::new(None),
             clock,
+            row_cache: listing::RowCache::default(),
+            agent_dirs: Mutex::new(None),
             me: me.clone(),
         }))
     }
@@ -186,14 +193,33 @@ impl EmbeddedGateway {
     pub fn agent_ids(&self) -> Vec<String> {
         let mut ids = vec![self.config.default_agent.clone()];
         let mut rest: Vec<String> = self.config.agent_ids.clone();
-        if let Ok(dirs) = std::fs::read_dir(self.state_dir.join("agents")) {
-            rest.extend(
-                dirs.filter_map(|d| d.ok()).filter(|d| d.path().is_dir()).map(|d| normalize_agent_id(&d.file_name().to_string_lossy())),
-            );
-        }
+        rest.extend(self.agent_dirs());
         rest.sort();
         rest.dedup();
         ids.extend(rest.into_iter().filter(|id| *id != self.config.default_agent));
+        ids
+    }
+
+    /// The agent directories under `agents/`, read again only when it changed (a new
+    /// directory changes its modification time).
+    fn agent_dirs(&self) -> Vec<String> {
+        let dir = self.state_dir.join("agents");
+        let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
+        let mut cache = self.agent_dirs.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((seen, ids)) = cache.as_ref() {
+            if modified.is_some() && *seen == modified {
+                return ids.clone();
+            }
+        }
+        let ids: Vec<String> = std::fs::read_dir(&dir)
+            .map(|dirs| {
+                dirs.filter_map(|d| d.ok())
+                    .filter(|d| d.file_type().is_ok_and(|t| t.is_dir()) || d.path().is_dir())
+                    .map(|d| normalize_agent_id(&d.file_name().to_string_lossy()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        *cache = Some((modified, ids.clone()));
         ids
     }
 
@@ -205,33 +231,9 @@ impl EmbeddedGateway {
         self.agent_ids().into_iter().map(|id| (id.clone(), self.store_for(&id))).collect()
     }
 
-    /// Every session, keyed by canonical key; duplicates keep the newer entry.
-    pub fn combined(&self) -> Vec<(String, String, Arc<Loaded>)> {
-        let mut out: Vec<(String, String, Arc<Loaded>)> = Vec::new();
-        let mut seen: HashMap<String, usize> = HashMap::new();
-        for (agent, store) in self.stores() {
-            let loaded = store.read();
-            for (stored, entry) in &loaded.entries {
-                if !entry.is_object() {
-                    continue;
-                }
-                let key = for_agent(&agent, stored);
-                let updated = entry.get("updatedAt").and_then(Value::as_f64).unwrap_or(0.0);
-                match seen.get(&key) {
-                    Some(&i) => {
-                        let other = out[i].2.entries.get(&out[i].1).and_then(|e| e.get("updatedAt")).and_then(Value::as_f64).unwrap_or(0.0);
-                        if updated >= other {
-                            out[i] = (key, stored.clone(), loaded.clone());
-                        }
-                    }
-                    None => {
-                        seen.insert(key.clone(), out.len());
-                        out.push((key, stored.clone(), loaded.clone()));
-                    }
-                }
-            }
-        }
-        out
+    /// The rows of every store as they are on disk now (see [`listing::deduplicated`]).
+    pub fn indexed_stores(&self) -> Vec<Arc<listing::StoreRows>> {
+        self.stores().into_iter().map(|(agent, store)| self.row_cache.rows(&agent, store.read(), &self.rules)).collect()
     }
 
     /// Finds a session by (any spelling of) its key.
@@ -254,38 +256,23 @@ impl EmbeddedGateway {
         let agent_filter = params.agent_id.as_deref().map(normalize_agent_id);
         let label = params.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
         let spawned_by = params.spawned_by.as_deref().filter(|s| !s.is_empty());
-        let mut rows: Vec<SessionRow> = Vec::new();
-        for (key, stored, loaded) in self.combined() {
-            if (key == "global" && params.include_global != Some(true)) || (key == "unknown" && params.include_unknown != Some(true)) {
-                continue;
-            }
-            if let Some(agent) = &agent_filter {
-                let own = parse_agent_key(&key).is_some_and(|p| normalize_agent_id(&p.agent_id) == *agent);
-                if key == "global" || key == "unknown" || !own {
-                    continue;
-                }
-            }
-            let Some(entry) = loaded.entries.get(&stored).and_then(Value::as_object) else {
-                continue;
-            };
-            let store_agent = self.rules.agent_of(&key);
-            let entry_spawned_by = spawned_by_for_agent(&store_agent, text(entry, "spawnedBy"));
-            if let Some(filter) = spawned_by {
-                if key == "global" || key == "unknown" || entry_spawned_by.as_deref() != Some(filter) {
-                    continue;
-                }
-            }
-            if let Some(label) = label {
-                if text(entry, "label") != Some(label) {
-                    continue;
-                }
-            }
-            rows.push(rows::build_row(&key, entry, entry_spawned_by));
-        }
-        rows.sort_by_key(|r| std::cmp::Reverse(r.updated_at.unwrap_or(0)));
+        let stores = self.indexed_stores();
+        let mut rows: Vec<&listing::IndexedRow> = listing::deduplicated(&stores)
+            .into_iter()
+            .filter(|r| match r.key.as_str() {
+                "global" => params.include_global == Some(true),
+                "unknown" => params.include_unknown == Some(true),
+                _ => true,
+            })
+            .filter(|r| agent_filter.as_ref().is_none_or(|agent| !r.is_reserved() && r.key_agent.as_ref() == Some(agent)))
+            .filter(|r| spawned_by.is_none_or(|filter| !r.is_reserved() && r.spawned_by.as_deref() == Some(filter)))
+            .filter(|r| label.is_none_or(|label| r.label.as_deref() == Some(label)))
+            .collect();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.row.updated_at.unwrap_or(0)));
         if let Some(search) = params.search.as_deref().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()) {
             rows.retain(|r| {
-                [r.display_name.as_deref(), r.label.as_deref(), r.session_id.as_deref(), Some(r.key.as_str())]
+                let row = &r.row;
+                [row.display_name.as_deref(), row.label.as_deref(), row.session_id.as_deref(), Some(row.key.as_str())]
                     .into_iter()
                     .flatten()
                     .any(|f| f.to_lowercase().contains(&search))
@@ -293,12 +280,12 @@ impl EmbeddedGateway {
         }
         if let Some(minutes) = params.active_minutes {
             let cutoff = now - i64::from(minutes.max(1)) * 60_000;
-            rows.retain(|r| r.updated_at.unwrap_or(0) >= cutoff);
+            rows.retain(|r| r.row.updated_at.unwrap_or(0) >= cutoff);
         }
         if let Some(limit) = params.limit {
             rows.truncate(limit.max(1) as usize);
         }
-        rows
+        rows.into_iter().map(|r| r.row.clone()).collect()
     }
 
     /// The path `sessions.list` reports.
