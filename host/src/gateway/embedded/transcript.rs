@@ -2,7 +2,6 @@
 //! (`../shared/spec/openclaw-store-format.md` §5, §6): reading the messages `chat.history`
 //! returns, appending messages, and archiving a transcript instead of deleting it.
 
-use std::collections::VecDeque;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -152,16 +151,25 @@ fn clean_user_message(raw: &str) -> String {
 
 /// The `message` of every line (no tree walk: compactions and branches are not applied,
 /// as the reference does), the last `limit` of them, user envelopes stripped, at most
-/// [`MAX_HISTORY_BYTES`].
+/// [`MAX_HISTORY_BYTES`]. Lines are parsed from the end, and only until `limit` messages
+/// are found: a long transcript costs a read and a UTF-8 check, not a parse of every line.
 pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<TranscriptMessage>> {
-    let text = match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
+    // The fast check first; a damaged file is read with replacement characters.
+    let text = match std::str::from_utf8(&bytes) {
+        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(&bytes),
+    };
     let limit = limit.clamp(1, MAX_LIMIT);
-    let mut kept: VecDeque<(Option<String>, &str)> = VecDeque::with_capacity(limit.min(256));
-    for line in text.split('\n') {
+    let mut kept: Vec<(Option<String>, &str)> = Vec::with_capacity(limit.min(256));
+    for line in text.rsplit('\n') {
+        if kept.len() == limit {
+            break;
+        }
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
             continue;
@@ -170,11 +178,9 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
             continue;
         };
         let role = serde_json::from_str::<Role>(raw.get()).ok().and_then(|r| r.role).map(|r| r.into_owned());
-        if kept.len() == limit {
-            kept.pop_front();
-        }
-        kept.push_back((role, raw.get()));
+        kept.push((role, raw.get()));
     }
+    kept.reverse();
     let mut messages: Vec<TranscriptMessage> = kept
         .into_iter()
         .map(|(role, raw)| {
