@@ -1114,7 +1114,10 @@ impl Gateway for Chaos {
     }
 }
 
-fn raw_history() -> BoxedStrategy<Option<Vec<(Option<String>, String)>>> {
+/// A transcript as (role, message JSON) pairs; `None`: no transcript at all.
+type RawHistory = Option<Vec<(Option<String>, String)>>;
+
+fn raw_history() -> BoxedStrategy<RawHistory> {
     let raw = prop_oneof![
         4 => transcript_message().prop_map(|v| v.to_string()),
         1 => big_message().prop_map(|v| v.to_string()),

@@ -167,11 +167,7 @@ fn shorten_message(json: &str, budget: usize) -> Option<Box<RawValue>> {
 fn longest_string(value: &mut Value) -> Option<&mut String> {
     fn visit<'v>(value: &'v mut Value, best: &mut Option<&'v mut String>) {
         match value {
-            Value::String(s) => {
-                if best.as_ref().is_none_or(|b| s.len() > b.len()) {
-                    *best = Some(s);
-                }
-            }
+            Value::String(s) if best.as_ref().is_none_or(|b| s.len() > b.len()) => *best = Some(s),
             Value::Array(items) => items.iter_mut().for_each(|v| visit(v, best)),
             Value::Object(map) => map.iter_mut().for_each(|(_, v)| visit(v, best)),
             _ => {}

@@ -407,7 +407,7 @@ fn print_sessions(rows: &[session_tools_guest::ports::SessionRow]) {
         println!("(no sessions)");
         return;
     }
-    println!("{:<58} {:<7} {:<9} {:<24} {:<6} {}", "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY", "LABEL / NAME");
+    println!("{:<58} {:<7} {:<9} {:<24} {:<6} LABEL / NAME", "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY");
     for r in rows {
         let updated = r.updated_at.map(|t| crate::gateway::embedded::transcript::iso_time(t.max(0) as u64)).unwrap_or_default();
         let name = r.label.clone().or_else(|| r.display_name.clone()).unwrap_or_default();

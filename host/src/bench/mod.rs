@@ -1,11 +1,316 @@
-//! `session-tools bench` (being written).
+//! `session-tools bench`: measures the host and the component against the project's
+//! targets (issue 6) and writes the figures as markdown for `BENCHMARKS.md`.
+//!
+//! Everything it needs is generated in a temporary directory: OpenClaw states in the
+//! shapes of `make_big_state.py` (10, 1,000 and 10,000 sessions; 1,000- and
+//! 10,000-message transcripts; a many-agent state for the scale run) and a
+//! compiled-component cache. Sections:
+//!
+//! - `instantiate`: per-agent instances from the pre-instantiated component (pooled);
+//! - `roundtrip`: host→guest calls that do (almost) nothing;
+//! - `tools`: `sessions_list` and `sessions_history` through the component and natively
+//!   (the same guest crate compiled into this process), same gateway, same state;
+//! - `cold`: process start to the first tool result, with and without the cache;
+//! - `memory`: resident memory per live agent instance (in child processes);
+//! - `scale`: many agents calling at once through [`crate::service::ToolService`], each
+//!   checked to see only its own sessions;
+//! - `sizes`: the component and the compiled component.
 
-use anyhow::Result;
+mod gen;
+mod micro;
+mod process;
+mod report;
+mod scale;
+mod stats;
+mod sysinfo;
+mod tools;
+mod variants;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+
+use crate::engine::EngineOptions;
+use crate::limits::Limits;
+use crate::sandbox::Runtime;
+use report::{Figure, Report, Unit};
+use stats::Plan;
+
+/// The sections, in the order they run (`variants` only when asked for).
+pub const SECTIONS: [&str; 8] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "memory", "cold"];
 
 /// Options of `session-tools bench`.
-#[derive(clap::Args, Debug, Clone)]
-pub struct BenchArgs {}
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct BenchArgs {
+    /// A smoke run in well under a minute: smaller states, fewer samples.
+    #[arg(long)]
+    pub quick: bool,
+    /// Where the markdown report goes (`-`: stdout only).
+    #[arg(long, value_name = "FILE", default_value = "bench-results.md")]
+    pub out: PathBuf,
+    /// Session counts for `sessions_list` (default 10,1000,10000; --quick: 10,1000).
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub sessions: Vec<usize>,
+    /// Transcript lengths for `sessions_history` (default 1000,10000; --quick: 1000).
+    #[arg(long, value_delimiter = ',', value_name = "M,...")]
+    pub messages: Vec<usize>,
+    /// Live agent instances for the memory figures (default 1000,10000; --quick: 1000).
+    #[arg(long, value_delimiter = ',', value_name = "N,...")]
+    pub agents: Vec<usize>,
+    /// Agents of the scale run (default 500; --quick: 50), each with --scale-sessions.
+    #[arg(long, value_name = "N")]
+    pub scale_agents: Option<usize>,
+    #[arg(long, value_name = "N", default_value_t = 6)]
+    pub scale_sessions: usize,
+    /// Threads of the scale run (default: 4 × the cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Only these sections (sizes, instantiate, roundtrip, tools, scale, memory, cold; and
+    /// `variants`, experiments with other engine settings, never run by default).
+    #[arg(long, value_delimiter = ',', value_name = "SECTION,...")]
+    pub only: Vec<String>,
+    /// Also run the engine-variant experiments (other engine settings, the component
+    /// called without the sandbox's wrapper).
+    #[arg(long)]
+    pub variants: bool,
+    /// Generate the states here (kept afterwards) instead of in a temporary directory.
+    #[arg(long, value_name = "DIR")]
+    pub work_dir: Option<PathBuf>,
+    /// Seconds of sampling per measured case (default 4; --quick: 0.5).
+    #[arg(long, value_name = "SECONDS")]
+    pub budget: Option<f64>,
+    /// Internal: measure memory with this many live instances and print the figures.
+    #[arg(long, hide = true)]
+    pub child_memory: Option<usize>,
+    #[arg(long, hide = true)]
+    pub child_state: Option<PathBuf>,
+    #[arg(long, hide = true)]
+    pub child_cache: Option<PathBuf>,
+    /// Internal: the memory child makes bare (unconfigured) instances and calls nothing.
+    #[arg(long, hide = true)]
+    pub child_bare: bool,
+}
 
-pub fn run(_args: &BenchArgs) -> Result<i32> {
-    anyhow::bail!("the benchmark is not written yet")
+/// What the sections share.
+pub struct Ctx {
+    pub quick: bool,
+    pub work: PathBuf,
+    /// A compiled-component cache holding this component.
+    pub cache: PathBuf,
+    pub runtime: Runtime,
+    pub report: Report,
+    pub budget: Duration,
+    pub args: BenchArgs,
+}
+
+impl Ctx {
+    /// A plan for calls of about `per_call` each.
+    pub fn plan(&self, per_call: Duration) -> Plan {
+        let per = per_call.as_secs_f64().max(1e-7);
+        let budget = self.budget.as_secs_f64();
+        let warmup = ((budget / 10.0 / per) as usize).clamp(1, 200);
+        let min = if self.quick { 3 } else { 7 };
+        Plan::new(warmup, min, ((budget / per) as usize).clamp(min, 20_000), self.budget)
+    }
+
+    fn wants(&self, section: &str) -> bool {
+        if section == "variants" && self.args.variants {
+            return true;
+        }
+        (self.args.only.is_empty() && section != "variants") || self.args.only.iter().any(|s| s == section)
+    }
+}
+
+fn or_default(given: &[usize], full: &[usize], quick: &[usize], is_quick: bool) -> Vec<usize> {
+    if !given.is_empty() {
+        given.to_vec()
+    } else if is_quick {
+        quick.to_vec()
+    } else {
+        full.to_vec()
+    }
+}
+
+pub fn run(args: &BenchArgs) -> Result<i32> {
+    if let Some(n) = args.child_memory {
+        return process::memory_child(args, n);
+    }
+    for section in &args.only {
+        if !SECTIONS.contains(&section.as_str()) {
+            anyhow::bail!("unknown section {section:?} (sections: {})", SECTIONS.join(", "));
+        }
+    }
+    let machine = sysinfo::Machine::detect();
+    if machine.profile == "debug" {
+        eprintln!("warning: this is a debug build; the figures say little (use cargo run --release)");
+    }
+    eprintln!(
+        "session-tools bench{}: {} ({} cores), {}, {}, wasmtime {}",
+        if args.quick { " --quick" } else { "" },
+        machine.cpu,
+        machine.cores,
+        machine.memory,
+        machine.rustc,
+        machine.wasmtime
+    );
+    let (work, temporary) = match &args.work_dir {
+        Some(dir) => (dir.clone(), false),
+        None => {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+            (std::env::temp_dir().join(format!("session-tools-bench-{}-{nanos:x}", std::process::id())), true)
+        }
+    };
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    let result = run_in(args, machine, &work);
+    if temporary {
+        let _ = std::fs::remove_dir_all(&work);
+    }
+    result
+}
+
+fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i32> {
+    let started = Instant::now();
+    let cache = work.join("cache-warm");
+    std::fs::create_dir_all(&cache)?;
+    let mut mode = String::new();
+    if args.quick {
+        mode.push_str(" --quick");
+    }
+    if args.variants {
+        mode.push_str(" --variants");
+    }
+    if !args.only.is_empty() {
+        mode.push_str(&format!(" --only {}", args.only.join(",")));
+    }
+    let load_at_start = sysinfo::load_average();
+    if load_at_start.split_whitespace().next().and_then(|l| l.parse::<f64>().ok()).is_some_and(|l| l > 1.0) {
+        eprintln!("note: the machine is busy (load average {load_at_start}); figures will be slower and noisier");
+    }
+    let mut report = Report { machine, mode, figures: Vec::new(), sections: Vec::new(), started, load_at_start };
+
+    eprintln!("== engine");
+    let options = EngineOptions { cache_dir: Some(cache.clone()), ..EngineOptions::default() };
+    let t = Instant::now();
+    let runtime = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+    report.add(
+        Figure::value("engine", "Runtime::new, compiling the component (empty cache)", stats::ns_since(t), Unit::Ns)
+            .note("Cranelift, in this process; done once per component and machine"),
+    );
+    let budget = Duration::from_secs_f64(args.budget.unwrap_or(if args.quick { 0.5 } else { 4.0 }));
+    let mut ctx = Ctx { quick: args.quick, work: work.to_path_buf(), cache, runtime, report, budget, args: args.clone() };
+    let plan = Plan::new(1, if ctx.quick { 3 } else { 10 }, 50, ctx.budget);
+    let from_cache = stats::sample(plan, || -> Result<f64> {
+        let t = Instant::now();
+        let rt = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+        let ns = stats::ns_since(t);
+        drop(rt);
+        Ok(ns)
+    })?;
+    let limits = Limits::default();
+    let engine_only = stats::sample(plan, || -> Result<f64> {
+        let t = Instant::now();
+        let engine = crate::engine::build_engine(&options, &limits)?;
+        let ns = stats::ns_since(t);
+        drop(engine);
+        Ok(ns)
+    })?;
+    let small_pool = EngineOptions { pool_instances: 16, ..options.clone() };
+    let engine_small = stats::sample(plan, || -> Result<f64> {
+        let t = Instant::now();
+        let engine = crate::engine::build_engine(&small_pool, &limits)?;
+        let ns = stats::ns_since(t);
+        drop(engine);
+        Ok(ns)
+    })?;
+    let unpooled = EngineOptions { pooling: false, ..options.clone() };
+    let engine_unpooled = stats::sample(plan, || -> Result<f64> {
+        let t = Instant::now();
+        let engine = crate::engine::build_engine(&unpooled, &limits)?;
+        let ns = stats::ns_since(t);
+        drop(engine);
+        Ok(ns)
+    })?;
+    let engine = crate::engine::build_engine(&options, &limits)?;
+    let load_only = stats::sample(plan, || -> Result<f64> {
+        let t = Instant::now();
+        let component = crate::engine::load_component(&engine, crate::COMPONENT, options.cache_dir.as_deref())?;
+        let ns = stats::ns_since(t);
+        drop(component);
+        Ok(ns)
+    })?;
+    drop(engine);
+    let dropping = stats::sample(plan, || -> Result<f64> {
+        let rt = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+        let t = Instant::now();
+        drop(rt);
+        Ok(stats::ns_since(t))
+    })?;
+    ctx.report.add(
+        Figure::time("engine", "Runtime::new from the compiled-component cache", from_cache)
+            .note("engine with a 1,000-slot pool, deserialize the .cwasm, link, instantiate_pre"),
+    );
+    ctx.report.add(Figure::time("engine", "  of which: build_engine (1,000-slot pool)", engine_only));
+    ctx.report.add(Figure::time("engine", "  (for comparison: build_engine with a 16-slot pool)", engine_small));
+    ctx.report.add(Figure::time("engine", "  (for comparison: build_engine without pooling)", engine_unpooled));
+    ctx.report.add(
+        Figure::time("engine", "  of which: load_component from the cache", load_only)
+            .note("cache file name (SHA-256 of the 640 KiB component) + deserialize_file"),
+    );
+    ctx.report.add(Figure::time("engine", "drop of a Runtime", dropping).note("pool unmapped; the epoch thread woken and joined"));
+
+    eprintln!("== states");
+    let t = Instant::now();
+    let small = gen::generate(&work.join("state-10"), &gen::Spec::openclaw(10, 20))?;
+    eprintln!("  state-10 generated in {:.1} s", t.elapsed().as_secs_f64());
+
+    if ctx.wants("sizes") {
+        eprintln!("== sizes");
+        process::sizes(&mut ctx)?;
+    }
+    if ctx.wants("instantiate") || ctx.wants("roundtrip") || ctx.wants("variants") {
+        let opened = tools::open(&small.dir)?;
+        if ctx.wants("instantiate") {
+            eprintln!("== instantiate");
+            micro::instantiation(&mut ctx, &opened)?;
+        }
+        if ctx.wants("roundtrip") {
+            eprintln!("== roundtrip");
+            micro::round_trip(&mut ctx, &opened)?;
+        }
+        if ctx.wants("variants") {
+            eprintln!("== engine variants");
+            variants::run(&mut ctx, &opened)?;
+        }
+    }
+    if ctx.wants("tools") {
+        eprintln!("== tools");
+        let sessions = or_default(&args.sessions, &[10, 1_000, 10_000], &[10, 1_000], ctx.quick);
+        let messages = or_default(&args.messages, &[1_000, 10_000], &[1_000], ctx.quick);
+        tools::run(&mut ctx, &small, &sessions, &messages)?;
+    }
+    if ctx.wants("scale") {
+        eprintln!("== scale");
+        scale::run(&mut ctx)?;
+    }
+    if ctx.wants("memory") {
+        eprintln!("== memory");
+        let agents = or_default(&args.agents, &[1_000, 10_000], &[1_000], ctx.quick);
+        process::memory(&mut ctx, &small, &agents)?;
+    }
+    if ctx.wants("cold") {
+        eprintln!("== cold start");
+        process::cold_start(&mut ctx, &small)?;
+    }
+
+    let table = ctx.report.table();
+    println!("\n{table}");
+    let markdown = ctx.report.markdown();
+    if ctx.args.out.as_os_str() == "-" {
+        println!("{markdown}");
+    } else {
+        std::fs::write(&ctx.args.out, &markdown).with_context(|| format!("writing {}", ctx.args.out.display()))?;
+        eprintln!("markdown written to {} ({:.0} s in all)", ctx.args.out.display(), started.elapsed().as_secs_f64());
+    }
+    Ok(0)
 }
