@@ -312,15 +312,15 @@ fn log_sink() -> (LogSink, Arc<Mutex<Vec<String>>>) {
 /// The hostile component as a service over a copy of the sample state.
 fn hostile_service() -> (ToolService, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
     let state = sample_copy();
+    let (service, lines) = hostile_service_in(state.path(), small_engine());
+    (service, state, lines)
+}
+
+/// The hostile component as a service over a state directory.
+fn hostile_service_in(state: &std::path::Path, engine: EngineOptions) -> (ToolService, Arc<Mutex<Vec<String>>>) {
     let (log, lines) = log_sink();
-    let options = ServiceOptions {
-        component: Some(hostile().into()),
-        engine: small_engine(),
-        limits: limits(),
-        log,
-        ..ServiceOptions::new(state.path())
-    };
-    (ToolService::open(options).expect("opening the service"), state, lines)
+    let options = ServiceOptions { component: Some(hostile().into()), engine, limits: limits(), log, ..ServiceOptions::new(state) };
+    (ToolService::open(options).expect("opening the service"), lines)
 }
 
 #[test]
@@ -585,15 +585,7 @@ fn a_sandboxed_caller_may_spawn_into_the_agents_its_allow_list_names() {
     let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&config_path).unwrap()).unwrap();
     config["agents"]["list"][0]["subagents"] = json!({"allowAgents": ["ops"]});
     std::fs::write(&config_path, config.to_string()).unwrap();
-    let (log, lines) = log_sink();
-    let options = ServiceOptions {
-        component: Some(hostile().into()),
-        engine: small_engine(),
-        limits: limits(),
-        log,
-        ..ServiceOptions::new(state.path())
-    };
-    let service = ToolService::open(options).unwrap();
+    let (service, lines) = hostile_service_in(state.path(), small_engine());
     let me = caller(OWN, true);
     let ops_child = "agent:ops:subagent:12345678-1234-4234-8234-123456789abc";
     let run = spy(&service, &me, json!({"method": "agent", "key": ops_child, "spawnedBy": OWN}));
@@ -652,10 +644,7 @@ fn a_guest_that_re_enters_the_host_while_the_host_answers_it_is_stopped() {
 fn many_callers_cannot_exhaust_the_instance_slots() {
     // 8 slots: the send-policy instance takes one, idle instances at most 6.
     let state = sample_copy();
-    let (log, _lines) = log_sink();
-    let engine = EngineOptions { pool_instances: 8, ..engine_options() };
-    let options = ServiceOptions { component: Some(hostile().into()), engine, limits: limits(), log, ..ServiceOptions::new(state.path()) };
-    let service = ToolService::open(options).unwrap();
+    let (service, _lines) = hostile_service_in(state.path(), EngineOptions { pool_instances: 8, ..engine_options() });
     // 40 sandboxed sessions, each with a pool of its own, twice round.
     for round in 1..=2 {
         for i in 0..40 {

@@ -16,7 +16,8 @@ use crate::service::ToolService;
 /// The sample state shipped with the project.
 pub const SAMPLE_STATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/openclaw-state");
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+/// Copies a directory tree (the demo and the benchmark start from copies of states).
+pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
     std::fs::create_dir_all(to)?;
     for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
         let entry = entry?;

@@ -16,6 +16,7 @@ use super::stats::{ns_since, Stats};
 use super::sysinfo::{pss, Rss};
 use super::tools::{main_caller, open};
 use super::{BenchArgs, Ctx};
+use crate::demo::copy_dir;
 use crate::engine::EngineOptions;
 use crate::limits::Limits;
 use crate::sandbox::Runtime;
@@ -105,20 +106,6 @@ pub fn cold_start(ctx: &mut Ctx, small: &Manifest) -> Result<()> {
             .note("SESSION_TOOLS_CACHE_DIR = a new empty directory each time"),
     );
     r.add(Figure::time("cold start", "  same, process start → exit", Stats::of(&cold_exit)));
-    Ok(())
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from)? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
     Ok(())
 }
 
