@@ -40,6 +40,7 @@ use session_tools_host::conformance::DEFAULT_NOW;
 use session_tools_host::gateway::scripted::ScriptedGateway;
 use session_tools_host::limits::Limits;
 use session_tools_host::sandbox::{AgentSetup, CallError};
+use session_tools_tests::oracles::{is_agent_id_char, reference_parse};
 
 // ---------------------------------------------------------------------------------------
 // Running properties: fixed case counts in CI, scaled or time-boxed on demand.
@@ -1366,21 +1367,6 @@ fn bounded_messages_fit_their_budget() {
 // ---------------------------------------------------------------------------------------
 // Session keys.
 // ---------------------------------------------------------------------------------------
-
-/// `parseAgentSessionKey` as the reference writes it.
-fn reference_parse(key: &str) -> Option<(String, String)> {
-    let parts: Vec<&str> = key.trim().split(':').filter(|p| !p.is_empty()).collect();
-    if parts.len() < 3 || parts[0] != "agent" {
-        return None;
-    }
-    let agent = parts[1].trim();
-    let rest = parts[2..].join(":");
-    (!agent.is_empty() && !rest.is_empty()).then(|| (agent.to_string(), rest))
-}
-
-fn is_agent_id_char(c: char) -> bool {
-    c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'
-}
 
 #[test]
 fn key_functions_never_panic() {

@@ -6,20 +6,10 @@
 use libfuzzer_sys::fuzz_target;
 use serde_json::json;
 use session_tools_fuzz::config;
+use session_tools_fuzz::oracles::{is_agent_id_char, reference_parse};
 use session_tools_guest::keys::{self, KeyScheme};
 use session_tools_guest::policy::{self, Decision, PolicyEntry, PolicyInput};
 use session_tools_guest::{announce, reply, visibility};
-
-/// `parseAgentSessionKey` as the reference writes it.
-fn reference_parse(key: &str) -> Option<(String, String)> {
-    let parts: Vec<&str> = key.trim().split(':').filter(|p| !p.is_empty()).collect();
-    if parts.len() < 3 || parts[0] != "agent" {
-        return None;
-    }
-    let agent = parts[1].trim();
-    let rest = parts[2..].join(":");
-    (!agent.is_empty() && !rest.is_empty()).then(|| (agent.to_string(), rest))
-}
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -35,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         let id = keys::normalize_agent_id(k);
         assert!(!id.is_empty() && id.len() <= 64 && !id.starts_with('-'), "normalize_agent_id({k:?}) = {id:?}");
         assert!(
-            id.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_' || c == '-'),
+            id.chars().all(is_agent_id_char),
             "normalize_agent_id({k:?}) = {id:?}"
         );
         assert_eq!(keys::normalize_agent_id(&id), id, "normalize_agent_id is not idempotent on {k:?}");

@@ -24,6 +24,10 @@ use session_tools_guest::tools::{Caller, Env, ToolError, ToolOutput};
 #[allow(dead_code)]
 pub mod wire;
 
+/// The reference's definitions the targets check against, shared with `tests/properties.rs`.
+#[path = "../../tests/src/oracles.rs"]
+pub mod oracles;
+
 pub const NOW: u64 = 1_767_225_600_000;
 
 pub const TOOLS: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];

@@ -7,6 +7,8 @@ use session_tools_host::engine::EngineOptions;
 use session_tools_host::limits::Limits;
 use session_tools_host::sandbox::Runtime;
 
+pub mod oracles;
+
 /// The project root.
 pub fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is in the workspace").to_path_buf()
