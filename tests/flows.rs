@@ -29,9 +29,10 @@ fn ok_json(output: Output) -> Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
 }
 
-/// The sample's config with agent-to-agent on and main allowed to spawn for ops
+/// A copy of the sample state with agent-to-agent on and main allowed to spawn for ops
 /// (sub-agent sessions archived after the default 60 minutes).
-fn write_config(dir: &Path) {
+fn configured_sample() -> tempfile::TempDir {
+    let state = sample_copy();
     let config = json!({
         "agents": {
             "list": [{"id": "main", "default": true, "subagents": {"allowAgents": ["ops"]}}, {"id": "ops"}]
@@ -39,7 +40,8 @@ fn write_config(dir: &Path) {
         "session": {"agentToAgent": {"maxPingPongTurns": 3}},
         "tools": {"agentToAgent": {"enabled": true}}
     });
-    std::fs::write(dir.join("openclaw.json"), config.to_string()).unwrap();
+    std::fs::write(state.path().join("openclaw.json"), config.to_string()).unwrap();
+    state
 }
 
 fn outbox(dir: &Path) -> Vec<Value> {
@@ -48,8 +50,7 @@ fn outbox(dir: &Path) -> Vec<Value> {
 
 #[test]
 fn a_send_between_two_agents_ping_pongs_and_ends_with_the_announce_in_the_outbox() {
-    let state = sample_copy();
-    write_config(state.path());
+    let state = configured_sample();
     let dir = state.path().to_str().unwrap();
     let sent = ok_json(cli(&[
         "--state",
@@ -78,8 +79,7 @@ fn a_send_between_two_agents_ping_pongs_and_ends_with_the_announce_in_the_outbox
 
 #[test]
 fn a_sandboxed_spawn_is_visible_to_its_requester_and_announced_to_its_chat() {
-    let state = sample_copy();
-    write_config(state.path());
+    let state = configured_sample();
     let dir = state.path().to_str().unwrap();
     let caller =
         ["--state", dir, "call", "--as", "agent:main:main", "--sandboxed", "--channel", "discord", "--to", "user:240918250145857536"];
@@ -121,8 +121,7 @@ fn a_sandboxed_spawn_is_visible_to_its_requester_and_announced_to_its_chat() {
 
 #[test]
 fn a_restart_resumes_the_pending_announce() {
-    let state = sample_copy();
-    write_config(state.path());
+    let state = configured_sample();
     let dir = state.path().to_str().unwrap();
     // The first process spawns and exits without running the background work.
     let spawned = ok_json(cli(&[
@@ -178,8 +177,7 @@ fn main_caller() -> Caller {
 
 #[test]
 fn sub_agent_sessions_are_archived_after_the_configured_time() {
-    let state = sample_copy();
-    write_config(state.path());
+    let state = configured_sample();
     let now = Arc::new(AtomicU64::new(1_800_000_000_000));
     let service = service_with_clock(state.path(), now.clone(), None);
     let spawned: Value =
@@ -206,8 +204,7 @@ fn sub_agent_sessions_are_archived_after_the_configured_time() {
 
 #[test]
 fn a_slow_flow_does_not_hold_up_tool_calls() {
-    let state = sample_copy();
-    write_config(state.path());
+    let state = configured_sample();
     // The target's first run takes three seconds; everything else answers at once.
     let runtime = ScriptedRuntime::from_json(
         r#"[{"match": {"message": "slow one"}, "reply": "finally", "durationMs": 3000}, {"match": {}, "reply": "ANNOUNCE_SKIP"}]"#,
@@ -251,8 +248,7 @@ fn a_slow_flow_does_not_hold_up_tool_calls() {
 
 #[test]
 fn two_processes_resuming_the_same_jobs_announce_once() {
-    let state = sample_copy();
-    write_config(state.path());
+    let state = configured_sample();
     let dir = state.path().to_str().unwrap();
     for i in 0..3 {
         let spawned = ok_json(cli(&[
