@@ -79,13 +79,8 @@ fn peer(case: &str, n: usize) -> Option<&'static str> {
 
 struct Row {
     case: String,
-    bytes: usize,
-    native: Stats,
-    wasm: Stats,
-    identical: bool,
+    compared: Compared,
     peer: Option<&'static str>,
-    /// Page faults per call (wasm, native).
-    faults: (f64, f64),
 }
 
 /// Times one case both ways (alternating), after checking both answer the same.
@@ -195,15 +190,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
             if message_limit == 0 && n == 1_000 {
                 ctx.report.add(Figure::value("tools", format!("wasm/native, {case}"), r, Unit::Ratio).target(Target::AtMost(1.2)));
             }
-            rows.push(Row {
-                faults: (c.wasm_faults, c.native_faults),
-                case,
-                bytes,
-                native: nat,
-                wasm: w,
-                identical,
-                peer: peer(if message_limit == 0 { "list0" } else { "list5" }, n),
-            });
+            rows.push(Row { case, compared: c, peer: peer(if message_limit == 0 { "list0" } else { "list5" }, n) });
             if message_limit == 0 {
                 // Where the time goes: the gateway's rows alone, and the host's check that
                 // the result is JSON.
@@ -246,22 +233,14 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
         if let Some(key) = manifest.agents[0].history_key.clone().filter(|_| n >= 1_000) {
             let args = serde_json::json!({ "sessionKey": key }).to_string();
             let c = compare(ctx, &o, &mut sandbox, "sessions_history", &args)?;
-            let (w, nat, identical, bytes) = (c.wasm, c.native, c.identical, c.bytes);
+            let (w, nat) = (c.wasm, c.native);
             let case = format!("sessions_history, 20-message session, state of {} sessions", thousands(n));
             ctx.report.add(Figure::time("tools", format!("{case} (wasm)"), w).note(format!(
                 "native {} ms; wasm/native {:.2}",
                 ms(nat.median),
                 w.median / nat.median
             )));
-            rows.push(Row {
-                faults: (c.wasm_faults, c.native_faults),
-                case,
-                bytes,
-                native: nat,
-                wasm: w,
-                identical,
-                peer: peer("hist20", n),
-            });
+            rows.push(Row { case, compared: c, peer: peer("hist20", n) });
         }
     }
     if !messages.is_empty() {
@@ -282,7 +261,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
             for args in [serde_json::json!({ "sessionKey": key }), serde_json::json!({ "sessionKey": key, "limit": 1000 })] {
                 let args = args.to_string();
                 let c = compare(ctx, &o, &mut sandbox, "sessions_history", &args)?;
-                let (w, nat, identical, bytes) = (c.wasm, c.native, c.identical, c.bytes);
+                let (w, nat) = (c.wasm, c.native);
                 let limit = if args.contains("limit") { "limit 1000" } else { "default limit (200)" };
                 let case = format!("sessions_history, {} messages, {limit}", thousands(m));
                 ctx.report.add(Figure::time("tools", format!("{case} (wasm)"), w).note(format!(
@@ -290,7 +269,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
                     ms(nat.median),
                     w.median / nat.median
                 )));
-                rows.push(Row { faults: (c.wasm_faults, c.native_faults), case, bytes, native: nat, wasm: w, identical, peer: None });
+                rows.push(Row { case, compared: c, peer: None });
             }
         }
     }
@@ -301,11 +280,11 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
          `/tools/invoke` on the same data shapes, from `openclaw-peer-perf.md` (not measured in this run).\n\n\
          | case | result | native | wasm | wasm/native | same output | page faults per call (wasm / native) | OpenClaw |\n|---|---:|---:|---:|---:|---|---:|---:|\n",
     );
-    for r in &rows {
+    for Row { case, compared: r, peer } in &rows {
         let _ = writeln!(
             table,
             "| {} | {:.0} KiB | {} ({}) | {} ({}) | {} | {} | {:.1} / {:.1} | {} |",
-            r.case,
+            case,
             r.bytes as f64 / 1024.0,
             ms(r.native.median),
             ms(r.native.p90),
@@ -313,9 +292,9 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
             ms(r.wasm.p90),
             ratio(r.wasm.median, r.native.median),
             if r.identical { "yes" } else { "NO" },
-            r.faults.0,
-            r.faults.1,
-            r.peer.unwrap_or("")
+            r.wasm_faults,
+            r.native_faults,
+            peer.unwrap_or("")
         );
     }
     ctx.report.section("sessions_list and sessions_history: component vs native vs OpenClaw", table);
