@@ -24,26 +24,32 @@ fn lock_path(target: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Creates the lock file exclusively with its owner record; `None` when it exists.
+fn create(path: &Path) -> std::io::Result<Option<FileLock>> {
+    match OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+            let _ = write!(file, "{{\"pid\":{},\"startedAt\":{now}}}", std::process::id());
+            Ok(Some(FileLock { path: path.to_path_buf() }))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
 impl FileLock {
     /// Takes `<target>.lock` if nobody holds it (a stale lock is taken over); `None` when
     /// another live process holds it.
     pub fn try_acquire(target: &Path) -> std::io::Result<Option<FileLock>> {
         let path = lock_path(target);
         for _ in 0..2 {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-                    let _ = write!(file, "{{\"pid\":{},\"startedAt\":{now}}}", std::process::id());
-                    return Ok(Some(FileLock { path }));
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    if !owner_is_gone(&path) {
-                        return Ok(None);
-                    }
-                    let _ = std::fs::remove_file(&path);
-                }
-                Err(e) => return Err(e),
+            if let Some(lock) = create(&path)? {
+                return Ok(Some(lock));
             }
+            if !owner_is_gone(&path) {
+                return Ok(None);
+            }
+            let _ = std::fs::remove_file(&path);
         }
         Ok(None)
     }
@@ -53,33 +59,22 @@ impl FileLock {
         let path = lock_path(target);
         let started = Instant::now();
         loop {
-            match OpenOptions::new().write(true).create_new(true).open(&path) {
-                Ok(mut file) => {
-                    let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-                    let _ = write!(file, "{{\"pid\":{},\"startedAt\":{now}}}", std::process::id());
-                    return Ok(FileLock { path });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let old = std::fs::metadata(&path)
-                        .and_then(|m| m.modified())
-                        .ok()
-                        .and_then(|m| m.elapsed().ok())
-                        .is_some_and(|age| age > STALE);
-                    let stale = old || owner_is_gone(&path);
-                    if stale {
-                        let _ = std::fs::remove_file(&path);
-                        continue;
-                    }
-                    if started.elapsed() > TIMEOUT {
-                        return Err(std::io::Error::new(
-                            std::io::ErrorKind::TimedOut,
-                            format!("timeout acquiring session store lock: {}", path.display()),
-                        ));
-                    }
-                    std::thread::sleep(POLL);
-                }
-                Err(e) => return Err(e),
+            if let Some(lock) = create(&path)? {
+                return Ok(lock);
             }
+            let old =
+                std::fs::metadata(&path).and_then(|m| m.modified()).ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > STALE);
+            if old || owner_is_gone(&path) {
+                let _ = std::fs::remove_file(&path);
+                continue;
+            }
+            if started.elapsed() > TIMEOUT {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::TimedOut,
+                    format!("timeout acquiring session store lock: {}", path.display()),
+                ));
+            }
+            std::thread::sleep(POLL);
         }
     }
 }

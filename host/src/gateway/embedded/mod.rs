@@ -24,7 +24,7 @@ use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendComman
 use session_tools_guest::ports::*;
 
 use crate::config::{expand_home, DeploymentConfig};
-use canon::{for_agent, KeyRules};
+use canon::KeyRules;
 use runs::Runs;
 use runtime::{AgentRuntime, RunRequest};
 use store::{Loaded, SessionStore, StoreError};
@@ -252,12 +252,17 @@ impl EmbeddedGateway {
 
     /// The rows of `sessions.list` (reference §1.4 filters, in order).
     pub fn list_rows(&self, params: &ListParams) -> Vec<SessionRow> {
+        let stores = self.indexed_stores();
+        self.select(&stores, params).into_iter().map(|r| r.row.clone()).collect()
+    }
+
+    /// The `sessions.list` filters, ordering and limit over built rows, by reference.
+    fn select<'a>(&self, stores: &'a [Arc<listing::StoreRows>], params: &ListParams) -> Vec<&'a listing::IndexedRow> {
         let now = self.now() as i64;
         let agent_filter = params.agent_id.as_deref().map(normalize_agent_id);
         let label = params.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
         let spawned_by = params.spawned_by.as_deref().filter(|s| !s.is_empty());
-        let stores = self.indexed_stores();
-        let mut rows: Vec<&listing::IndexedRow> = listing::deduplicated(&stores)
+        let mut rows: Vec<&listing::IndexedRow> = listing::deduplicated(stores)
             .into_iter()
             .filter(|r| match r.key.as_str() {
                 "global" => params.include_global == Some(true),
@@ -285,7 +290,7 @@ impl EmbeddedGateway {
         if let Some(limit) = params.limit {
             rows.truncate(limit.max(1) as usize);
         }
-        rows.into_iter().map(|r| r.row.clone()).collect()
+        rows
     }
 
     /// The path `sessions.list` reports.
@@ -354,7 +359,8 @@ impl EmbeddedGateway {
             .map_err(|e| gw(format!("writing the transcript {}: {e}", path.display())))
     }
 
-    /// Creates or changes a session entry; answers it.
+    /// Creates or changes a session entry; answers it. `change` also sees the store's
+    /// other entries (for label uniqueness).
     fn upsert(
         &self,
         key: &str,
@@ -381,9 +387,7 @@ impl EmbeddedGateway {
                         fresh
                     }
                 };
-                let labels: Map<String, Value> =
-                    entries.iter().filter_map(|(k, v)| v.get("label").map(|l| (k.clone(), l.clone()))).collect();
-                change(&mut entry, &labels)?;
+                change(&mut entry, entries)?;
                 let updated = entry.get("updatedAt").and_then(Value::as_u64).unwrap_or(0).max(now);
                 entry.insert("updatedAt".into(), json!(updated));
                 entries.insert(canonical.clone(), Value::Object(entry.clone()));
@@ -418,14 +422,11 @@ impl EmbeddedGateway {
         if patch.spawned_by.is_some() && !is_subagent_key(&canonical) {
             return Err(gw("spawnedBy is only supported for subagent:* sessions"));
         }
-        self.upsert(key, |entry, labels| {
+        self.upsert(key, |entry, others| {
             if let Some(label) = &label {
                 match label {
                     Some(label) => {
-                        let taken = labels.iter().any(|(k, l)| {
-                            l.as_str() == Some(label) && *k != canonical && entry.get("label").and_then(Value::as_str) != Some(label)
-                        });
-                        if taken {
+                        if label_taken(others, entry, label) {
                             return Err(format!("label already in use: {label}"));
                         }
                         entry.insert("label".into(), Value::String(label.clone()));
@@ -506,7 +507,7 @@ impl EmbeddedGateway {
         if canonical.is_empty() {
             return Err(gw("key required"));
         }
-        if canonical == self.rules.main_session() || self.rules.is_main(&canonical) {
+        if self.rules.is_main(&canonical) {
             return Err(gw(format!("Cannot delete the main session ({canonical}).")));
         }
         let found = self.find(&canonical);
@@ -608,6 +609,13 @@ fn decision_word(decision: Decision) -> &'static str {
 }
 
 /// A label: at most 64 characters (the method's schema), not blank once trimmed.
+/// Whether another entry of the store already carries `label` (an entry keeping its own
+/// label is not a conflict).
+fn label_taken(others: &Map<String, Value>, entry: &Map<String, Value>, label: &str) -> bool {
+    entry.get("label").and_then(Value::as_str) != Some(label)
+        && others.values().any(|other| other.get("label").and_then(Value::as_str) == Some(label))
+}
+
 fn check_label(raw: &str, method: &str) -> Result<String, GatewayError> {
     if raw.chars().count() > LABEL_MAX {
         // The real gateway's schema error, word for word (`label` is `string | null`).
@@ -632,7 +640,12 @@ impl Loaded {
         if entries.contains_key(canonical) {
             return Some(canonical.to_string());
         }
-        entries.keys().find(|k| for_agent(store_agent, k) == canonical).cloned()
+        // Otherwise only a bare key can list as `canonical` (`for_agent` prefixes it with
+        // this store's agent), and only one: look it up instead of listing every key.
+        let agent = normalize_agent_id(store_agent);
+        let bare = canonical.strip_prefix("agent:")?.strip_prefix(agent.as_str())?.strip_prefix(':')?;
+        let listed_as_is = bare == "global" || bare == "unknown" || bare.starts_with("agent:");
+        (!listed_as_is && entries.contains_key(bare)).then(|| bare.to_string())
     }
 }
 
@@ -655,28 +668,32 @@ impl Gateway for EmbeddedGateway {
         if given == 0 {
             return Err(gw("Either key, sessionId, or label is required"));
         }
-        let list = |label: Option<String>, limit: u32| {
-            self.list_rows(&ListParams {
-                limit: Some(limit),
-                include_global: p.include_global,
-                include_unknown: p.include_unknown,
-                spawned_by: p.spawned_by.clone(),
-                label,
-                agent_id: p.agent_id.clone(),
-                search: None,
-                active_minutes: None,
-            })
-        };
         if let Some(key) = key {
             return match self.find(&key) {
                 Some(found) => Ok(found.key),
                 None => Err(gw(format!("No session found: {key}"))),
             };
         }
+        let stores = self.indexed_stores();
+        let list = |label: Option<String>, limit: u32| {
+            self.select(
+                &stores,
+                &ListParams {
+                    limit: Some(limit),
+                    include_global: p.include_global,
+                    include_unknown: p.include_unknown,
+                    spawned_by: p.spawned_by.clone(),
+                    label,
+                    agent_id: p.agent_id.clone(),
+                    search: None,
+                    active_minutes: None,
+                },
+            )
+        };
         if let Some(id) = session_id {
             let id = id.as_str();
-            let rows: Vec<SessionRow> =
-                list(None, u32::MAX).into_iter().filter(|r| r.session_id.as_deref() == Some(id) || r.key == id).collect();
+            let rows: Vec<&SessionRow> =
+                list(None, u32::MAX).into_iter().map(|r| &r.row).filter(|r| r.session_id.as_deref() == Some(id) || r.key == id).collect();
             return match rows.as_slice() {
                 [] => Err(gw(format!("No session found: {id}"))),
                 [one] => Ok(one.key.clone()),
@@ -746,11 +763,10 @@ impl Gateway for EmbeddedGateway {
             return Err(gw("send blocked by session policy"));
         }
         let parent = p.spawned_by.as_deref().and_then(|s| self.find(s));
-        let found = self.upsert(&requested, |entry, labels| {
+        let found = self.upsert(&requested, |entry, others| {
             if let Some(label) = &p.label {
                 let label = label.trim();
-                let taken = labels.values().any(|l| l.as_str() == Some(label)) && entry.get("label").and_then(Value::as_str) != Some(label);
-                if taken {
+                if label_taken(others, entry, label) {
                     return Err(format!("label already in use: {label}"));
                 }
                 entry.insert("label".into(), Value::String(label.to_string()));
