@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use session_tools_guest::jobs::{Wake, Wakeup};
+use session_tools_guest::jobs::Wakeup;
 use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
 use session_tools_guest::ports::{self, GatewayResult, Host as _, LogLevel};
 use session_tools_guest::requester::Requester;
@@ -421,11 +421,11 @@ impl ToolService {
                     let now = service.services.now_ms();
                     let mut next_timer: Option<u64> = None;
                     for record in service.pending_jobs() {
-                        match record.job().wake {
-                            Wake::At(at) if at > now => {
+                        match record.wake {
+                            WakeRecord::At { at } if at > now => {
                                 next_timer = Some(next_timer.map_or(at, |t| t.min(at)));
                             }
-                            Wake::RunEnd(_) => {
+                            WakeRecord::RunEnd { .. } => {
                                 if !service.claim(&record.key) {
                                     continue;
                                 }
@@ -435,8 +435,8 @@ impl ToolService {
                                 let spawned = std::thread::Builder::new().name("session-tools-wait".into()).spawn(move || {
                                     // Claimed across processes too, and re-read as it is now.
                                     if let Some((claim, record)) = worker.jobs.claim(&job_id) {
-                                        if let Wake::RunEnd(params) = record.job().wake {
-                                            let answer = worker.gateway_for(&record.caller).agent_wait(&params);
+                                        if let WakeRecord::RunEnd { wait } = &record.wake {
+                                            let answer = worker.gateway_for(&record.caller).agent_wait(wait);
                                             worker.step(record, Wakeup::RunEnded(answer));
                                         }
                                         drop(claim);
@@ -448,14 +448,23 @@ impl ToolService {
                                     service.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
                                 }
                             }
-                            wake => {
+                            WakeRecord::Now | WakeRecord::At { .. } => {
                                 if !service.claim(&record.key) {
                                     continue;
                                 }
                                 let id = record.key.clone();
                                 if let Some((claim, record)) = service.jobs.claim(&id) {
-                                    let wakeup = if matches!(wake, Wake::Now) { Wakeup::Now } else { Wakeup::Timer };
-                                    service.step(record, wakeup);
+                                    // Decided on the job as it is now: another process may have
+                                    // stepped it since it was listed (a run-end wait is left to
+                                    // the next pass).
+                                    let wakeup = match record.wake {
+                                        WakeRecord::Now => Some(Wakeup::Now),
+                                        WakeRecord::At { .. } => Some(Wakeup::Timer),
+                                        WakeRecord::RunEnd { .. } => None,
+                                    };
+                                    if let Some(wakeup) = wakeup {
+                                        service.step(record, wakeup);
+                                    }
                                     drop(claim);
                                 }
                                 service.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
@@ -571,11 +580,11 @@ impl ToolService {
     /// steps it. Answers whether a step ran.
     fn run_claimed(&self, key: &str, until: Instant) -> bool {
         let Some((claim, record)) = self.jobs.claim(key) else { return false };
-        let wakeup = match &record.job().wake {
-            Wake::Now => Wakeup::Now,
-            Wake::At(at) if *at > self.services.now_ms() => return false,
-            Wake::At(_) => Wakeup::Timer,
-            Wake::RunEnd(params) => {
+        let wakeup = match &record.wake {
+            WakeRecord::Now => Wakeup::Now,
+            WakeRecord::At { at } if *at > self.services.now_ms() => return false,
+            WakeRecord::At { .. } => Wakeup::Timer,
+            WakeRecord::RunEnd { wait: params } => {
                 let gateway = self.gateway_for(&record.caller);
                 let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
                 let mut bounded = params.clone();

@@ -12,6 +12,7 @@ pub mod pool;
 mod store;
 pub mod visibility;
 
+use std::fmt;
 use std::sync::Arc;
 
 use session_tools_guest::jobs::{Job, Wakeup};
@@ -165,7 +166,7 @@ impl Runtime {
         store.data_mut().meter.start();
         let tools = self.pre.instantiate(&mut store);
         store.data_mut().meter.stop();
-        let tools = tools.map_err(|e| classify(store.data(), e, "instantiating"))?;
+        let tools = tools.map_err(|e| classify(store.data(), e, format_args!("instantiating")))?;
         Ok(Sandbox {
             store,
             tools,
@@ -184,7 +185,7 @@ impl Runtime {
 }
 
 /// Turns a wasmtime error into what the caller is told, from what the store saw.
-fn classify(state: &StoreState, error: wasmtime::Error, doing: &str) -> CallError {
+fn classify(state: &StoreState, error: wasmtime::Error, doing: fmt::Arguments<'_>) -> CallError {
     if state.meter.exceeded {
         return CallError::CpuLimit { budget_ms: state.meter.budget.as_millis() };
     }
@@ -213,9 +214,10 @@ pub struct Sandbox {
 
 impl Sandbox {
     /// Runs one call into the guest under the CPU budget; a trap breaks the instance.
+    /// `doing` is formatted only if the call fails.
     fn enter<T>(
         &mut self,
-        doing: &str,
+        doing: fmt::Arguments<'_>,
         f: impl FnOnce(&SessionTools, &mut Store<StoreState>) -> wasmtime::Result<T>,
     ) -> Result<T, CallError> {
         if let Some(broken) = &self.broken {
@@ -250,13 +252,14 @@ impl Sandbox {
             config: config_json.to_string(),
             state_dir: state_dir.to_string(),
         };
-        self.enter("configuring", |tools, store| tools.openclaw_session_tools_setup().call_configure(store, &settings))?
+        self.enter(format_args!("configuring"), |tools, store| tools.openclaw_session_tools_setup().call_configure(store, &settings))?
             .map_err(|e| CallError::Setup(format!("invalid config: {e}")))
     }
 
     /// The tool descriptions.
     pub fn describe(&mut self) -> Result<Vec<ToolDescription>, CallError> {
-        let described = self.enter("describing the tools", |tools, store| tools.openclaw_session_tools_tools().call_describe(store))?;
+        let described =
+            self.enter(format_args!("describing the tools"), |tools, store| tools.openclaw_session_tools_tools().call_describe(store))?;
         Ok(described
             .into_iter()
             .map(|d| ToolDescription { name: d.name, label: d.label, description: d.description, parameters: d.parameters })
@@ -269,7 +272,7 @@ impl Sandbox {
             return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.max_argument_bytes });
         }
         let context = bindings::caller(caller);
-        let answer = self.enter(&format!("calling {tool}"), |tools, store| {
+        let answer = self.enter(format_args!("calling {tool}"), |tools, store| {
             tools.openclaw_session_tools_tools().call_call(store, tool, &context, arguments)
         })?;
         match answer {
@@ -294,18 +297,19 @@ impl Sandbox {
 
     /// Resumes a background job.
     pub fn resume_job(&mut self, job: Job, wakeup: Wakeup) -> Result<Vec<Job>, CallError> {
-        let kind = job.kind.clone();
         let job = bindings::job_to_wit(job);
         let wakeup = bindings::wakeup_to_wit(wakeup);
-        self.enter(&format!("resuming a {kind} job"), |tools, store| tools.openclaw_session_tools_jobs().call_resume(store, &job, &wakeup))?
-            .map(|jobs| jobs.into_iter().map(bindings::job_from_wit).collect())
-            .map_err(CallError::BadAnswer)
+        self.enter(format_args!("resuming a {} job", job.kind), |tools, store| {
+            tools.openclaw_session_tools_jobs().call_resume(store, &job, &wakeup)
+        })?
+        .map(|jobs| jobs.into_iter().map(bindings::job_from_wit).collect())
+        .map_err(CallError::BadAnswer)
     }
 
     /// Evaluates the send policy.
     pub fn evaluate_send_policy(&mut self, input: &PolicyInput) -> Result<(Decision, String), CallError> {
         let input = bindings::policy_input(input);
-        let verdict = self.enter("evaluating the send policy", |tools, store| {
+        let verdict = self.enter(format_args!("evaluating the send policy"), |tools, store| {
             tools.openclaw_session_tools_policy().call_evaluate_send_policy(store, &input)
         })?;
         Ok((bindings::decision(verdict.decision), verdict.reason))
@@ -313,8 +317,9 @@ impl Sandbox {
 
     /// Parses a standalone message as a `/send` command.
     pub fn parse_send_command(&mut self, text: &str) -> Result<Option<SendCommand>, CallError> {
-        let parsed =
-            self.enter("parsing a command", |tools, store| tools.openclaw_session_tools_policy().call_parse_send_command(store, text))?;
+        let parsed = self.enter(format_args!("parsing a command"), |tools, store| {
+            tools.openclaw_session_tools_policy().call_parse_send_command(store, text)
+        })?;
         Ok(parsed.map(bindings::send_command))
     }
 }

@@ -63,7 +63,12 @@ impl CpuMeter {
     }
 
     pub fn over_wall(&mut self) -> bool {
-        self.running && self.started().elapsed() > self.wall_budget
+        self.over_wall_at(Instant::now())
+    }
+
+    /// `over_wall` with the clock already read (the clocks start at `now` if they had not).
+    fn over_wall_at(&mut self, now: Instant) -> bool {
+        self.running && now.saturating_duration_since(*self.started.get_or_insert(now)) > self.wall_budget
     }
 
     pub fn stop(&mut self) {
@@ -226,11 +231,11 @@ impl StoreState {
                 self.meter.max_gateway_calls
             )));
         }
-        if self.meter.over_wall() {
+        let called = Instant::now();
+        if self.meter.over_wall_at(called) {
             self.meter.wall_exceeded = true;
             return Err(ports::GatewayError::new("the call ran out of time".to_string()));
         }
-        let called = Instant::now();
         let result = call(self.gateway.as_ref());
         self.meter.in_host += called.elapsed();
         result

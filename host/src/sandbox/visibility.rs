@@ -10,13 +10,13 @@
 //! (`subagents.allowAgents`, ref §3.4.2), whatever the guest asks.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use session_tools_guest::announce::target_from_key;
 use session_tools_guest::keys::is_subagent_key;
 use session_tools_guest::ports::*;
 
-use crate::gateway::embedded::listing::deduplicated;
+use crate::gateway::embedded::listing::{deduplicated, StoreRows};
 use crate::gateway::embedded::EmbeddedGateway;
 
 use super::Services;
@@ -44,7 +44,8 @@ pub struct VisibilityGuard {
     /// sees nothing.
     own: Option<String>,
     spawn_agents: SpawnAgents,
-    /// The caller's session and its spawned tree, canonical (recomputed on a miss).
+    /// The caller's session and its spawned tree, canonical (computed at the first miss,
+    /// and again on every miss).
     visible: Mutex<HashSet<String>>,
     /// Refusals so far (for audits and tests).
     refusals: Mutex<Vec<String>>,
@@ -59,10 +60,7 @@ impl VisibilityGuard {
         spawn_agents: SpawnAgents,
     ) -> VisibilityGuard {
         let own = caller_key.map(|key| inner.rules().canonical(key));
-        let guard =
-            VisibilityGuard { inner, services, own, spawn_agents, visible: Mutex::new(HashSet::new()), refusals: Mutex::new(Vec::new()) };
-        guard.refresh();
-        guard
+        VisibilityGuard { inner, services, own, spawn_agents, visible: Mutex::new(HashSet::new()), refusals: Mutex::new(Vec::new()) }
     }
 
     /// What was refused, in order.
@@ -70,12 +68,17 @@ impl VisibilityGuard {
         self.refusals.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Recomputes the caller's tree from the store: one pass builds parent → children.
-    fn refresh(&self) -> HashSet<String> {
-        let Some(own) = &self.own else { return HashSet::new() };
+    /// Recomputes the caller's tree from the store; answers it, kept.
+    fn refresh(&self) -> MutexGuard<'_, HashSet<String>> {
+        self.refresh_from(&self.inner.indexed_stores())
+    }
+
+    /// Recomputes the caller's tree from these rows: one pass builds parent → children.
+    fn refresh_from(&self, stores: &[Arc<StoreRows>]) -> MutexGuard<'_, HashSet<String>> {
+        let mut kept = self.visible.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(own) = &self.own else { return kept };
         let mut children: HashMap<String, Vec<&str>> = HashMap::new();
-        let stores = self.inner.indexed_stores();
-        for row in deduplicated(&stores) {
+        for row in deduplicated(stores) {
             if let Some(parent) = &row.spawned_by {
                 children.entry(self.inner.rules().canonical(parent)).or_default().push(&row.key);
             }
@@ -89,8 +92,8 @@ impl VisibilityGuard {
                 }
             }
         }
-        *self.visible.lock().unwrap_or_else(|p| p.into_inner()) = visible.clone();
-        visible
+        *kept = visible;
+        kept
     }
 
     /// Whether a key (in any spelling) is the caller's or in its tree.
@@ -120,19 +123,18 @@ impl VisibilityGuard {
 
     /// Delivery targets the caller may post to: those of its visible sessions.
     fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
-        let visible = self.refresh();
-        self.inner
-            .list_rows(&ListParams { include_global: Some(true), include_unknown: Some(true), ..Default::default() })
-            .iter()
-            .filter(|r| visible.contains(&r.key))
-            .any(|row| {
-                let dc = row.delivery_context.as_ref();
-                let channel_ok = |c: Option<&str>| channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)));
-                let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to) && channel_ok(dc.and_then(|d| d.channel.as_deref())))
-                    || (row.last_to.as_deref() == Some(to) && channel_ok(row.last_channel.as_deref()));
-                let from_key = target_from_key(&row.key).is_some_and(|t| t.to == to && channel_ok(Some(&t.channel)));
-                from_row || from_key
-            })
+        // Every session, reserved ones included, in no particular order: what an unfiltered
+        // `sessions.list` would answer, read without copying the rows.
+        let stores = self.inner.indexed_stores();
+        let visible = self.refresh_from(&stores);
+        deduplicated(&stores).into_iter().filter(|r| visible.contains(&r.key)).map(|r| &r.row).any(|row| {
+            let dc = row.delivery_context.as_ref();
+            let channel_ok = |c: Option<&str>| channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)));
+            let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to) && channel_ok(dc.and_then(|d| d.channel.as_deref())))
+                || (row.last_to.as_deref() == Some(to) && channel_ok(row.last_channel.as_deref()));
+            let from_key = target_from_key(&row.key).is_some_and(|t| t.to == to && channel_ok(Some(&t.channel)));
+            from_row || from_key
+        })
     }
 }
 
@@ -181,7 +183,7 @@ impl Gateway for VisibilityGuard {
             }
         }
         let accepted = self.inner.agent(params)?;
-        self.refresh();
+        drop(self.refresh()); // a child it just spawned joins the tree
         Ok(accepted)
     }
 
