@@ -425,6 +425,7 @@ impl ToolService {
                             WakeRecord::At { at } if at > now => {
                                 next_timer = Some(next_timer.map_or(at, |t| t.min(at)));
                             }
+                            WakeRecord::RunEnd { .. } if !service.can_wait_here(&record) => {}
                             WakeRecord::RunEnd { .. } => {
                                 if !service.claim(&record.key) {
                                     continue;
@@ -549,6 +550,7 @@ impl ToolService {
                 .pending_jobs()
                 .into_iter()
                 .filter(|r| !matches!(r.wake, WakeRecord::At { at } if at > now))
+                .filter(|r| self.can_wait_here(r))
                 .filter(|r| !self.busy.lock().unwrap_or_else(|p| p.into_inner()).contains(&r.key))
                 .collect();
             if ready.is_empty() || Instant::now() >= until {
@@ -573,6 +575,15 @@ impl ToolService {
                 // What is ready is held by another process (or waits beyond our deadline).
                 std::thread::sleep(Duration::from_millis(50));
             }
+        }
+    }
+
+    /// Whether this process can step a job: any job but a wait for a run that another
+    /// live process runs (only that process sees it end; it steps the job).
+    fn can_wait_here(&self, record: &JobRecord) -> bool {
+        match &record.wake {
+            WakeRecord::RunEnd { wait } => !self.gateway.runs().runs_elsewhere(&wait.run_id),
+            _ => true,
         }
     }
 

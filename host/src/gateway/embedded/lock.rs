@@ -92,7 +92,15 @@ fn owner_is_gone(path: &Path) -> bool {
     else {
         return false;
     };
-    pid != u64::from(std::process::id()) && !Path::new(&format!("/proc/{pid}")).exists()
+    match u32::try_from(pid) {
+        Ok(pid) => pid != std::process::id() && process_is_gone(pid),
+        Err(_) => true,
+    }
+}
+
+/// Whether a process no longer exists (`false` where `/proc` cannot tell).
+pub fn process_is_gone(pid: u32) -> bool {
+    Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 impl Drop for FileLock {

@@ -2,6 +2,11 @@
 //! thread of their own, stopped at their timeout, and waited for by `agent.wait` for real
 //! (a condition variable with a deadline, not a polled flag). The registry is persisted,
 //! so after a restart a run that was cut short ends as an error instead of never.
+//!
+//! Several processes may share a state directory (the CLI, a resuming `jobs`): each run
+//! records the process that runs it, a process leaves another live process's runs alone
+//! (it neither ends them as interrupted nor drops them when it writes the registry), and
+//! only the process that runs a run waits for it.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -11,6 +16,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use session_tools_guest::ports::{Usage, WaitResult};
 
+use super::lock::{process_is_gone, FileLock};
 use super::runtime::{AgentRuntime, RunRequest, RunResult};
 use super::store::write_atomically;
 use super::Clock;
@@ -41,6 +47,9 @@ pub struct Finished {
 struct Record {
     session_key: String,
     started_at: i64,
+    /// The process running it (absent in registries written before it was recorded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    owner: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finished: Option<Finished>,
 }
@@ -68,6 +77,8 @@ impl Runs {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
             Err(e) => return Err(e),
         };
+        // Another live process's unfinished runs are its own, not ours to end.
+        runs.retain(|_, r| r.finished.is_some() || !owned_elsewhere(r));
         for record in runs.values_mut() {
             if record.finished.is_none() {
                 record.finished = Some(Finished {
@@ -84,14 +95,24 @@ impl Runs {
         Ok(Runs { path, runs: Mutex::new(runs), ended: Condvar::new(), clock })
     }
 
+    /// Writes the registry: this process's runs as it knows them, and the runs of other
+    /// processes as the file has them (under the file's lock, so no writer drops another's).
     fn persist(&self, runs: &mut HashMap<String, Record>) {
         let now = (self.clock)() as i64;
-        runs.retain(|_, r| r.finished.as_ref().is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS));
-        let persisted = Persisted { version: 1, runs: runs.clone() };
-        if let Ok(bytes) = serde_json::to_vec_pretty(&persisted) {
-            if let Some(dir) = self.path.parent() {
-                let _ = std::fs::create_dir_all(dir);
-            }
+        let current = |r: &Record| r.finished.as_ref().is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS);
+        runs.retain(|_, r| current(r));
+        if let Some(dir) = self.path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let Ok(_lock) = FileLock::acquire(&self.path) else { return };
+        let mut merged = std::fs::read(&self.path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Persisted>(&bytes).ok())
+            .map(|p| p.runs)
+            .unwrap_or_default();
+        merged.retain(|id, r| !runs.contains_key(id) && current(r));
+        merged.extend(runs.iter().map(|(id, r)| (id.clone(), r.clone())));
+        if let Ok(bytes) = serde_json::to_vec_pretty(&Persisted { version: 1, runs: merged }) {
             let _ = write_atomically(&self.path, &bytes);
         }
     }
@@ -99,6 +120,21 @@ impl Runs {
     /// The session a run belongs to.
     pub fn session_of(&self, run_id: &str) -> Option<String> {
         self.runs.lock().unwrap_or_else(|p| p.into_inner()).get(run_id).map(|r| r.session_key.clone())
+    }
+
+    /// Whether another live process runs this run (this process cannot see it end; that
+    /// one can).
+    pub fn runs_elsewhere(&self, run_id: &str) -> bool {
+        if self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) {
+            return false;
+        }
+        self.on_disk(run_id).is_some_and(|r| r.finished.is_none() && owned_elsewhere(&r))
+    }
+
+    /// A run as the registry file has it (written by any process).
+    fn on_disk(&self, run_id: &str) -> Option<Record> {
+        let bytes = std::fs::read(&self.path).ok()?;
+        serde_json::from_slice::<Persisted>(&bytes).ok()?.runs.remove(run_id)
     }
 
     /// The run with this id, if it exists (its id, for the caller's convenience).
@@ -118,7 +154,8 @@ impl Runs {
         let started_at = (self.clock)() as i64;
         {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            runs.insert(request.run_id.clone(), Record { session_key: request.session_key.clone(), started_at, finished: None });
+            let record = Record { session_key: request.session_key.clone(), started_at, owner: Some(std::process::id()), finished: None };
+            runs.insert(request.run_id.clone(), record);
             self.persist(&mut runs);
         }
         let this = self.clone();
@@ -201,8 +238,10 @@ impl Runs {
     pub fn wait(&self, run_id: &str, timeout: Duration) -> WaitResult {
         let deadline = Instant::now() + timeout;
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        // A run this process does not know may have been run and ended by another one.
+        let ended_elsewhere = if runs.contains_key(run_id) { None } else { self.on_disk(run_id).and_then(|r| r.finished) };
         loop {
-            if let Some(finished) = runs.get(run_id).and_then(|r| r.finished.clone()) {
+            if let Some(finished) = runs.get(run_id).and_then(|r| r.finished.clone()).or_else(|| ended_elsewhere.clone()) {
                 return WaitResult {
                     status: Some(finished.status),
                     error: finished.error,
@@ -218,5 +257,74 @@ impl Runs {
             }
             runs = self.ended.wait_timeout(runs, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
         }
+    }
+}
+
+/// Whether another process that is still alive runs this run.
+fn owned_elsewhere(record: &Record) -> bool {
+    record.owner.is_some_and(|pid| pid != std::process::id() && !process_is_gone(pid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gateway::embedded::runtime::EchoRuntime;
+
+    fn open(path: &std::path::Path) -> Arc<Runs> {
+        Arc::new(Runs::open(path.to_path_buf(), Arc::new(|| 1_767_225_600_000)).unwrap())
+    }
+
+    fn run(runs: &Arc<Runs>, id: &str) -> WaitResult {
+        let request = RunRequest {
+            run_id: id.into(),
+            session_key: "agent:main:main".into(),
+            agent_id: "main".into(),
+            message: "hi".into(),
+            extra_system_prompt: None,
+            lane: None,
+            channel: None,
+            params: serde_json::Value::Null,
+        };
+        runs.start(request, Duration::from_secs(5), Arc::new(EchoRuntime), |_, _| {});
+        runs.wait(id, Duration::from_secs(5))
+    }
+
+    fn on_file(path: &std::path::Path) -> HashMap<String, Record> {
+        serde_json::from_slice::<Persisted>(&std::fs::read(path).unwrap()).unwrap().runs
+    }
+
+    #[test]
+    fn processes_sharing_a_registry_keep_each_others_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.json");
+        let (a, b) = (open(&path), open(&path));
+        assert_eq!(run(&a, "run-a").status.as_deref(), Some("ok"));
+        assert_eq!(run(&b, "run-b").status.as_deref(), Some("ok"));
+        let kept = on_file(&path);
+        assert!(kept.contains_key("run-a") && kept.contains_key("run-b"), "{:?}", kept.keys());
+        // `b` never ran `run-a`, yet sees how it ended, at once.
+        let started = Instant::now();
+        assert_eq!(b.wait("run-a", Duration::from_secs(5)).status.as_deref(), Some("ok"));
+        assert!(started.elapsed() < Duration::from_secs(1));
+        assert!(!b.runs_elsewhere("run-a"));
+    }
+
+    #[test]
+    fn a_live_processs_unfinished_run_is_left_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.json");
+        // Process 1 (init) is alive and is not this process.
+        let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(1), finished: None };
+        let gone = Record { owner: None, ..theirs.clone() };
+        let file = Persisted { version: 1, runs: HashMap::from([("theirs".into(), theirs), ("gone".into(), gone)]) };
+        std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
+        let runs = open(&path);
+        assert!(runs.runs_elsewhere("theirs"));
+        assert!(!runs.runs_elsewhere("gone"));
+        assert_eq!(runs.wait("gone", Duration::ZERO).status.as_deref(), Some("error"), "a run nobody runs is ended as interrupted");
+        run(&runs, "ours");
+        let kept = on_file(&path);
+        assert!(kept["theirs"].finished.is_none(), "another process's run is not ended by this one");
+        assert!(kept["gone"].finished.is_some() && kept["ours"].finished.is_some());
     }
 }
