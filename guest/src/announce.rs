@@ -158,7 +158,7 @@ fn parse_header(line: &str) -> Option<(usize, &str)> {
         let s = s.strip_prefix("**").unwrap_or(s);
         let (index, len) = [("status", 0usize), ("result", 1), ("notes", 2)]
             .iter()
-            .find(|(word, _)| s.len() >= word.len() && s.is_char_boundary(word.len()) && s[..word.len()].eq_ignore_ascii_case(word))
+            .find(|(word, _)| crate::keys::has_prefix_ci(s, word))
             .map(|(word, i)| (*i, word.len()))?;
         let s = &s[len..];
         let s = s.strip_prefix("**").unwrap_or(s);

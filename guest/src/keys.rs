@@ -115,7 +115,9 @@ pub fn normalize_main_key(value: Option<&str>) -> String {
     }
 }
 
-fn has_prefix_ci(value: &str, prefix: &str) -> bool {
+/// Whether `value` starts with `prefix`, ASCII case ignored (never slicing inside a
+/// character).
+pub(crate) fn has_prefix_ci(value: &str, prefix: &str) -> bool {
     value.len() >= prefix.len() && value.is_char_boundary(prefix.len()) && value[..prefix.len()].eq_ignore_ascii_case(prefix)
 }
 

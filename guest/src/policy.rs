@@ -123,9 +123,8 @@ pub enum SendCommand {
 /// Parses `/^\/send(?:\s+([a-zA-Z]+))?\s*$/i`.
 pub fn parse_send_command(text: &str) -> Option<SendCommand> {
     let trimmed = text.trim_start();
-    // Bytes, not a string slice: the fifth byte of arbitrary text may fall inside a
-    // character. When they match, the first five bytes are ASCII, so `[5..]` is a boundary.
-    if !trimmed.as_bytes().get(..5).is_some_and(|head| head.eq_ignore_ascii_case(b"/send")) {
+    // When it matches, the first five bytes are ASCII, so `[5..]` is a boundary.
+    if !crate::keys::has_prefix_ci(trimmed, "/send") {
         return None;
     }
     let after = &trimmed[5..];
