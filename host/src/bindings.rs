@@ -10,6 +10,10 @@ use session_tools_guest::tools::Caller;
 wasmtime::component::bindgen!({
     path: "../wit",
     world: "session-tools",
+    // Every import may trap: a host fault while answering one (a panic caught at the
+    // import boundary) traps the guest and discards its instance instead of unwinding
+    // through the guest's frames or taking the process down.
+    imports: { default: trappable },
 });
 
 pub use exports::openclaw::session_tools::{jobs as wit_jobs, policy as wit_policy, tools as wit_tools};

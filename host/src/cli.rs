@@ -184,7 +184,7 @@ pub fn open_service(global: &Global, state: PathBuf) -> Result<ToolService> {
 }
 
 fn print_json(value: &Value) -> Result<()> {
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::out::Out;
     serde_json::to_writer_pretty(&mut out, value)?;
     writeln!(out)?;
     Ok(())
@@ -214,7 +214,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let bytes = component(&cli.global)?;
             let runtime = Runtime::new(bytes.as_deref().unwrap_or(crate::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
             let reports = conformance::run_all(&runtime, &files);
-            let passed = conformance::print_reports(&reports, &mut std::io::stdout())?;
+            let passed = conformance::print_reports(&reports, &mut crate::out::Out)?;
             Ok(if passed { 0 } else { 1 })
         }
         Command::Describe => {
@@ -251,8 +251,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             };
             match service.call(&caller, &args.tool, &args.arguments) {
                 Ok(result) => {
-                    println!("{}", pretty(&result));
-                    std::io::stdout().flush()?;
+                    crate::outln!("{}", pretty(&result));
+                    crate::out::Out.flush()?;
                     service.run_jobs(Duration::from_secs(args.wait));
                     if !service.wait_for_runs(Duration::from_secs(args.wait.max(10))) {
                         eprintln!("warning: runs still going on are cut short as the process exits");
@@ -307,19 +307,19 @@ pub fn run(cli: Cli) -> Result<i32> {
             if json {
                 print_json(&Value::Array(deliveries))?;
             } else if deliveries.is_empty() {
-                println!("(nothing delivered yet)");
+                crate::outln!("(nothing delivered yet)");
             } else {
                 for d in deliveries {
                     let field = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
                     let ts = d.get("ts").and_then(Value::as_u64).map(crate::gateway::embedded::transcript::iso_time).unwrap_or_default();
-                    println!(
+                    crate::outln!(
                         "{ts}  {}:{}{}",
                         field("channel"),
                         field("to"),
                         d.get("accountId").and_then(Value::as_str).map(|a| format!(" (account {a})")).unwrap_or_default()
                     );
                     for line in field("message").lines() {
-                        println!("    {line}");
+                        crate::outln!("    {line}");
                     }
                 }
             }
@@ -330,7 +330,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let canonical = service.gateway().rules().canonical(&key);
             let (decision, why) = service.policy(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
             let word = if decision == Decision::Allow { "allow" } else { "deny" };
-            println!("{canonical}: {word} ({why})");
+            crate::outln!("{canonical}: {word} ({why})");
             Ok(0)
         }
         Command::Chat { key, message } => {
@@ -342,9 +342,9 @@ pub fn run(cli: Cli) -> Result<i32> {
                             let wait = service
                                 .gateway()
                                 .agent_wait(&session_tools_guest::ports::WaitParams { run_id: run_id.clone(), timeout_ms: 120_000 });
-                            println!("run {run_id}: {}", wait.ok().and_then(|w| w.status).unwrap_or_default());
+                            crate::outln!("run {run_id}: {}", wait.ok().and_then(|w| w.status).unwrap_or_default());
                         }
-                        None => println!("{reply}"),
+                        None => crate::outln!("{reply}"),
                     }
                     Ok(0)
                 }
@@ -378,9 +378,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             let before = service.pending_jobs().len();
             let steps = service.run_jobs(Duration::from_secs(wait));
             let after = service.pending_jobs();
-            println!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
+            crate::outln!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
             for job in after {
-                println!("  {} {} for {} ({:?})", job.kind, job.id, job.session_key, job.wake);
+                crate::outln!("  {} {} for {} ({:?})", job.kind, job.id, job.session_key, job.wake);
             }
             Ok(0)
         }
@@ -404,14 +404,14 @@ pub fn row_json(row: &session_tools_guest::ports::SessionRow) -> Value {
 
 fn print_sessions(rows: &[session_tools_guest::ports::SessionRow]) {
     if rows.is_empty() {
-        println!("(no sessions)");
+        crate::outln!("(no sessions)");
         return;
     }
-    println!("{:<58} {:<7} {:<9} {:<24} {:<6} LABEL / NAME", "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY");
+    crate::outln!("{:<58} {:<7} {:<9} {:<24} {:<6} LABEL / NAME", "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY");
     for r in rows {
         let updated = r.updated_at.map(|t| crate::gateway::embedded::transcript::iso_time(t.max(0) as u64)).unwrap_or_default();
         let name = r.label.clone().or_else(|| r.display_name.clone()).unwrap_or_default();
-        println!(
+        crate::outln!(
             "{:<58} {:<7} {:<9} {:<24} {:<6} {}",
             r.key,
             r.kind.as_deref().unwrap_or(""),
@@ -444,16 +444,16 @@ pub fn message_text(message: &Value) -> String {
 
 fn print_history(messages: &[session_tools_guest::ports::TranscriptMessage]) {
     if messages.is_empty() {
-        println!("(no messages)");
+        crate::outln!("(no messages)");
     }
     for m in messages {
         let value: Value = serde_json::from_str(&m.json).unwrap_or(Value::Null);
         let role = m.role.as_deref().unwrap_or("?");
         let text = message_text(&value);
         let mut lines = text.lines();
-        println!("{role:>10}: {}", lines.next().unwrap_or(""));
+        crate::outln!("{role:>10}: {}", lines.next().unwrap_or(""));
         for line in lines {
-            println!("{:>10}  {line}", "");
+            crate::outln!("{:>10}  {line}", "");
         }
     }
 }

@@ -49,12 +49,12 @@ fn demo_config() -> Value {
 }
 
 fn heading(text: &str) {
-    println!("\n== {text}");
+    crate::outln!("\n== {text}");
 }
 
 fn call(service: &ToolService, caller: &Caller, tool: &str, args: Value) -> Result<Value> {
     let shown = serde_json::to_string(&args)?;
-    println!(
+    crate::outln!(
         "$ session-tools call --as {}{} {tool} '{shown}'",
         caller.agent_session_key.as_deref().unwrap_or(""),
         if caller.sandboxed { " --sandboxed" } else { "" }
@@ -69,10 +69,10 @@ fn show(value: &Value, max_lines: usize) {
     let text = serde_json::to_string_pretty(value).unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
     for line in lines.iter().take(max_lines) {
-        println!("  {line}");
+        crate::outln!("  {line}");
     }
     if lines.len() > max_lines {
-        println!("  … ({} more lines)", lines.len() - max_lines);
+        crate::outln!("  … ({} more lines)", lines.len() - max_lines);
     }
 }
 
@@ -87,7 +87,7 @@ pub fn run(global: &Global) -> Result<i32> {
     let run: u64 = std::fs::read_to_string(&marker).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0) + 1;
     std::fs::create_dir_all(marker.parent().expect("has a parent"))?;
     std::fs::write(&marker, run.to_string())?;
-    println!(
+    crate::outln!(
         "session-tools demo, run {run}, on {} ({})",
         dir.display(),
         if fresh { "created from the sample OpenClaw state" } else { "persisted from earlier runs" }
@@ -107,16 +107,16 @@ pub fn run(global: &Global) -> Result<i32> {
 
     heading("The tools a model sees");
     for tool in service.describe().map_err(|e| anyhow::anyhow!("{e}"))? {
-        println!("  {:<17} {}", tool.name, tool.description);
+        crate::outln!("  {:<17} {}", tool.name, tool.description);
     }
 
     heading("sessions_list: every session the main agent may see, with its last message");
     let listed = call(&service, &alice, "sessions_list", json!({"messageLimit": 1}))?;
-    println!("  {} sessions:", listed["count"]);
+    crate::outln!("  {} sessions:", listed["count"]);
     for row in listed["sessions"].as_array().into_iter().flatten() {
         let last = row["messages"].as_array().and_then(|m| m.last()).map(crate::cli::message_text).unwrap_or_default();
         let last: String = last.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(60).collect();
-        println!(
+        crate::outln!(
             "  {:<60} {:<6} {:<9} {last}",
             row["key"].as_str().unwrap_or(""),
             row["kind"].as_str().unwrap_or(""),
@@ -157,26 +157,26 @@ pub fn run(global: &Global) -> Result<i32> {
 
     heading("What the sandboxed session can see: only the sub-agents it spawned");
     let visible = call(&service, &sandboxed, "sessions_list", json!({}))?;
-    println!("  {} visible sessions (of {} in the store):", visible["count"], listed["count"]);
+    crate::outln!("  {} visible sessions (of {} in the store):", visible["count"], listed["count"]);
     for row in visible["sessions"].as_array().into_iter().flatten() {
-        println!("  {} ({})", row["key"].as_str().unwrap_or(""), row["label"].as_str().unwrap_or(""));
+        crate::outln!("  {} ({})", row["key"].as_str().unwrap_or(""), row["label"].as_str().unwrap_or(""));
     }
     let denied = call(&service, &sandboxed, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938"}))?;
-    println!("  history of the Discord channel from the sandbox: {}", denied["error"].as_str().unwrap_or("allowed"));
+    crate::outln!("  history of the Discord channel from the sandbox: {}", denied["error"].as_str().unwrap_or("allowed"));
     if !child.is_empty() {
         let history = call(&service, &sandboxed, "sessions_history", json!({"sessionKey": child}))?;
         for m in history["messages"].as_array().into_iter().flatten() {
             let text: String = crate::cli::message_text(m).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(90).collect();
-            println!("  {:>9}: {text}", m["role"].as_str().unwrap_or(""));
+            crate::outln!("  {:>9}: {text}", m["role"].as_str().unwrap_or(""));
         }
     }
 
     heading("The outbox: what was delivered to channels (latest 2)");
     let deliveries = service.gateway().outbox().read_all()?;
     for d in deliveries.iter().rev().take(2).rev() {
-        println!("  -> {}:{}", d["channel"].as_str().unwrap_or(""), d["to"].as_str().unwrap_or(""));
+        crate::outln!("  -> {}:{}", d["channel"].as_str().unwrap_or(""), d["to"].as_str().unwrap_or(""));
         for line in d["message"].as_str().unwrap_or("").lines() {
-            println!("     {line}");
+            crate::outln!("     {line}");
         }
     }
 
@@ -196,9 +196,9 @@ pub fn run(global: &Global) -> Result<i32> {
         .filter(|m| m.role.as_deref() == Some("user"))
         .filter(|m| serde_json::from_str::<Value>(&m.json).is_ok_and(|v| crate::cli::message_text(&v).starts_with("Demo run ")))
         .count();
-    println!("  {} sessions on disk, {subagents} of them sub-agents; {} deliveries in the outbox", rows.len(), deliveries.len());
-    println!("  the ops Slack transcript holds {earlier} demo requests so far (one a run: this is run {run})");
-    println!(
+    crate::outln!("  {} sessions on disk, {subagents} of them sub-agents; {} deliveries in the outbox", rows.len(), deliveries.len());
+    crate::outln!("  the ops Slack transcript holds {earlier} demo requests so far (one a run: this is run {run})");
+    crate::outln!(
         "\nRun the demo again to see the state grow; inspect it with:\n  session-tools --state {} sessions | history KEY | outbox",
         dir.display()
     );

@@ -12,6 +12,7 @@ pub mod engine;
 pub mod gateway;
 pub mod jobs;
 pub mod limits;
+pub mod out;
 pub mod sandbox;
 pub mod service;
 

@@ -7,6 +7,7 @@ use session_tools_host::engine::EngineOptions;
 use session_tools_host::limits::Limits;
 use session_tools_host::sandbox::Runtime;
 
+pub mod cli;
 pub mod oracles;
 
 /// The project root.

@@ -304,10 +304,10 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     }
 
     let table = ctx.report.table();
-    println!("\n{table}");
+    crate::outln!("\n{table}");
     let markdown = ctx.report.markdown();
     if ctx.args.out.as_os_str() == "-" {
-        println!("{markdown}");
+        crate::outln!("{markdown}");
     } else {
         std::fs::write(&ctx.args.out, &markdown).with_context(|| format!("writing {}", ctx.args.out.display()))?;
         eprintln!("markdown written to {} ({:.0} s in all)", ctx.args.out.display(), started.elapsed().as_secs_f64());

@@ -178,7 +178,7 @@ pub fn memory_child(args: &BenchArgs, n: usize) -> Result<i32> {
         call_ns,
         pool_ns,
     };
-    println!("BENCH-CHILD {}", serde_json::to_string(&figures)?);
+    crate::outln!("BENCH-CHILD {}", serde_json::to_string(&figures)?);
     Ok(0)
 }
 

@@ -59,12 +59,22 @@ pub enum CallError {
     BadAnswer(String),
     /// The instance could not be created or configured.
     Setup(String),
+    /// The host itself failed while serving the call (a bug in the host, caught: the
+    /// instance is discarded and the process goes on).
+    HostFault(String),
 }
 
 impl CallError {
     /// Whether the instance is unusable afterwards (it is then thrown away).
     pub fn discards_instance(&self) -> bool {
-        matches!(self, CallError::CpuLimit { .. } | CallError::WallLimit { .. } | CallError::MemoryLimit { .. } | CallError::Trap(_))
+        matches!(
+            self,
+            CallError::CpuLimit { .. }
+                | CallError::WallLimit { .. }
+                | CallError::MemoryLimit { .. }
+                | CallError::Trap(_)
+                | CallError::HostFault(_)
+        )
     }
 }
 
@@ -79,6 +89,7 @@ impl std::fmt::Display for CallError {
             CallError::Trap(msg) => write!(f, "the tool crashed: {msg}"),
             CallError::BadAnswer(msg) => write!(f, "the tool answered something invalid: {msg}"),
             CallError::Setup(msg) => write!(f, "the tool could not start: {msg}"),
+            CallError::HostFault(msg) => write!(f, "{msg}; the call was stopped"),
         }
     }
 }
@@ -186,6 +197,9 @@ impl Runtime {
 
 /// Turns a wasmtime error into what the caller is told, from what the store saw.
 fn classify(state: &StoreState, error: wasmtime::Error, doing: fmt::Arguments<'_>) -> CallError {
+    if let Some(fault) = &state.host_fault {
+        return CallError::HostFault(format!("{fault} (while {doing})"));
+    }
     if state.meter.exceeded {
         return CallError::CpuLimit { budget_ms: state.meter.budget.as_millis() };
     }
@@ -224,8 +238,15 @@ impl Sandbox {
             return Err(broken.clone());
         }
         self.store.data_mut().meter.start();
+        self.store.data_mut().host_fault = None;
         self.store.set_epoch_deadline(1);
-        let result = f(&self.tools, &mut self.store);
+        // Imports catch their own panics (`StoreState::import`); this is the backstop for
+        // anything else on the host side of the call.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.tools, &mut self.store))).unwrap_or_else(|panic| {
+            let fault = format!("the host failed: {}", store::panic_text(panic.as_ref()));
+            self.store.data_mut().host_fault = Some(fault.clone());
+            Err(wasmtime::Error::msg(fault))
+        });
         self.store.data_mut().meter.stop();
         self.store.data_mut().flush_output();
         result.map_err(|e| {

@@ -138,6 +138,8 @@ pub struct StoreState {
     gateway: std::sync::Arc<dyn GatewayPort>,
     max_answer: usize,
     log: LogBudget,
+    /// A host fault while answering an import of the current call (see [`Self::import`]).
+    pub(super) host_fault: Option<String>,
     stdout: GuestOutput,
     stderr: GuestOutput,
 }
@@ -190,6 +192,7 @@ impl StoreState {
             gateway: setup.gateway.clone(),
             max_answer: limits.max_gateway_answer_bytes,
             log: LogBudget { left: limits.max_log_bytes_per_call, per_call: limits.max_log_bytes_per_call, dropped: 0 },
+            host_fault: None,
             stdout,
             stderr,
         }
@@ -281,80 +284,126 @@ fn row_size(r: &ports::SessionRow) -> usize {
         + r.delivery_context.as_ref().map_or(0, |d| opt_len(&d.channel) + opt_len(&d.to) + opt_len(&d.account_id) + opt_len(&d.thread_id))
 }
 
+/// The text of a caught panic.
+pub(super) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_string())
+}
+
+impl StoreState {
+    /// Answers one import. A panic of the host while answering it is caught here, at the
+    /// import boundary: it is logged, remembered as the call's host fault, and becomes a
+    /// trap, so the guest's instance is discarded and the process lives on.
+    fn import<T>(&mut self, import: &'static str, answer: impl FnOnce(&mut Self) -> T) -> wasmtime::Result<T> {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(&mut *self))) {
+            Ok(value) => Ok(value),
+            Err(panic) => {
+                let fault = format!("the host failed while answering {import}: {}", panic_text(panic.as_ref()));
+                self.services.log(LogLevel::Error, &format!("[{}] {fault}; the instance is discarded", self.name));
+                self.host_fault = Some(fault.clone());
+                Err(wasmtime::Error::msg(fault))
+            }
+        }
+    }
+}
+
+type Answer<T> = wasmtime::Result<Result<T, wit_gw::GatewayError>>;
+
 impl wit_gw::Host for StoreState {
-    fn sessions_list(&mut self, params: wit_gw::ListParams) -> Result<wit_gw::SessionList, wit_gw::GatewayError> {
-        let params = bindings::list_params(params);
-        let list = self.gateway_call(|gw| gw.sessions_list(&params)).map_err(bindings::gw_err)?;
-        let size = opt_len(&list.path) + list.sessions.iter().map(row_size).sum::<usize>();
-        self.bounded("sessions.list", size, list).map(bindings::session_list)
+    fn sessions_list(&mut self, params: wit_gw::ListParams) -> Answer<wit_gw::SessionList> {
+        self.import("gateway.sessions-list", |s| {
+            let params = bindings::list_params(params);
+            let list = s.gateway_call(|gw| gw.sessions_list(&params)).map_err(bindings::gw_err)?;
+            let size = opt_len(&list.path) + list.sessions.iter().map(row_size).sum::<usize>();
+            s.bounded("sessions.list", size, list).map(bindings::session_list)
+        })
     }
 
-    fn sessions_resolve(&mut self, params: wit_gw::ResolveParams) -> Result<String, wit_gw::GatewayError> {
-        let params = bindings::resolve_params(params);
-        let key = self.gateway_call(|gw| gw.sessions_resolve(&params)).map_err(bindings::gw_err)?;
-        self.bounded("sessions.resolve", key.len(), key)
+    fn sessions_resolve(&mut self, params: wit_gw::ResolveParams) -> Answer<String> {
+        self.import("gateway.sessions-resolve", |s| {
+            let params = bindings::resolve_params(params);
+            let key = s.gateway_call(|gw| gw.sessions_resolve(&params)).map_err(bindings::gw_err)?;
+            s.bounded("sessions.resolve", key.len(), key)
+        })
     }
 
-    fn chat_history(&mut self, params: wit_gw::HistoryParams) -> Result<wit_gw::History, wit_gw::GatewayError> {
-        let params = bindings::history_params(params);
-        let history = self.gateway_call(|gw| gw.chat_history(&params)).map_err(bindings::gw_err)?;
-        let size = history.messages.iter().map(|m| m.json.len() + opt_len(&m.role) + 16).sum::<usize>();
-        self.bounded("chat.history", size, history).map(bindings::history)
+    fn chat_history(&mut self, params: wit_gw::HistoryParams) -> Answer<wit_gw::History> {
+        self.import("gateway.chat-history", |s| {
+            let params = bindings::history_params(params);
+            let history = s.gateway_call(|gw| gw.chat_history(&params)).map_err(bindings::gw_err)?;
+            let size = history.messages.iter().map(|m| m.json.len() + opt_len(&m.role) + 16).sum::<usize>();
+            s.bounded("chat.history", size, history).map(bindings::history)
+        })
     }
 
-    fn agent(&mut self, params: wit_gw::AgentParams) -> Result<wit_gw::AgentAccepted, wit_gw::GatewayError> {
-        let params = bindings::agent_params(params);
-        let accepted = self.gateway_call(|gw| gw.agent(&params)).map_err(bindings::gw_err)?;
-        let size = opt_len(&accepted.run_id);
-        self.bounded("agent", size, wit_gw::AgentAccepted { run_id: accepted.run_id })
+    fn agent(&mut self, params: wit_gw::AgentParams) -> Answer<wit_gw::AgentAccepted> {
+        self.import("gateway.agent", |s| {
+            let params = bindings::agent_params(params);
+            let accepted = s.gateway_call(|gw| gw.agent(&params)).map_err(bindings::gw_err)?;
+            let size = opt_len(&accepted.run_id);
+            s.bounded("agent", size, wit_gw::AgentAccepted { run_id: accepted.run_id })
+        })
     }
 
-    fn agent_wait(&mut self, params: wit_gw::WaitParams) -> Result<wit_gw::WaitResult, wit_gw::GatewayError> {
-        let mut params = bindings::wait_params(params);
-        // A wait never outlasts the call's wall time.
-        params.timeout_ms = params.timeout_ms.min(self.meter.wall_left().as_millis() as u64);
-        let wait = self.gateway_call(|gw| gw.agent_wait(&params)).map_err(bindings::gw_err)?;
-        let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
-        self.bounded("agent.wait", size, wait).map(bindings::wait_result)
+    fn agent_wait(&mut self, params: wit_gw::WaitParams) -> Answer<wit_gw::WaitResult> {
+        self.import("gateway.agent-wait", |s| {
+            let mut params = bindings::wait_params(params);
+            // A wait never outlasts the call's wall time.
+            params.timeout_ms = params.timeout_ms.min(s.meter.wall_left().as_millis() as u64);
+            let wait = s.gateway_call(|gw| gw.agent_wait(&params)).map_err(bindings::gw_err)?;
+            let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
+            s.bounded("agent.wait", size, wait).map(bindings::wait_result)
+        })
     }
 
-    fn send(&mut self, params: wit_gw::SendParams) -> Result<(), wit_gw::GatewayError> {
-        let params = bindings::send_params(params);
-        self.gateway_call(|gw| gw.send(&params)).map_err(bindings::gw_err)
+    fn send(&mut self, params: wit_gw::SendParams) -> Answer<()> {
+        self.import("gateway.send", |s| {
+            let params = bindings::send_params(params);
+            s.gateway_call(|gw| gw.send(&params)).map_err(bindings::gw_err)
+        })
     }
 
-    fn sessions_patch(&mut self, params: wit_gw::PatchParams) -> Result<(), wit_gw::GatewayError> {
-        let params = bindings::patch_params(params);
-        self.gateway_call(|gw| gw.sessions_patch(&params)).map_err(bindings::gw_err)
+    fn sessions_patch(&mut self, params: wit_gw::PatchParams) -> Answer<()> {
+        self.import("gateway.sessions-patch", |s| {
+            let params = bindings::patch_params(params);
+            s.gateway_call(|gw| gw.sessions_patch(&params)).map_err(bindings::gw_err)
+        })
     }
 
-    fn sessions_delete(&mut self, params: wit_gw::DeleteParams) -> Result<(), wit_gw::GatewayError> {
-        let params = bindings::delete_params(params);
-        self.gateway_call(|gw| gw.sessions_delete(&params)).map_err(bindings::gw_err)
+    fn sessions_delete(&mut self, params: wit_gw::DeleteParams) -> Answer<()> {
+        self.import("gateway.sessions-delete", |s| {
+            let params = bindings::delete_params(params);
+            s.gateway_call(|gw| gw.sessions_delete(&params)).map_err(bindings::gw_err)
+        })
     }
 }
 
 impl wit_host::Host for StoreState {
-    fn now_ms(&mut self) -> u64 {
-        self.services.now_ms()
+    fn now_ms(&mut self) -> wasmtime::Result<u64> {
+        self.import("host.now-ms", |s| s.services.now_ms())
     }
 
-    fn new_uuid(&mut self) -> String {
-        self.services.new_uuid()
+    fn new_uuid(&mut self) -> wasmtime::Result<String> {
+        self.import("host.new-uuid", |s| s.services.new_uuid())
     }
 
-    fn log(&mut self, level: wit_host::LogLevel, message: String) {
-        if message.len() > self.log.left {
-            self.log.dropped += message.len();
-            return;
-        }
-        self.log.left -= message.len();
-        let level = match level {
-            wit_host::LogLevel::Debug => LogLevel::Debug,
-            wit_host::LogLevel::Info => LogLevel::Info,
-            wit_host::LogLevel::Warn => LogLevel::Warn,
-            wit_host::LogLevel::Error => LogLevel::Error,
-        };
-        self.services.log(level, &format!("[{}] {message}", self.name));
+    fn log(&mut self, level: wit_host::LogLevel, message: String) -> wasmtime::Result<()> {
+        self.import("host.log", |s| {
+            if message.len() > s.log.left {
+                s.log.dropped += message.len();
+                return;
+            }
+            s.log.left -= message.len();
+            let level = match level {
+                wit_host::LogLevel::Debug => LogLevel::Debug,
+                wit_host::LogLevel::Info => LogLevel::Info,
+                wit_host::LogLevel::Warn => LogLevel::Warn,
+                wit_host::LogLevel::Error => LogLevel::Error,
+            };
+            s.services.log(level, &format!("[{}] {message}", s.name));
+        })
     }
 }

@@ -159,7 +159,7 @@ impl Runs {
             self.persist(&mut runs);
         }
         let this = self.clone();
-        let spawned = std::thread::Builder::new().name(format!("run-{}", request.run_id)).spawn(move || {
+        let spawned = std::thread::Builder::new().name(thread_name(&request.run_id)).spawn(move || {
             let began = Instant::now();
             let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
                 status: "error".into(),
@@ -258,6 +258,13 @@ impl Runs {
             runs = self.ended.wait_timeout(runs, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
+}
+
+/// A run's thread name: the run id is the guest's idempotency key, so only its first
+/// few ASCII letters, digits and dashes are used (a NUL would make the spawn panic).
+fn thread_name(run_id: &str) -> String {
+    let safe: String = run_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').take(24).collect();
+    format!("run-{safe}")
 }
 
 /// Whether another process that is still alive runs this run.

@@ -94,18 +94,24 @@ pub fn strip_envelope(text: &str) -> &str {
     rest[close + 1..].trim_start()
 }
 
+const MESSAGE_ID_HINT: &str = "[message_id:";
+
+/// Whether a line is a `[message_id: …]` hint. Text is sliced only at the hint's own
+/// (ASCII) bounds, never at a byte offset of the user's text.
+fn is_message_id_hint(line: &str) -> bool {
+    let l = line.trim_end_matches('\r').trim();
+    let Some(inner) = l.get(MESSAGE_ID_HINT.len()..).and_then(|rest| rest.strip_suffix(']')) else {
+        return false;
+    };
+    l.get(..MESSAGE_ID_HINT.len()).is_some_and(|head| head.eq_ignore_ascii_case(MESSAGE_ID_HINT)) && !inner.contains(']')
+}
+
 /// `stripMessageIdHints`: drops `[message_id: …]` lines.
 pub fn strip_message_id_hints(text: &str) -> String {
-    if !text.to_ascii_lowercase().contains("[message_id:") {
+    if !text.to_ascii_lowercase().contains(MESSAGE_ID_HINT) {
         return text.to_string();
     }
-    text.split('\n')
-        .filter(|line| {
-            let l = line.trim_end_matches('\r').trim();
-            !(l.len() > 12 && l[..12].eq_ignore_ascii_case("[message_id:") && l.ends_with(']') && !l[12..l.len() - 1].contains(']'))
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
+    text.split('\n').filter(|line| !is_message_id_hint(line)).collect::<Vec<_>>().join("\n")
 }
 
 fn clean_user_text(text: &str) -> String {
@@ -283,6 +289,11 @@ mod tests {
         assert_eq!(strip_envelope("[not an envelope] hi"), "[not an envelope] hi");
         assert_eq!(strip_envelope("[2026-01-26 10:00] hi"), "hi");
         assert_eq!(strip_message_id_hints("hi\n[message_id: 123]"), "hi");
+        // Lines whose 12th byte falls inside a character (issue 10, issue 11 item 8).
+        assert_eq!(strip_message_id_hints("[message_id: 1]\nGracias, señor"), "Gracias, señor");
+        assert_eq!(strip_message_id_hints("100% done — thanks!\n[message_id: 1]"), "100% done — thanks!");
+        assert_eq!(strip_message_id_hints("[message_id: 1]\n谢谢你的帮助，朋友们\n[MESSAGE_ID: é]"), "谢谢你的帮助，朋友们");
+        assert_eq!(strip_message_id_hints("[message_id:]\n[message_id:\n[message_id: a]b]"), "[message_id:\n[message_id: a]b]");
     }
 
     #[test]
