@@ -184,16 +184,16 @@ fn sub_agent_sessions_are_archived_after_the_configured_time() {
         serde_json::from_str(&service.call(&main_caller(), "sessions_spawn", r#"{"task":"short-lived"}"#).unwrap()).unwrap();
     let child = spawned["childSessionKey"].as_str().unwrap().to_string();
     service.run_jobs(Duration::from_secs(30));
-    let session_id = service.gateway().find(&child).expect("the child exists").entry["sessionId"].clone();
+    let session_id = service.gateway().find(&child).unwrap().expect("the child exists").entry["sessionId"].clone();
     assert_eq!(service.pending_jobs().len(), 1, "only the archive waits");
     // Not yet: 59 minutes later.
     now.fetch_add(59 * 60_000, Ordering::SeqCst);
     service.run_jobs(Duration::from_secs(5));
-    assert!(service.gateway().find(&child).is_some());
+    assert!(service.gateway().find(&child).unwrap().is_some());
     // After archiveAfterMinutes (60 by default), counted from the spawn.
     now.fetch_add(2 * 60_000, Ordering::SeqCst);
     service.run_jobs(Duration::from_secs(5));
-    assert!(service.gateway().find(&child).is_none(), "archived");
+    assert!(service.gateway().find(&child).unwrap().is_none(), "archived");
     assert!(service.pending_jobs().is_empty());
     let archived = std::fs::read_dir(state.path().join("agents/main/sessions")).unwrap().filter_map(|e| e.ok()).any(|e| {
         let name = e.file_name().to_string_lossy().into_owned();

@@ -451,9 +451,9 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
 
     // Nothing outside the tree was changed.
     let gateway = service.gateway();
-    assert!(gateway.find(OPS_SLACK).is_some() && gateway.find(DISCORD).is_some());
-    assert!(gateway.find("agent:main:planted").is_none());
-    assert_eq!(gateway.find("agent:ops:main").unwrap().entry.get("label"), None);
+    assert!(gateway.find(OPS_SLACK).unwrap().is_some() && gateway.find(DISCORD).unwrap().is_some());
+    assert!(gateway.find("agent:main:planted").unwrap().is_none());
+    assert_eq!(gateway.find("agent:ops:main").unwrap().unwrap().entry.get("label"), None);
     assert!(gateway.outbox().read_all().unwrap().is_empty());
 
     // Its own session (in its spellings) and the sub-agent it spawned are allowed.
@@ -574,7 +574,7 @@ fn a_sandboxed_caller_cannot_spawn_into_an_agent_it_may_not_spawn_for() {
     let answer = spy(&service, &caller(OWN, true), json!({"method": "agent", "key": key, "spawnedBy": OWN}));
     assert_eq!(answer, json!({"error": format!("forbidden: session {key} is not visible from this sandboxed agent session")}));
     assert_eq!(lines.lock().unwrap().last(), Some(&format!("N15: refused agent: session {key} for sandboxed session {OWN}")));
-    assert!(service.gateway().find(key).is_none());
+    assert!(service.gateway().find(key).unwrap().is_none());
     service.wait_for_runs(Duration::from_secs(10));
 }
 

@@ -110,7 +110,7 @@ fn concurrent_writers_in_one_process_lose_nothing() {
             });
         }
     });
-    let rows = gw.list_rows(&ListParams::default());
+    let rows = gw.list_rows(&ListParams::default()).unwrap();
     let written = rows.iter().filter(|r| r.key.contains(":thread-")).count();
     assert_eq!(written, 200);
     assert_eq!(rows.iter().filter(|r| r.key == "agent:main:main").count(), 1, "existing sessions are kept");
@@ -132,7 +132,7 @@ fn concurrent_writer_processes_lose_nothing() {
     for child in &mut children {
         assert!(child.wait().unwrap().success());
     }
-    let rows = open(state.path()).list_rows(&ListParams::default());
+    let rows = open(state.path()).list_rows(&ListParams::default()).unwrap();
     for w in 0..4 {
         let mine = rows.iter().filter(|r| r.key.starts_with(&format!("agent:main:writer-p{w}-"))).count();
         assert_eq!(mine, 25, "writer p{w} lost entries");
@@ -182,8 +182,12 @@ fn an_unreadable_store_is_reported_and_never_overwritten() {
     let err = gw.patch("agent:ops:main", &Patch { label: Some(Some("x".into())), ..Default::default() }).unwrap_err();
     assert!(err.message.contains("not valid JSON") && err.message.contains("refusing to overwrite"), "{}", err.message);
     assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ this is not json");
-    // The other agents' sessions are still served.
-    assert!(gw.list_rows(&ListParams::default()).iter().any(|r| r.key == "agent:main:main"));
+    // A list over every store says which one is damaged (it is never read as empty)...
+    let err = gw.list_rows(&ListParams::default()).unwrap_err();
+    assert!(err.message.contains(&path.display().to_string()) && err.message.contains("damaged"), "{}", err.message);
+    // ...and the sessions of the other stores are still read.
+    let history = gw.chat_history(&HistoryParams { session_key: "agent:main:main".into(), limit: Some(1) }).unwrap();
+    assert_eq!(history.messages.len(), 1);
 }
 
 #[test]
@@ -210,10 +214,10 @@ fn gateway_contract() {
         Err("No session found with label: nope".into())
     );
     // List: newest first, limit after the filters.
-    let rows = gw.list_rows(&ListParams::default());
+    let rows = gw.list_rows(&ListParams::default()).unwrap();
     assert!(rows.windows(2).all(|w| w[0].updated_at >= w[1].updated_at));
-    assert_eq!(gw.list_rows(&ListParams { limit: Some(2), ..Default::default() }).len(), 2);
-    assert_eq!(gw.list_rows(&ListParams { agent_id: Some("ops".into()), ..Default::default() }).len(), 2);
+    assert_eq!(gw.list_rows(&ListParams { limit: Some(2), ..Default::default() }).unwrap().len(), 2);
+    assert_eq!(gw.list_rows(&ListParams { agent_id: Some("ops".into()), ..Default::default() }).unwrap().len(), 2);
     // Label uniqueness within a store.
     let taken = gw.patch("agent:ops:main", &Patch { label: Some(Some("incidents".into())), ..Default::default() }).unwrap_err();
     assert_eq!(taken.message, "label already in use: incidents");

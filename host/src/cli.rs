@@ -271,13 +271,10 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Sessions { agent, limit, json } => {
             let service = open_service(&cli.global, state())?;
-            let rows = service.gateway().list_rows(&ListParams {
-                agent_id: agent,
-                limit,
-                include_global: Some(true),
-                include_unknown: Some(true),
-                ..Default::default()
-            });
+            let rows = service
+                .gateway()
+                .list_rows(&ListParams { agent_id: agent, limit, include_global: Some(true), include_unknown: Some(true), ..Default::default() })
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
                 let value: Vec<Value> = rows.iter().map(row_json).collect();
                 print_json(&Value::Array(value))?;
@@ -288,11 +285,11 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::History { key, limit, json } => {
             let service = open_service(&cli.global, state())?;
-            let history =
-                service.gateway().chat_history(&HistoryParams { session_key: key.clone(), limit }).map_err(|e| anyhow::anyhow!("{e}"))?;
-            if service.gateway().find(&key).is_none() {
+            if service.gateway().find(&key).map_err(|e| anyhow::anyhow!("{e}"))?.is_none() {
                 bail!("no session {key} in {}", service.state_dir().display());
             }
+            let history =
+                service.gateway().chat_history(&HistoryParams { session_key: key.clone(), limit }).map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
                 let messages: Vec<Value> = history.messages.iter().filter_map(|m| serde_json::from_str(&m.json).ok()).collect();
                 print_json(&json!({"sessionKey": key, "sessionId": history.session_id, "messages": messages}))?;

@@ -64,7 +64,7 @@ impl DeploymentConfig {
     pub fn parse(text: &str, origin: &str) -> Result<DeploymentConfig> {
         let raw: Value = match serde_json::from_str(text) {
             Ok(v) => v,
-            Err(_) => json5::from_str(text).map_err(|e| anyhow::anyhow!("{origin} is not valid JSON5: {e}"))?,
+            Err(_) => crate::json5::from_str(text).map_err(|e| anyhow::anyhow!("{origin} is not valid JSON5: {e}"))?,
         };
         Self::from_value(raw, origin)
     }

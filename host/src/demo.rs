@@ -181,7 +181,7 @@ pub fn run(global: &Global) -> Result<i32> {
     }
 
     heading("Persistence");
-    let rows = service.gateway().list_rows(&Default::default());
+    let rows = service.gateway().list_rows(&Default::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
     let subagents = rows.iter().filter(|r| r.key.contains(":subagent:")).count();
     let history = service
         .gateway()

@@ -11,6 +11,7 @@ pub mod demo;
 pub mod engine;
 pub mod gateway;
 pub mod jobs;
+pub mod json5;
 pub mod limits;
 pub mod out;
 pub mod sandbox;

@@ -308,7 +308,7 @@ impl ToolService {
         let own = requester.internal_key.as_deref();
         let (any, mut ids) = session_tools_guest::agents::allowlist(&self.tools_config, &agent);
         ids.insert(0, agent.clone());
-        let guard = VisibilityGuard::new(self.gateway.clone(), self.services.clone(), own, SpawnAgents { any, ids });
+        let guard = VisibilityGuard::new(self.gateway.clone(), self.gateway.clone(), self.services.clone(), own, SpawnAgents { any, ids });
         // An instance keeps what it read in its memory, so a restricted caller is only
         // ever served by instances that served the same restricted caller.
         let scope = own.map_or_else(|| "none".to_string(), |key| format!("own {}", self.gateway.rules().canonical(key)));
@@ -486,8 +486,7 @@ impl ToolService {
 
     /// Evaluates the send policy for a session (with the reason).
     pub fn policy(&self, key: &str) -> Result<(Decision, String), ports::GatewayError> {
-        let found = self.gateway.find(key);
-        self.gateway.policy_for(key, found.as_ref().map(|f| &f.entry))
+        self.gateway.session_policy(key)
     }
 
     /// One step of a job; its successors replace it on disk.

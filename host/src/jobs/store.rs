@@ -10,8 +10,8 @@ use session_tools_guest::jobs::{Job, Wake};
 use session_tools_guest::ports::WaitParams;
 use session_tools_guest::tools::Caller;
 
-use crate::gateway::embedded::lock::FileLock;
-use crate::gateway::embedded::store::write_atomically;
+use crate::gateway::embedded::lock::{sweep_temporaries, OsLock};
+use crate::gateway::embedded::store::{write_atomically, Durability};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -76,6 +76,43 @@ impl JobRecord {
     }
 }
 
+/// A claimed job: released when dropped, and its lock file removed with it once the job
+/// has ended (while still held, so a process that opened it meanwhile finds no job).
+#[derive(Debug)]
+pub struct JobClaim {
+    path: PathBuf,
+    lock: Option<OsLock>,
+}
+
+impl Drop for JobClaim {
+    fn drop(&mut self) {
+        if let Some(lock) = self.lock.take() {
+            if self.path.exists() {
+                drop(lock);
+            } else {
+                lock.remove(&self.path);
+            }
+        }
+    }
+}
+
+/// Removes every `<job>.json.<pid>.<uuid>.tmp` of the directory older than a minute.
+fn sweep_temporaries_in(dir: &std::path::Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let mut targets: Vec<PathBuf> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let (job, _) = name.split_once(".json.")?;
+            name.ends_with(".tmp").then(|| dir.join(format!("{job}.json")))
+        })
+        .collect();
+    targets.dedup();
+    for target in targets {
+        sweep_temporaries(&target, std::time::Duration::from_secs(60));
+    }
+}
+
 /// The directory of pending jobs.
 pub struct JobStore {
     dir: PathBuf,
@@ -95,7 +132,7 @@ impl JobStore {
         let path = self.path(&record.key)?;
         std::fs::create_dir_all(&self.dir)?;
         let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-        write_atomically(&path, &bytes)
+        write_atomically(&path, &bytes, Durability::Synced)
     }
 
     fn path(&self, key: &str) -> std::io::Result<PathBuf> {
@@ -106,13 +143,15 @@ impl JobStore {
     }
 
     /// Claims a job for this process (no other process steps it meanwhile) and answers its
-    /// current record; `None` when another process holds it or it has ended.
-    pub fn claim(&self, key: &str) -> Option<(FileLock, JobRecord)> {
+    /// current record; `None` when another process holds it or it has ended. The claim is
+    /// an OS lock, so a process killed while it holds one leaves nothing held.
+    pub fn claim(&self, key: &str) -> Option<(JobClaim, JobRecord)> {
         let path = self.path(key).ok()?;
-        let lock = FileLock::try_acquire(&path).ok().flatten()?;
+        let lock = OsLock::try_acquire(&path).ok().flatten()?;
+        let claim = JobClaim { path: path.clone(), lock: Some(lock) };
         let mut record = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JobRecord>(&b).ok())?;
         record.key = key.to_string();
-        Some((lock, record))
+        Some((claim, record))
     }
 
     pub fn remove(&self, key: &str) {
@@ -128,6 +167,8 @@ impl JobStore {
         let Ok(dir) = std::fs::read_dir(&self.dir) else {
             return (jobs, problems);
         };
+        // Job files half-written by a process that died are swept once they are old.
+        sweep_temporaries_in(&self.dir);
         for entry in dir.filter_map(|e| e.ok()) {
             let path = entry.path();
             let key = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();

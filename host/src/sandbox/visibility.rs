@@ -8,18 +8,19 @@
 //! The guard fails closed: a caller with no session sees nothing, and a new sub-agent
 //! session joins the tree only in an agent the caller may spawn for
 //! (`subagents.allowAgents`, ref §3.4.2), whatever the guest asks.
+//!
+//! The guard works over any gateway: what it needs to know of the spawn tree is the
+//! narrow [`SessionTree`] trait.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use session_tools_guest::announce::target_from_key;
-use session_tools_guest::keys::is_subagent_key;
+use session_tools_guest::keys::{is_subagent_key, normalize_agent_id, parse_agent_key};
 use session_tools_guest::ports::*;
 
-use crate::gateway::embedded::listing::{deduplicated, StoreRows};
-use crate::gateway::embedded::EmbeddedGateway;
-
-use super::Services;
+use super::{GatewayPort, Services};
+use crate::gateway::SessionTree;
 
 /// The agents a restricted caller may spawn sub-agent sessions in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -38,7 +39,8 @@ impl SpawnAgents {
 
 /// A gateway as seen by one restricted caller.
 pub struct VisibilityGuard {
-    inner: Arc<EmbeddedGateway>,
+    inner: Arc<dyn GatewayPort>,
+    tree: Arc<dyn SessionTree>,
     services: Arc<dyn Services>,
     /// The caller's own session, canonical; `None`: a caller without a session, which
     /// sees nothing.
@@ -47,20 +49,38 @@ pub struct VisibilityGuard {
     /// The caller's session and its spawned tree, canonical (computed at the first miss,
     /// and again on every miss).
     visible: Mutex<HashSet<String>>,
+    /// Sub-agent sessions this caller created through the guard (a spawn's `sessions.patch`
+    /// of its child comes before the `agent` call that records the child's parent): they
+    /// are in its tree from the moment they are created.
+    adopted: Mutex<HashSet<String>>,
     /// Refusals so far (for audits and tests).
     refusals: Mutex<Vec<String>>,
+}
+
+fn agent_of(canonical: &str) -> Option<String> {
+    parse_agent_key(canonical).map(|p| normalize_agent_id(&p.agent_id))
 }
 
 impl VisibilityGuard {
     /// The gateway as `caller_key` may see it (`None`: a caller without a session).
     pub fn new(
-        inner: Arc<EmbeddedGateway>,
+        inner: Arc<dyn GatewayPort>,
+        tree: Arc<dyn SessionTree>,
         services: Arc<dyn Services>,
         caller_key: Option<&str>,
         spawn_agents: SpawnAgents,
     ) -> VisibilityGuard {
-        let own = caller_key.map(|key| inner.rules().canonical(key));
-        VisibilityGuard { inner, services, own, spawn_agents, visible: Mutex::new(HashSet::new()), refusals: Mutex::new(Vec::new()) }
+        let own = caller_key.map(|key| tree.canonical_key(key));
+        VisibilityGuard {
+            inner,
+            tree,
+            services,
+            own,
+            spawn_agents,
+            visible: Mutex::new(HashSet::new()),
+            adopted: Mutex::new(HashSet::new()),
+            refusals: Mutex::new(Vec::new()),
+        }
     }
 
     /// What was refused, in order.
@@ -68,25 +88,21 @@ impl VisibilityGuard {
         self.refusals.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// Recomputes the caller's tree from the store; answers it, kept.
+    /// Recomputes the caller's tree from the gateway's spawn edges; answers it, kept. When
+    /// the edges cannot be read the tree is the caller's own session only (fail closed).
     fn refresh(&self) -> MutexGuard<'_, HashSet<String>> {
-        self.refresh_from(&self.inner.indexed_stores())
-    }
-
-    /// Recomputes the caller's tree from these rows: one pass builds parent → children.
-    fn refresh_from(&self, stores: &[Arc<StoreRows>]) -> MutexGuard<'_, HashSet<String>> {
+        let edges = self.tree.spawn_edges().unwrap_or_default();
         let mut kept = self.visible.lock().unwrap_or_else(|p| p.into_inner());
         let Some(own) = &self.own else { return kept };
-        let mut children: HashMap<String, Vec<&str>> = HashMap::new();
-        for row in deduplicated(stores) {
-            if let Some(parent) = &row.spawned_by {
-                children.entry(self.inner.rules().canonical(parent)).or_default().push(&row.key);
-            }
+        let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
+        for (child, parent) in &edges {
+            children.entry(parent.as_str()).or_default().push(child);
         }
         let mut visible = HashSet::from([own.clone()]);
-        let mut frontier = vec![own.clone()];
+        visible.extend(self.adopted.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned());
+        let mut frontier: Vec<String> = visible.iter().cloned().collect();
         while let Some(node) = frontier.pop() {
-            for child in children.remove(&node).unwrap_or_default() {
+            for child in children.remove(node.as_str()).unwrap_or_default() {
                 if visible.insert(child.to_string()) {
                     frontier.push(child.to_string());
                 }
@@ -98,7 +114,7 @@ impl VisibilityGuard {
 
     /// Whether a key (in any spelling) is the caller's or in its tree.
     pub fn can_see(&self, key: &str) -> bool {
-        let canonical = self.inner.rules().canonical(key);
+        let canonical = self.tree.canonical_key(key);
         if self.visible.lock().unwrap_or_else(|p| p.into_inner()).contains(&canonical) {
             return true;
         }
@@ -121,13 +137,29 @@ impl VisibilityGuard {
         }
     }
 
+    /// Whether `key` names a sub-agent session the caller is creating right now: a key that
+    /// does not exist yet, spawned from the caller's tree (`parent`), in an agent the caller
+    /// may spawn for. Such a session joins the tree as it is created.
+    fn is_new_child(&self, key: &str, parent: Option<&str>) -> bool {
+        let canonical = self.tree.canonical_key(key);
+        is_subagent_key(&canonical)
+            && matches!(self.tree.exists(&canonical), Ok(false))
+            && agent_of(&canonical).is_some_and(|agent| self.spawn_agents.allows(&agent))
+            && parent.is_some_and(|parent| self.can_see(parent))
+    }
+
+    /// A new child joins the caller's tree.
+    fn adopt(&self, key: &str) {
+        let canonical = self.tree.canonical_key(key);
+        self.adopted.lock().unwrap_or_else(|p| p.into_inner()).insert(canonical.clone());
+        self.visible.lock().unwrap_or_else(|p| p.into_inner()).insert(canonical);
+    }
+
     /// Delivery targets the caller may post to: those of its visible sessions.
     fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
-        // Every session, reserved ones included, in no particular order: what an unfiltered
-        // `sessions.list` would answer, read without copying the rows.
-        let stores = self.inner.indexed_stores();
-        let visible = self.refresh_from(&stores);
-        deduplicated(&stores).into_iter().filter(|r| visible.contains(&r.key)).map(|r| &r.row).any(|row| {
+        let visible = self.refresh().clone();
+        let rows = self.tree.rows_of(&visible).unwrap_or_default();
+        rows.iter().any(|row| {
             let dc = row.delivery_context.as_ref();
             let channel_ok = |c: Option<&str>| channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)));
             let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to) && channel_ok(dc.and_then(|d| d.channel.as_deref())))
@@ -172,15 +204,10 @@ impl Gateway for VisibilityGuard {
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
         let key = params.session_key.as_deref().unwrap_or("main");
         if !self.can_see(key) {
-            // A new sub-agent session spawned from the caller's tree joins it, in an agent
-            // the caller may spawn for.
-            let spawns_child = is_subagent_key(key)
-                && self.inner.find(key).is_none()
-                && self.spawn_agents.allows(&self.inner.rules().agent_of(&self.inner.rules().canonical(key)))
-                && params.spawned_by.as_deref().is_some_and(|parent| self.can_see(parent));
-            if !spawns_child {
+            if !self.is_new_child(key, params.spawned_by.as_deref()) {
                 return self.refuse("agent", &format!("session {}", key.trim()));
             }
+            self.adopt(key);
         }
         let accepted = self.inner.agent(params)?;
         drop(self.refresh()); // a child it just spawned joins the tree
@@ -188,7 +215,7 @@ impl Gateway for VisibilityGuard {
     }
 
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
-        match self.inner.runs().session_of(&params.run_id) {
+        match self.tree.run_session(&params.run_id) {
             Some(session) if !self.can_see(&session) => self.refuse("agent.wait", &format!("run {}", params.run_id)),
             _ => self.inner.agent_wait(params),
         }
@@ -202,7 +229,14 @@ impl Gateway for VisibilityGuard {
     }
 
     fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
-        self.check("sessions.patch", &params.key)?;
+        // A spawn configures its new child (its model) before it starts it: the caller may
+        // create that session, and nothing else outside its tree (issue 11).
+        if !self.can_see(&params.key) {
+            if !self.is_new_child(&params.key, self.own.as_deref()) {
+                return self.refuse("sessions.patch", &format!("session {}", params.key.trim()));
+            }
+            self.adopt(&params.key);
+        }
         self.inner.sessions_patch(params)
     }
 

@@ -1,5 +1,6 @@
 //! How the gateway canonicalises keys (reference §1.4, `resolveSessionStoreKey`).
 
+use serde_json::{Map, Value};
 use session_tools_guest::keys::{normalize_agent_id, parse_agent_key};
 
 /// The key rules of one deployment.
@@ -74,6 +75,31 @@ pub fn spawned_by_for_agent(agent_id: &str, spawned_by: Option<&str>) -> Option<
     (!raw.is_empty()).then(|| for_agent(agent_id, raw))
 }
 
+/// Two entries stored under one canonical key (a legacy un-prefixed spelling and the
+/// canonical one, or one key in two stores), merged as the reference's combined store does
+/// (`loadCombinedSessionStoreForGateway`, G4): the entry with the newer `updatedAt` wins
+/// (on a tie, the later one), field by field; fields only the other has are kept; and
+/// `spawnedBy` is the winner's, else the other's, canonical for the agent.
+pub fn merge_entries(earlier: Map<String, Value>, later: Map<String, Value>, agent_id: &str) -> Map<String, Value> {
+    let updated = |e: &Map<String, Value>| e.get("updatedAt").and_then(Value::as_f64).unwrap_or(0.0);
+    let (base, top) = if updated(&earlier) > updated(&later) { (later, earlier) } else { (earlier, later) };
+    let spawned = top.get("spawnedBy").and_then(Value::as_str).or_else(|| base.get("spawnedBy").and_then(Value::as_str));
+    let spawned = spawned_by_for_agent(agent_id, spawned);
+    let mut merged = base;
+    for (key, value) in top {
+        merged.insert(key, value);
+    }
+    match spawned {
+        Some(parent) => {
+            merged.insert("spawnedBy".into(), Value::String(parent));
+        }
+        None => {
+            merged.shift_remove("spawnedBy");
+        }
+    }
+    merged
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +122,17 @@ mod tests {
         assert_eq!(g.canonical("main"), "global");
         assert_eq!(g.canonical("agent:ops:main"), "global");
         assert_eq!(for_agent("ops", "main"), "agent:ops:main");
+    }
+
+    #[test]
+    fn merges_spellings_like_the_combined_store() {
+        let obj = |v: serde_json::Value| v.as_object().unwrap().clone();
+        let legacy = obj(serde_json::json!({"sessionId": "L", "updatedAt": 5, "subject": "legacy-only", "spawnedBy": "main"}));
+        let canon = obj(serde_json::json!({"sessionId": "C", "updatedAt": 3, "groupChannel": "#canon-only"}));
+        let merged = merge_entries(legacy.clone(), canon.clone(), "main");
+        assert_eq!(serde_json::Value::Object(merged), serde_json::json!({"sessionId": "L", "updatedAt": 5, "groupChannel": "#canon-only", "subject": "legacy-only", "spawnedBy": "agent:main:main"}));
+        // A tie goes to the later entry.
+        let tie = obj(serde_json::json!({"sessionId": "T", "updatedAt": 5}));
+        assert_eq!(merge_entries(legacy, tie, "main")["sessionId"], "T");
     }
 }

@@ -1,21 +1,270 @@
-//! OpenClaw's lock-file protocol (`../shared/spec/openclaw-store-format.md` §7), so this
-//! gateway and a real OpenClaw process never write a store at the same time: the lock is
-//! `<file>.lock`, created exclusively, holding `{"pid","startedAt"}`; it is polled every
-//! 25 ms for up to 10 s and considered stale once its mtime is 30 s old.
+//! The lock files of OpenClaw's protocol (`../shared/spec/openclaw-store-format.md` §7),
+//! so this gateway and a real OpenClaw process never write a store or a transcript at the
+//! same time. Both kinds are created exclusively and follow OpenClaw's own rules
+//! (`config/sessions/store.js`, `agents/session-write-lock.js` of the reference):
+//!
+//! | lock | path | owner record | stale when | wait |
+//! |---|---|---|---|---|
+//! | store | `<sessions.json>.lock` | `{"pid","startedAt"}` | its mtime is 30 s old | 25 ms polls, 10 s |
+//! | transcript | `<realpath(dir)>/<file>.lock` | `{"pid","createdAt"}` (2-space JSON) | `createdAt` is 30 min old or unreadable, or its owner is dead | 50 ms · attempt (≤ 1 s), 10 s |
+//!
+//! Where this host is stricter than OpenClaw, it is so to stay safe:
+//! - An owner is judged dead only when the lock says it was written in this PID namespace
+//!   (its `pidNamespace` marker equals ours, and `/proc` is this namespace's): a pid that is
+//!   merely invisible from here (a gateway in a container sharing the volume) is never
+//!   taken for a dead one. Locks of OpenClaw carry no marker, so only the time rules apply.
+//! - A lock is written with its owner record already in it (a hard link of a complete
+//!   file), so no process ever sees an empty lock of ours; an unreadable transcript lock
+//!   counts as stale only once it is two seconds old, not while its writer is still
+//!   writing it.
+//! - Breaking a stale lock is atomic among processes of this host: the check and the
+//!   removal happen under an OS lock of the directory, so two processes that find the same
+//!   stale lock never both remove it (the second finds the first one's new lock).
+//! - A holder removes its lock only if the file is still its own (same inode), and keeps a
+//!   held store lock fresh (its mtime) so no OpenClaw process takes it for stale.
 
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
-pub const POLL: Duration = Duration::from_millis(25);
-pub const TIMEOUT: Duration = Duration::from_secs(10);
-pub const STALE: Duration = Duration::from_secs(30);
+/// The store lock's poll interval, wait and stale age (OpenClaw's `withSessionStoreLock`).
+pub const STORE_POLL: Duration = Duration::from_millis(25);
+pub const STORE_TIMEOUT: Duration = Duration::from_secs(10);
+pub const STORE_STALE: Duration = Duration::from_secs(30);
+/// The transcript lock's wait and stale age (OpenClaw's `acquireSessionWriteLock`).
+pub const TRANSCRIPT_TIMEOUT: Duration = Duration::from_secs(10);
+pub const TRANSCRIPT_STALE: Duration = Duration::from_secs(30 * 60);
+/// How long an unreadable transcript lock is left to its writer before it counts as stale.
+const UNREADABLE_GRACE: Duration = Duration::from_secs(2);
+/// How often a held store lock's mtime is refreshed (well within [`STORE_STALE`]).
+const KEEP_FRESH: Duration = Duration::from_secs(5);
 
-/// A held lock file; released on drop.
+/// Which of OpenClaw's two lock protocols.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Store,
+    Transcript,
+}
+
+/// A held lock file; released on drop (only while it is still ours).
 #[derive(Debug)]
 pub struct FileLock {
     path: PathBuf,
+    /// Our lock file, open: its identity, and the handle its mtime is refreshed through.
+    file: File,
+    identity: Option<(u64, u64)>,
+    keeper: Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>,
+}
+
+#[cfg(unix)]
+fn identity(meta: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((meta.dev(), meta.ino()))
+}
+
+#[cfg(not(unix))]
+fn identity(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
+}
+
+fn now_ms() -> u128 {
+    SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis())
+}
+
+/// This process's PID namespace, as `<boot id>:<namespace inode>`, when `/proc` is this
+/// namespace's (its `self` is our pid); `None` when that cannot be told.
+fn pid_namespace() -> Option<&'static str> {
+    static MARKER: OnceLock<Option<String>> = OnceLock::new();
+    MARKER
+        .get_or_init(|| {
+            let own = std::fs::read_link("/proc/self").ok()?;
+            if own.to_str()? != std::process::id().to_string() {
+                return None;
+            }
+            let ns = std::fs::read_link("/proc/self/ns/pid").ok()?;
+            let boot = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+            Some(format!("{}:{}", boot.trim(), ns.to_str()?))
+        })
+        .as_deref()
+}
+
+/// Whether a process of this PID namespace no longer exists.
+fn process_is_gone(pid: u64) -> bool {
+    pid != u64::from(std::process::id()) && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// What a lock file says of its owner.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Owner {
+    pid: Option<serde_json::Value>,
+    created_at: Option<String>,
+    pid_namespace: Option<String>,
+}
+
+impl Owner {
+    fn read(bytes: &[u8]) -> Option<Owner> {
+        serde_json::from_slice(bytes).ok()
+    }
+
+    fn pid(&self) -> Option<u64> {
+        self.pid.as_ref().and_then(serde_json::Value::as_u64)
+    }
+
+    /// The owner is known to be dead: it wrote the lock in this PID namespace and its
+    /// process is gone.
+    fn is_dead(&self) -> bool {
+        match (self.pid(), &self.pid_namespace, pid_namespace()) {
+            (Some(pid), Some(theirs), Some(ours)) => theirs == ours && process_is_gone(pid),
+            _ => false,
+        }
+    }
+}
+
+/// Whether a lock, as found on disk, is stale under its protocol's rules.
+fn is_stale(kind: Kind, meta: &std::fs::Metadata, bytes: &[u8]) -> bool {
+    let age = meta.modified().ok().and_then(|m| m.elapsed().ok()).unwrap_or(Duration::ZERO);
+    let owner = Owner::read(bytes);
+    if owner.as_ref().is_some_and(Owner::is_dead) {
+        return true;
+    }
+    match kind {
+        Kind::Store => age > STORE_STALE,
+        Kind::Transcript => {
+            let created = owner.as_ref().filter(|o| o.pid().is_some()).and_then(|o| o.created_at.as_deref()).and_then(parse_iso_ms);
+            match created {
+                Some(created) => now_ms().saturating_sub(created) > TRANSCRIPT_STALE.as_millis(),
+                None => age > UNREADABLE_GRACE,
+            }
+        }
+    }
+}
+
+/// Milliseconds since the epoch of an ISO-8601 UTC time (`2026-01-26T09:00:01.120Z`).
+fn parse_iso_ms(text: &str) -> Option<u128> {
+    let b = text.trim().as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let digits = b.get(from..from + len)?;
+        digits.iter().all(u8::is_ascii_digit).then(|| digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
+    };
+    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || !matches!(b.get(10), Some(b'T' | b' ')) || !(1..=12).contains(&month) {
+        return None;
+    }
+    let millis = if b.get(19) == Some(&b'.') { num(20, 3).unwrap_or(0) } else { 0 };
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y.rem_euclid(400);
+    let mp = (month + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let ms = ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000 + millis).max(0);
+    Some(ms as u128)
+}
+
+/// An OS lock of a directory, which this host's processes take to break a stale lock or
+/// release their own, so a check and the removal that follows are one step for them.
+struct DirGuard(Option<File>);
+
+impl DirGuard {
+    fn lock(dir: &Path) -> DirGuard {
+        let file = File::open(dir).ok().filter(|f| f.lock().is_ok());
+        DirGuard(file)
+    }
+}
+
+impl Drop for DirGuard {
+    fn drop(&mut self) {
+        if let Some(file) = &self.0 {
+            let _ = file.unlock();
+        }
+    }
+}
+
+fn dir_of(path: &Path) -> &Path {
+    path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or_else(|| Path::new("."))
+}
+
+/// Creates the lock file exclusively, with its owner record already in it; `None` when
+/// it exists.
+fn create(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
+    let tmp = super::store::temporary_name(path);
+    let written = (|| {
+        let mut file = OpenOptions::new().read(true).write(true).create_new(true).open(&tmp)?;
+        file.write_all(record)?;
+        Ok::<File, std::io::Error>(file)
+    })();
+    let file = match written {
+        Ok(file) => file,
+        Err(_) => {
+            let _ = std::fs::remove_file(&tmp);
+            return create_in_place(path, record);
+        }
+    };
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(Some(file)),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        // A filesystem without hard links: create the lock and write it (OpenClaw's way).
+        Err(_) => create_in_place(path, record),
+    }
+}
+
+fn create_in_place(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
+    match OpenOptions::new().read(true).write(true).create_new(true).open(path) {
+        Ok(mut file) => {
+            let _ = file.write_all(record);
+            Ok(Some(file))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Removes the lock at `path` if it is stale; answers whether the path is free now. The
+/// check and the removal happen under the directory's OS lock, and the removal only if the
+/// file checked is still the one there.
+fn break_if_stale(kind: Kind, path: &Path) -> bool {
+    let _guard = DirGuard::lock(dir_of(path));
+    let Ok(before) = std::fs::symlink_metadata(path) else { return true };
+    let Ok(bytes) = std::fs::read(path) else { return true };
+    if !is_stale(kind, &before, &bytes) {
+        return false;
+    }
+    match std::fs::symlink_metadata(path) {
+        Ok(now) if identity(&now) == identity(&before) => std::fs::remove_file(path).is_ok(),
+        _ => false,
+    }
+}
+
+fn owner_record(kind: Kind) -> Vec<u8> {
+    let pid = std::process::id();
+    let mut record = serde_json::Map::new();
+    record.insert("pid".into(), pid.into());
+    match kind {
+        Kind::Store => {
+            record.insert("startedAt".into(), serde_json::Value::from(now_ms() as u64));
+        }
+        Kind::Transcript => {
+            record.insert("createdAt".into(), super::transcript::iso_time(now_ms() as u64).into());
+        }
+    }
+    if let Some(marker) = pid_namespace() {
+        record.insert("pidNamespace".into(), marker.into());
+    }
+    let value = serde_json::Value::Object(record);
+    match kind {
+        Kind::Store => serde_json::to_vec(&value),
+        Kind::Transcript => serde_json::to_vec_pretty(&value),
+    }
+    .unwrap_or_default()
 }
 
 fn lock_path(target: &Path) -> PathBuf {
@@ -24,87 +273,285 @@ fn lock_path(target: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Creates the lock file exclusively with its owner record; `None` when it exists.
-fn create(path: &Path) -> std::io::Result<Option<FileLock>> {
-    match OpenOptions::new().write(true).create_new(true).open(path) {
-        Ok(mut file) => {
-            let now = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-            let _ = write!(file, "{{\"pid\":{},\"startedAt\":{now}}}", std::process::id());
-            Ok(Some(FileLock { path: path.to_path_buf() }))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(None),
-        Err(e) => Err(e),
-    }
-}
-
 impl FileLock {
-    /// Takes `<target>.lock` if nobody holds it (a stale lock is taken over); `None` when
-    /// another live process holds it.
-    pub fn try_acquire(target: &Path) -> std::io::Result<Option<FileLock>> {
-        let path = lock_path(target);
-        for _ in 0..2 {
-            if let Some(lock) = create(&path)? {
-                return Ok(Some(lock));
+    /// Acquires the store lock `<store>.lock`, waiting up to 10 s.
+    pub fn store(store: &Path) -> std::io::Result<FileLock> {
+        let path = lock_path(store);
+        let lock = Self::acquire(Kind::Store, &path, STORE_TIMEOUT, |_| STORE_POLL).map_err(|e| match e {
+            Some(e) => e,
+            None => std::io::Error::new(std::io::ErrorKind::TimedOut, format!("timeout acquiring session store lock: {}", path.display())),
+        })?;
+        Ok(lock.keep_fresh())
+    }
+
+    /// Acquires a transcript's lock (`<realpath of its dir>/<name>.lock`, as OpenClaw's
+    /// runs take it), waiting up to 10 s.
+    pub fn transcript(transcript: &Path) -> std::io::Result<FileLock> {
+        let dir = dir_of(transcript);
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let name = transcript.file_name().unwrap_or_default();
+        let path = lock_path(&dir.join(name));
+        Self::acquire(Kind::Transcript, &path, TRANSCRIPT_TIMEOUT, |attempt| Duration::from_millis((50 * attempt).min(1000)))
+            .map_err(|e| match e {
+                Some(e) => e,
+                None => {
+                    let owner = std::fs::read(&path).ok().and_then(|b| Owner::read(&b)).and_then(|o| o.pid());
+                    let owner = owner.map_or_else(|| "unknown".to_string(), |pid| format!("pid={pid}"));
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        format!("session file locked (timeout {}ms): {owner} {}", TRANSCRIPT_TIMEOUT.as_millis(), path.display()),
+                    )
+                }
+            })
+    }
+
+    /// Creates the lock, breaking a stale one; `Err(None)` when the wait ran out.
+    fn acquire(kind: Kind, path: &Path, timeout: Duration, pause: impl Fn(u64) -> Duration) -> Result<FileLock, Option<std::io::Error>> {
+        let started = Instant::now();
+        let record = owner_record(kind);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            if let Some(file) = create(path, &record).map_err(Some)? {
+                let identity = file.metadata().ok().as_ref().and_then(identity);
+                return Ok(FileLock { path: path.to_path_buf(), file, identity, keeper: None });
             }
-            if !owner_is_gone(&path) {
+            if break_if_stale(kind, path) {
+                continue;
+            }
+            if started.elapsed() > timeout {
+                return Err(None);
+            }
+            std::thread::sleep(pause(attempt));
+        }
+    }
+
+    /// Non-blocking: takes the store-protocol lock `<target>.lock` if it is free or stale.
+    pub fn try_store(target: &Path) -> std::io::Result<Option<FileLock>> {
+        let path = lock_path(target);
+        let record = owner_record(Kind::Store);
+        for _ in 0..2 {
+            if let Some(file) = create(&path, &record)? {
+                let identity = file.metadata().ok().as_ref().and_then(identity);
+                return Ok(Some(FileLock { path, file, identity, keeper: None }.keep_fresh()));
+            }
+            if !break_if_stale(Kind::Store, &path) {
                 return Ok(None);
             }
-            let _ = std::fs::remove_file(&path);
         }
         Ok(None)
     }
 
-    /// Acquires `<target>.lock`.
-    pub fn acquire(target: &Path) -> std::io::Result<FileLock> {
-        let path = lock_path(target);
-        let started = Instant::now();
-        loop {
-            if let Some(lock) = create(&path)? {
-                return Ok(lock);
+    /// Refreshes the lock's mtime while it is held, so a long hold (a large store on a
+    /// slow disk) is never taken for a stale one.
+    fn keep_fresh(mut self) -> FileLock {
+        let Ok(file) = self.file.try_clone() else { return self };
+        let (stop, stopped) = mpsc::channel::<()>();
+        let keeper = std::thread::Builder::new().name("session-tools-lock".into()).spawn(move || {
+            while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(KEEP_FRESH) {
+                let _ = file.set_modified(SystemTime::now());
             }
-            let old =
-                std::fs::metadata(&path).and_then(|m| m.modified()).ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > STALE);
-            if old || owner_is_gone(&path) {
-                let _ = std::fs::remove_file(&path);
-                continue;
-            }
-            if started.elapsed() > TIMEOUT {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::TimedOut,
-                    format!("timeout acquiring session store lock: {}", path.display()),
-                ));
-            }
-            std::thread::sleep(POLL);
+        });
+        if let Ok(keeper) = keeper {
+            self.keeper = Some((stop, keeper));
+        }
+        self
+    }
+
+    /// Removes temporary files (`<name>.<pid>.<uuid>.tmp`) that writers of `target` left
+    /// behind when they died mid-write. Called with the target's lock held, so no live
+    /// writer is writing one; only files older than the stale age are removed all the same.
+    pub fn sweep_temporaries(&self, target: &Path) {
+        sweep_temporaries(target, STORE_STALE);
+    }
+}
+
+/// Removes `<name>.*.tmp` files beside `target` older than `min_age` (leftovers of writers
+/// that died between writing and renaming).
+pub fn sweep_temporaries(target: &Path, min_age: Duration) {
+    let Some(name) = target.file_name().and_then(|n| n.to_str()) else { return };
+    let prefix = format!("{name}.");
+    let Ok(dir) = std::fs::read_dir(dir_of(target)) else { return };
+    for entry in dir.flatten() {
+        let file_name = entry.file_name();
+        let Some(file_name) = file_name.to_str() else { continue };
+        if !(file_name.starts_with(&prefix) && file_name.ends_with(".tmp")) {
+            continue;
+        }
+        let old = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|m| m.elapsed().ok()).is_some_and(|age| age > min_age);
+        if old {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
-/// Whether the lock's owner (its `pid`) is a process that no longer exists, so a writer
-/// killed mid-write does not block the others for 30 s. Only where `/proc` tells.
-fn owner_is_gone(path: &Path) -> bool {
-    if !Path::new("/proc/self").exists() {
-        return false;
-    }
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return false;
-    };
-    let Some(pid) = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v.get("pid").and_then(serde_json::Value::as_u64))
-    else {
-        return false;
-    };
-    match u32::try_from(pid) {
-        Ok(pid) => pid != std::process::id() && process_is_gone(pid),
-        Err(_) => true,
-    }
-}
-
-/// Whether a process no longer exists (`false` where `/proc` cannot tell).
-pub fn process_is_gone(pid: u32) -> bool {
-    Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
-}
-
 impl Drop for FileLock {
     fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
+        if let Some((stop, keeper)) = self.keeper.take() {
+            drop(stop);
+            let _ = keeper.join();
+        }
+        let _guard = DirGuard::lock(dir_of(&self.path));
+        let ours = std::fs::symlink_metadata(&self.path).ok().is_some_and(|now| self.identity.is_some() && identity(&now) == self.identity);
+        if ours {
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// An OS lock (`flock`) of one of this host's private files (`runs.json`, a job): taken
+/// on a companion `<file>.lock` that is never renamed, released by the kernel when its
+/// holder dies, so a killed process never leaves it held.
+#[derive(Debug)]
+pub struct OsLock {
+    file: File,
+}
+
+impl OsLock {
+    fn open(target: &Path) -> std::io::Result<File> {
+        if let Some(dir) = target.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path(target))
+    }
+
+    /// Waits for the lock of `target`.
+    pub fn acquire(target: &Path) -> std::io::Result<OsLock> {
+        let file = Self::open(target)?;
+        file.lock()?;
+        Ok(OsLock { file })
+    }
+
+    /// Takes the lock of `target` if nobody holds it.
+    pub fn try_acquire(target: &Path) -> std::io::Result<Option<OsLock>> {
+        let file = Self::open(target)?;
+        match file.try_lock() {
+            Ok(()) => Ok(Some(OsLock { file })),
+            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+            Err(std::fs::TryLockError::Error(e)) => Err(e),
+        }
+    }
+
+    /// Removes the companion file of a target that is gone, while holding its lock (a
+    /// process that opened it before sees the target gone and does nothing).
+    pub fn remove(self, target: &Path) {
+        let _ = std::fs::remove_file(lock_path(target));
+        drop(self);
+    }
+}
+
+impl Drop for OsLock {
+    fn drop(&mut self) {
+        let _ = self.file.unlock();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_iso_times() {
+        assert_eq!(parse_iso_ms("1970-01-01T00:00:00.000Z"), Some(0));
+        assert_eq!(parse_iso_ms("2026-01-26T09:00:01.120Z"), Some(1_769_418_001_120));
+        assert_eq!(parse_iso_ms(&super::super::transcript::iso_time(951_782_400_123)), Some(951_782_400_123));
+        assert_eq!(parse_iso_ms("yesterday"), None);
+        assert_eq!(parse_iso_ms("2026-13-01T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn a_lock_is_written_whole_and_removed_only_by_its_owner() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("sessions.json");
+        let lock = FileLock::store(&store).unwrap();
+        let record: serde_json::Value = serde_json::from_slice(&std::fs::read(lock_path(&store)).unwrap()).unwrap();
+        assert_eq!(record["pid"], std::process::id());
+        assert!(record["startedAt"].is_u64());
+        // Someone broke it and holds their own now: ours must not remove theirs.
+        std::fs::remove_file(lock_path(&store)).unwrap();
+        std::fs::write(lock_path(&store), "{\"pid\":1,\"startedAt\":1}").unwrap();
+        drop(lock);
+        assert!(lock_path(&store).exists(), "another holder's lock was removed");
+        let leftovers: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name()).collect();
+        assert_eq!(leftovers.len(), 1, "{leftovers:?}");
+    }
+
+    #[test]
+    fn an_invisible_owner_is_not_a_dead_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let transcript = dir.path().join("s.jsonl");
+        let path = lock_path(&transcript);
+        // A fresh lock of a process this namespace cannot see (another namespace's gateway).
+        let record = serde_json::json!({"pid": 4_000_000, "createdAt": super::super::transcript::iso_time(now_ms() as u64)});
+        std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+        assert!(!break_if_stale(Kind::Transcript, &path));
+        // The same pid written by a process of this namespace is known dead.
+        if let Some(marker) = pid_namespace() {
+            let record = serde_json::json!({"pid": 4_000_000, "createdAt": super::super::transcript::iso_time(now_ms() as u64), "pidNamespace": marker});
+            std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+            assert!(break_if_stale(Kind::Transcript, &path));
+        }
+        // An old transcript lock is stale whoever wrote it.
+        let record = serde_json::json!({"pid": 4_000_000, "createdAt": "2020-01-01T00:00:00.000Z"});
+        std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
+        assert!(break_if_stale(Kind::Transcript, &path));
+    }
+
+    #[test]
+    fn two_breakers_of_one_stale_lock_leave_one_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("sessions.json");
+        for _ in 0..20 {
+            let path = lock_path(&store);
+            std::fs::write(&path, "").unwrap();
+            let old = SystemTime::now() - Duration::from_secs(60);
+            File::options().write(true).open(&path).unwrap().set_modified(old).unwrap();
+            let holders = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let max = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let threads: Vec<_> = (0..4)
+                .map(|_| {
+                    let (store, holders, max) = (store.clone(), holders.clone(), max.clone());
+                    std::thread::spawn(move || {
+                        let lock = FileLock::store(&store).unwrap();
+                        let now = holders.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
+                        max.fetch_max(now, std::sync::atomic::Ordering::SeqCst);
+                        std::thread::sleep(Duration::from_millis(2));
+                        holders.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+                        drop(lock);
+                    })
+                })
+                .collect();
+            for t in threads {
+                t.join().unwrap();
+            }
+            assert_eq!(max.load(std::sync::atomic::Ordering::SeqCst), 1, "two holders at once");
+            assert!(!lock_path(&store).exists());
+        }
+    }
+
+    #[test]
+    fn dead_writers_temporaries_are_swept() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = dir.path().join("sessions.json");
+        let old = dir.path().join("sessions.json.123.abc.tmp");
+        let fresh = dir.path().join("sessions.json.456.def.tmp");
+        let other = dir.path().join("other.json.1.x.tmp");
+        for p in [&old, &fresh, &other] {
+            std::fs::write(p, "{}").unwrap();
+        }
+        File::options().write(true).open(&old).unwrap().set_modified(SystemTime::now() - Duration::from_secs(120)).unwrap();
+        File::options().write(true).open(&other).unwrap().set_modified(SystemTime::now() - Duration::from_secs(120)).unwrap();
+        sweep_temporaries(&store, STORE_STALE);
+        assert!(!old.exists() && fresh.exists() && other.exists());
+    }
+
+    #[test]
+    fn os_locks_exclude_and_die_with_their_holder() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("runs.json");
+        let held = OsLock::acquire(&target).unwrap();
+        assert!(OsLock::try_acquire(&target).unwrap().is_none());
+        drop(held);
+        assert!(OsLock::try_acquire(&target).unwrap().is_some());
     }
 }

@@ -9,7 +9,9 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
-use session_tools_guest::ports::SendParams;
+use session_tools_guest::ports::{GatewayResult, SendParams};
+
+use super::{gw, known_channel, EmbeddedGateway};
 
 pub struct Outbox {
     path: PathBuf,
@@ -57,5 +59,23 @@ impl Outbox {
     /// Every delivery, oldest first.
     pub fn read_all(&self) -> std::io::Result<Vec<Value>> {
         Outbox::read_path(&self.path)
+    }
+}
+
+impl EmbeddedGateway {
+    /// `send`: checked as the real gateway checks it, then recorded in the outbox.
+    pub(super) fn deliver(&self, p: &SendParams) -> GatewayResult<()> {
+        if p.to.trim().is_empty() {
+            return Err(gw("invalid send params: at /to: must NOT have fewer than 1 characters"));
+        }
+        if p.message.is_empty() {
+            return Err(gw("invalid send params: at /message: must NOT have fewer than 1 characters"));
+        }
+        if let Some(channel) = &p.channel {
+            if !known_channel(channel) || channel.eq_ignore_ascii_case("webchat") {
+                return Err(gw(format!("unsupported channel: {channel}")));
+            }
+        }
+        self.outbox().deliver(p, self.now()).map_err(|e| gw(format!("recording the delivery: {e}")))
     }
 }

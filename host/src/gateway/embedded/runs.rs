@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use session_tools_guest::ports::{Usage, WaitResult};
 
-use super::lock::{process_is_gone, FileLock};
+use super::lock::OsLock;
 use super::runtime::{AgentRuntime, RunRequest, RunResult};
-use super::store::write_atomically;
+use super::store::{write_atomically, Durability};
 use super::Clock;
 
 /// Finished runs are kept this long for `agent.wait`.
@@ -47,9 +47,10 @@ pub struct Finished {
 struct Record {
     session_key: String,
     started_at: i64,
-    /// The process running it (absent in registries written before it was recorded).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    owner: Option<u32>,
+    /// The process running it, by its liveness lock (see [`Liveness`]); absent, or a pid
+    /// in registries written by older builds (whose runs are over).
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "owner_id")]
+    owner: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finished: Option<Finished>,
 }
@@ -60,11 +61,63 @@ struct Persisted {
     runs: HashMap<String, Record>,
 }
 
+/// Reads an owner id, ignoring what older builds wrote there (a pid).
+fn owner_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    Ok(match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(id) => Some(id),
+        _ => None,
+    })
+}
+
+/// This process's liveness lock: an OS lock held on `processes/<id>` for as long as the
+/// registry is open. Another process tells whether this one still runs by trying the lock,
+/// which works across PID namespaces and never mistakes a reused pid for its owner.
+#[derive(Debug)]
+struct Liveness {
+    id: String,
+    dir: PathBuf,
+    _held: Option<OsLock>,
+}
+
+impl Liveness {
+    fn start(dir: PathBuf) -> Liveness {
+        let id = uuid::Uuid::new_v4().to_string();
+        let held = OsLock::try_acquire(&dir.join(&id)).ok().flatten();
+        Liveness { id, dir, _held: held }
+    }
+
+    /// Whether the process with this liveness id still runs.
+    fn is_alive(&self, id: &str) -> bool {
+        if id == self.id {
+            return true;
+        }
+        // The id comes from a file on disk: it must name a file in `processes/` only.
+        if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
+            return false;
+        }
+        let target = self.dir.join(id);
+        let mut lock_file = target.clone().into_os_string();
+        lock_file.push(".lock");
+        if !std::path::Path::new(&lock_file).exists() {
+            return false;
+        }
+        match OsLock::try_acquire(&target) {
+            Ok(None) => true,
+            Ok(Some(free)) => {
+                free.remove(&target);
+                false
+            }
+            Err(_) => true,
+        }
+    }
+}
+
 pub struct Runs {
     path: PathBuf,
     runs: Mutex<HashMap<String, Record>>,
     ended: Condvar,
     clock: Clock,
+    liveness: Liveness,
 }
 
 impl Runs {
@@ -72,13 +125,10 @@ impl Runs {
     /// errors.
     pub fn open(path: PathBuf, clock: Clock) -> std::io::Result<Runs> {
         let now = clock() as i64;
-        let mut runs = match std::fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice::<Persisted>(&bytes).map(|p| p.runs).unwrap_or_default(),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
-            Err(e) => return Err(e),
-        };
+        let liveness = Liveness::start(path.parent().unwrap_or_else(|| std::path::Path::new(".")).join("processes"));
+        let mut runs = read_registry(&path)?;
         // Another live process's unfinished runs are its own, not ours to end.
-        runs.retain(|_, r| r.finished.is_some() || !owned_elsewhere(r));
+        runs.retain(|_, r| r.finished.is_some() || !owned_elsewhere(&liveness, r));
         for record in runs.values_mut() {
             if record.finished.is_none() {
                 record.finished = Some(Finished {
@@ -92,28 +142,34 @@ impl Runs {
                 });
             }
         }
-        Ok(Runs { path, runs: Mutex::new(runs), ended: Condvar::new(), clock })
+        Ok(Runs { path, runs: Mutex::new(runs), ended: Condvar::new(), clock, liveness })
     }
 
     /// Writes the registry: this process's runs as it knows them, and the runs of other
-    /// processes as the file has them (under the file's lock, so no writer drops another's).
-    fn persist(&self, runs: &mut HashMap<String, Record>) {
+    /// processes as the file has them. The file's OS lock serialises the writers (so no
+    /// writer drops another's runs, and the latest state is written last); the in-memory
+    /// registry is locked only to copy it, never during the disk I/O.
+    fn persist(&self) -> std::io::Result<()> {
+        let _file = OsLock::acquire(&self.path)?;
         let now = (self.clock)() as i64;
         let current = |r: &Record| r.finished.as_ref().is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS);
-        runs.retain(|_, r| current(r));
-        if let Some(dir) = self.path.parent() {
-            let _ = std::fs::create_dir_all(dir);
-        }
-        let Ok(_lock) = FileLock::acquire(&self.path) else { return };
-        let mut merged = std::fs::read(&self.path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<Persisted>(&bytes).ok())
-            .map(|p| p.runs)
-            .unwrap_or_default();
-        merged.retain(|id, r| !runs.contains_key(id) && current(r));
-        merged.extend(runs.iter().map(|(id, r)| (id.clone(), r.clone())));
-        if let Ok(bytes) = serde_json::to_vec_pretty(&Persisted { version: 1, runs: merged }) {
-            let _ = write_atomically(&self.path, &bytes);
+        let ours: HashMap<String, Record> = {
+            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+            runs.retain(|_, r| current(r));
+            runs.clone()
+        };
+        let mut merged = read_registry(&self.path).unwrap_or_default();
+        merged.retain(|id, r| !ours.contains_key(id) && current(r));
+        merged.extend(ours);
+        let bytes = serde_json::to_vec_pretty(&Persisted { version: 1, runs: merged }).map_err(std::io::Error::other)?;
+        // The registry is this host's own record, rebuilt by the next write: no fsync.
+        write_atomically(&self.path, &bytes, Durability::Cache)
+    }
+
+    /// Persists, or says on stderr why it could not (the runs go on in memory).
+    fn persist_or_warn(&self) {
+        if let Err(e) = self.persist() {
+            eprintln!("[warn] cannot write the runs registry {}: {e}", self.path.display());
         }
     }
 
@@ -128,13 +184,12 @@ impl Runs {
         if self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) {
             return false;
         }
-        self.on_disk(run_id).is_some_and(|r| r.finished.is_none() && owned_elsewhere(&r))
+        self.on_disk(run_id).is_some_and(|r| r.finished.is_none() && owned_elsewhere(&self.liveness, &r))
     }
 
     /// A run as the registry file has it (written by any process).
     fn on_disk(&self, run_id: &str) -> Option<Record> {
-        let bytes = std::fs::read(&self.path).ok()?;
-        serde_json::from_slice::<Persisted>(&bytes).ok()?.runs.remove(run_id)
+        read_registry(&self.path).ok()?.remove(run_id)
     }
 
     /// The run with this id, if it exists (its id, for the caller's convenience).
@@ -154,10 +209,10 @@ impl Runs {
         let started_at = (self.clock)() as i64;
         {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            let record = Record { session_key: request.session_key.clone(), started_at, owner: Some(std::process::id()), finished: None };
+            let record = Record { session_key: request.session_key.clone(), started_at, owner: Some(self.liveness.id.clone()), finished: None };
             runs.insert(request.run_id.clone(), record);
-            self.persist(&mut runs);
         }
+        self.persist_or_warn();
         let this = self.clone();
         let spawned = std::thread::Builder::new().name(thread_name(&request.run_id)).spawn(move || {
             let began = Instant::now();
@@ -193,11 +248,10 @@ impl Runs {
                 }
             };
             finish(&request, &finished);
-            let mut runs = this.runs.lock().unwrap_or_else(|p| p.into_inner());
-            if let Some(record) = runs.get_mut(&request.run_id) {
+            if let Some(record) = this.runs.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&request.run_id) {
                 record.finished = Some(finished);
             }
-            this.persist(&mut runs);
+            this.persist_or_warn();
             this.ended.notify_all();
         });
         if let Err(e) = spawned {
@@ -268,8 +322,29 @@ fn thread_name(run_id: &str) -> String {
 }
 
 /// Whether another process that is still alive runs this run.
-fn owned_elsewhere(record: &Record) -> bool {
-    record.owner.is_some_and(|pid| pid != std::process::id() && !process_is_gone(pid))
+fn owned_elsewhere(liveness: &Liveness, record: &Record) -> bool {
+    record.owner.as_deref().is_some_and(|owner| owner != liveness.id && liveness.is_alive(owner))
+}
+
+/// The registry as the file has it. A file that cannot be read as a registry is moved
+/// aside (`runs.json.unreadable-<ms>`, never lost) and the registry starts empty.
+fn read_registry(path: &std::path::Path) -> std::io::Result<HashMap<String, Record>> {
+    let bytes = match std::fs::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) => return Err(e),
+    };
+    match serde_json::from_slice::<Persisted>(&bytes) {
+        Ok(persisted) => Ok(persisted.runs),
+        Err(e) => {
+            let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
+            let mut aside = path.as_os_str().to_owned();
+            aside.push(format!(".unreadable-{stamp}"));
+            eprintln!("[warn] the runs registry {} is unreadable ({e}); it is kept as {}", path.display(), std::path::Path::new(&aside).display());
+            let _ = std::fs::rename(path, &aside);
+            Ok(HashMap::new())
+        }
+    }
 }
 
 #[cfg(test)]
@@ -320,18 +395,51 @@ mod tests {
     fn a_live_processs_unfinished_run_is_left_to_it() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("runs.json");
-        // Process 1 (init) is alive and is not this process.
-        let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(1), finished: None };
-        let gone = Record { owner: None, ..theirs.clone() };
-        let file = Persisted { version: 1, runs: HashMap::from([("theirs".into(), theirs), ("gone".into(), gone)]) };
+        // Another process, alive: it holds its liveness lock (whatever PID namespace it is in).
+        let other = open(&path);
+        let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(other.liveness.id.clone()), finished: None };
+        let gone = Record { owner: Some("0f0e0d0c-dead-4000-8000-000000000000".into()), ..theirs.clone() };
+        let old = Record { owner: None, ..theirs.clone() };
+        let file = Persisted {
+            version: 1,
+            runs: HashMap::from([("theirs".into(), theirs), ("gone".into(), gone), ("old".into(), old)]),
+        };
         std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
         let runs = open(&path);
         assert!(runs.runs_elsewhere("theirs"));
-        assert!(!runs.runs_elsewhere("gone"));
+        assert!(!runs.runs_elsewhere("gone") && !runs.runs_elsewhere("old"));
         assert_eq!(runs.wait("gone", Duration::ZERO).status.as_deref(), Some("error"), "a run nobody runs is ended as interrupted");
         run(&runs, "ours");
         let kept = on_file(&path);
         assert!(kept["theirs"].finished.is_none(), "another process's run is not ended by this one");
         assert!(kept["gone"].finished.is_some() && kept["ours"].finished.is_some());
+        // When that process ends, its runs are nobody's.
+        drop(other);
+        assert!(!runs.runs_elsewhere("theirs"));
+    }
+
+    #[test]
+    fn an_unreadable_registry_is_kept_aside_not_lost() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.json");
+        std::fs::write(&path, "{\"version\": 1, \"runs\": [tru").unwrap();
+        let runs = open(&path);
+        run(&runs, "after");
+        let aside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains("unreadable")).collect();
+        assert_eq!(aside.len(), 1);
+        assert_eq!(std::fs::read_to_string(aside[0].path()).unwrap(), "{\"version\": 1, \"runs\": [tru");
+        assert!(on_file(&path).contains_key("after"));
+    }
+
+    #[test]
+    fn an_empty_lock_file_left_by_an_older_build_blocks_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("runs.json");
+        std::fs::write(dir.path().join("runs.json.lock"), "").unwrap();
+        let runs = open(&path);
+        let started = Instant::now();
+        assert_eq!(run(&runs, "r").status.as_deref(), Some("ok"));
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(on_file(&path).contains_key("r"));
     }
 }

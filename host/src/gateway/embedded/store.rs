@@ -1,14 +1,21 @@
 //! One agent's session store, `sessions.json` (`../shared/spec/openclaw-store-format.md`
-//! §2, §7): a JSON object of entries keyed by session key, read leniently (JSON, then
-//! JSON5) and cached until the file changes; written under OpenClaw's lock, with every
-//! entry's delivery fields normalised, pretty-printed with two spaces and no trailing
-//! newline, to a temporary file renamed over the store (never half-written), mode 0600.
-//! Entry fields this project does not know are kept as they are, in their order.
+//! §2, §7): a JSON object of entries keyed by session key.
+//!
+//! Read leniently (JSON, then JSON5) and cached until the file changes; each entry is kept
+//! as its raw JSON text and parsed only when it is used, so a store of hundreds of
+//! thousands of sessions costs about its file size in memory. A file that is not a store
+//! (truncated, `[]`, junk) is reported, never taken for an empty store, and never
+//! overwritten. Written under OpenClaw's lock, with every entry's delivery fields
+//! normalised, as `JSON.stringify(store, null, 2)` (two spaces, no trailing newline), to a
+//! temporary file renamed over the store (never half-written), mode 0600. Entry fields
+//! this project does not know are kept as they are, in their order.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use indexmap::IndexMap;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::delivery::normalize_entry;
@@ -31,24 +38,10 @@ fn stamp(path: &Path) -> Option<Stamp> {
     Some(Stamp { modified: meta.modified().ok(), len: meta.len(), inode })
 }
 
-/// A loaded store.
-#[derive(Debug, Default)]
-pub struct Loaded {
-    stamp: Option<Stamp>,
-    /// Stored key → entry, in file order.
-    pub entries: Map<String, Value>,
-    /// Why the file could not be read as a store (it is then treated as empty and never
-    /// overwritten).
-    pub problem: Option<String>,
-}
-
-/// An agent's store file.
-#[derive(Debug)]
-pub struct SessionStore {
-    pub agent_id: String,
-    pub path: PathBuf,
-    cache: Mutex<Option<Arc<Loaded>>>,
-    writer: Mutex<()>,
+/// The entries of a store, by stored key in file order, each as its raw JSON text.
+#[derive(Debug, Default, Clone)]
+pub struct Entries {
+    map: IndexMap<String, Box<RawValue>>,
 }
 
 /// Old field names OpenClaw migrates on load.
@@ -62,23 +55,166 @@ fn migrate(entry: &mut Map<String, Value>) {
     }
 }
 
-fn parse(bytes: &[u8], path: &Path) -> (Map<String, Value>, Option<String>) {
-    let value: Result<Value, String> = serde_json::from_slice(bytes).or_else(|json_err| {
-        let text = std::str::from_utf8(bytes).map_err(|e| e.to_string())?;
-        json5::from_str::<Value>(text).map_err(|e| format!("{json_err}; as JSON5: {e}"))
-    });
-    match value {
-        Ok(Value::Object(mut map)) => {
-            for entry in map.values_mut() {
-                if let Value::Object(entry) = entry {
-                    migrate(entry);
-                }
-            }
-            (map, None)
-        }
-        Ok(_) => (Map::new(), Some(format!("{} does not hold a JSON object", path.display()))),
-        Err(e) => (Map::new(), Some(format!("{} is not valid JSON: {e}", path.display()))),
+fn raw(value: &impl serde::Serialize) -> Box<RawValue> {
+    serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::from_string("null".into()).expect("null is JSON"))
+}
+
+#[derive(serde::Deserialize)]
+struct LabelOnly<'a> {
+    #[serde(borrow, default)]
+    label: Option<std::borrow::Cow<'a, str>>,
+}
+
+impl Entries {
+    pub fn len(&self) -> usize {
+        self.map.len()
     }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    pub fn contains_key(&self, stored: &str) -> bool {
+        self.map.contains_key(stored)
+    }
+
+    /// A key's place in the file.
+    pub fn position(&self, stored: &str) -> Option<usize> {
+        self.map.get_index_of(stored)
+    }
+
+    /// Stored keys with their raw entries, in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
+        self.map.iter().map(|(k, v)| (k.as_str(), v.as_ref()))
+    }
+
+    /// An entry, parsed (with OpenClaw's field migrations); `None` when there is no such key
+    /// or its value is not an object.
+    pub fn get(&self, stored: &str) -> Option<Map<String, Value>> {
+        parse_entry(self.map.get(stored)?)
+    }
+
+    /// Sets an entry, in its place if the key exists, else at the end.
+    pub fn insert(&mut self, stored: String, entry: &Map<String, Value>) {
+        self.map.insert(stored, raw(entry));
+    }
+
+    /// Removes an entry, keeping the order of the others; answers it.
+    pub fn shift_remove(&mut self, stored: &str) -> Option<Map<String, Value>> {
+        self.map.shift_remove(stored).and_then(|raw| parse_entry(&raw))
+    }
+
+    /// Whether an entry other than `except` carries this label.
+    pub fn label_taken(&self, label: &str, except: Option<&str>) -> bool {
+        self.map.iter().any(|(key, raw)| {
+            Some(key.as_str()) != except
+                && serde_json::from_str::<LabelOnly>(raw.get()).ok().and_then(|l| l.label).as_deref() == Some(label)
+        })
+    }
+
+    /// `JSON.stringify(store, null, 2)`, every object entry's delivery fields normalised
+    /// first (`normalizeSessionStore`). Entries are formatted one at a time.
+    fn render(&self) -> Result<Vec<u8>, serde_json::Error> {
+        if self.map.is_empty() {
+            return Ok(b"{}".to_vec());
+        }
+        let mut out = Vec::with_capacity(self.map.values().map(|r| r.get().len() + 64).sum());
+        out.extend_from_slice(b"{\n");
+        for (i, (key, raw)) in self.map.iter().enumerate() {
+            if i > 0 {
+                out.extend_from_slice(b",\n");
+            }
+            out.extend_from_slice(b"  ");
+            serde_json::to_writer(&mut out, key)?;
+            out.extend_from_slice(b": ");
+            let mut value: Value = serde_json::from_str(raw.get())?;
+            if let Value::Object(entry) = &mut value {
+                migrate(entry);
+                normalize_entry(entry);
+            }
+            // Nested lines move in by the entry's own indentation. A JSON text has line
+            // breaks only between tokens (never inside a string), so this is exact.
+            let pretty = serde_json::to_vec_pretty(&value)?;
+            for (n, line) in pretty.split(|b| *b == b'\n').enumerate() {
+                if n > 0 {
+                    out.extend_from_slice(b"\n  ");
+                }
+                out.extend_from_slice(line);
+            }
+        }
+        out.extend_from_slice(b"\n}");
+        Ok(out)
+    }
+}
+
+fn parse_entry(raw: &RawValue) -> Option<Map<String, Value>> {
+    let mut entry: Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+    migrate(&mut entry);
+    Some(entry)
+}
+
+/// Parses a store file; `Err` says why it is not a store.
+pub fn parse(bytes: &[u8]) -> Result<Entries, String> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Entries::default());
+    }
+    // Strict JSON first, without building the entries (the common, fast case).
+    let strict = serde_json::from_slice::<IndexMap<String, Box<RawValue>>>(bytes);
+    let json_err = match strict {
+        Ok(map) => return Ok(Entries { map }),
+        Err(e) => e,
+    };
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("it is not UTF-8 text ({e})"))?;
+    match crate::json5::from_str(text) {
+        Ok(Value::Object(entries)) => Ok(Entries { map: entries.into_iter().map(|(k, v)| (k, raw(&v))).collect() }),
+        Ok(other) => Err(format!("it holds {} where a store holds a JSON object of sessions", kind_of(&other))),
+        Err(_) if json_err.is_data() => Err(format!("it is not a JSON object of sessions ({json_err})")),
+        Err(json5_err) => Err(format!("it is not valid JSON ({json_err}) nor JSON5 ({json5_err})")),
+    }
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// A loaded store.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    stamp: Option<Stamp>,
+    /// Stored key → entry, in file order.
+    pub entries: Entries,
+    /// Why the file could not be read as a store (its entries are then empty, and it is
+    /// never overwritten): a message that names the file.
+    pub problem: Option<String>,
+}
+
+impl Loaded {
+    /// The store, or the error that names the file and says what is wrong with it.
+    pub fn check(&self) -> Result<&Entries, String> {
+        match &self.problem {
+            Some(problem) => Err(problem.clone()),
+            None => Ok(&self.entries),
+        }
+    }
+}
+
+/// An agent's store file.
+#[derive(Debug)]
+pub struct SessionStore {
+    pub agent_id: String,
+    pub path: PathBuf,
+    cache: Mutex<Option<Arc<Loaded>>>,
+    /// Held while the file is read into the cache, so concurrent readers of this store
+    /// read it once; no other lock is held meanwhile.
+    loading: Mutex<()>,
+    writer: Mutex<()>,
 }
 
 /// Why a store could not be written.
@@ -109,67 +245,87 @@ impl From<std::io::Error> for StoreError {
 
 impl SessionStore {
     pub fn new(agent_id: &str, path: PathBuf) -> SessionStore {
-        SessionStore { agent_id: agent_id.to_string(), path, cache: Mutex::new(None), writer: Mutex::new(()) }
+        SessionStore { agent_id: agent_id.to_string(), path, cache: Mutex::new(None), loading: Mutex::new(()), writer: Mutex::new(()) }
     }
 
     fn read_disk(&self) -> Loaded {
         let before = stamp(&self.path);
+        let name = self.path.display();
         match std::fs::read(&self.path) {
-            Ok(bytes) => {
-                let (entries, problem) =
-                    if bytes.iter().all(u8::is_ascii_whitespace) { (Map::new(), None) } else { parse(&bytes, &self.path) };
-                Loaded { stamp: before, entries, problem }
-            }
+            Ok(bytes) => match parse(&bytes) {
+                Ok(entries) => Loaded { stamp: before, entries, problem: None },
+                Err(why) => Loaded { stamp: before, entries: Entries::default(), problem: Some(format!("the session store {name} is damaged: {why}")) },
+            },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::default(),
-            Err(e) => Loaded { stamp: before, entries: Map::new(), problem: Some(format!("cannot read {}: {e}", self.path.display())) },
+            Err(e) => Loaded { stamp: before, entries: Entries::default(), problem: Some(format!("cannot read the session store {name}: {e}")) },
         }
     }
 
-    /// The store as it is on disk now (from the cache while the file is unchanged).
+    fn cached(&self, now: Option<Stamp>) -> Option<Arc<Loaded>> {
+        self.cache.lock().unwrap_or_else(|p| p.into_inner()).as_ref().filter(|l| l.stamp == now).cloned()
+    }
+
+    /// The store as it is on disk now (from the cache while the file is unchanged). The file
+    /// is read with no lock held but this store's own loading lock.
     pub fn read(&self) -> Arc<Loaded> {
         let now = stamp(&self.path);
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(loaded) = cache.as_ref() {
-            if loaded.stamp == now {
-                return loaded.clone();
-            }
+        if let Some(loaded) = self.cached(now) {
+            return loaded;
+        }
+        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        // Another reader may have loaded it meanwhile.
+        let now = stamp(&self.path);
+        if let Some(loaded) = self.cached(now) {
+            return loaded;
         }
         let loaded = Arc::new(self.read_disk());
-        *cache = Some(loaded.clone());
+        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(loaded.clone());
         loaded
     }
 
     /// Changes the store: re-read under the lock, changed by `change`, written back.
-    pub fn update<T>(&self, change: impl FnOnce(&mut Map<String, Value>) -> Result<T, String>) -> Result<T, StoreError> {
+    pub fn update<T>(&self, change: impl FnOnce(&mut Entries) -> Result<T, String>) -> Result<T, StoreError> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        let _lock = FileLock::acquire(&self.path)?;
+        let lock = FileLock::store(&self.path)?;
         let mut loaded = self.read_disk();
         if let Some(problem) = loaded.problem {
             return Err(StoreError::Unreadable(problem));
         }
         let result = change(&mut loaded.entries).map_err(StoreError::Refused)?;
-        for entry in loaded.entries.values_mut() {
-            if let Value::Object(entry) = entry {
-                normalize_entry(entry);
-            }
-        }
-        let bytes = serde_json::to_vec_pretty(&loaded.entries).map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
-        write_atomically(&self.path, &bytes)?;
-        loaded.stamp = stamp(&self.path);
-        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(Arc::new(loaded));
+        let bytes = loaded.entries.render().map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
+        write_atomically(&self.path, &bytes, Durability::Synced)?;
+        lock.sweep_temporaries(&self.path);
+        drop(lock);
+        // The next read loads the file as written (its stamp is new).
+        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
         Ok(result)
     }
 }
 
+/// Whether a write waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// The data reaches the disk before the rename (stores, job files).
+    Synced,
+    /// The rename alone: the host's own caches, rebuilt if lost.
+    Cache,
+}
+
+/// The name of a temporary file written beside `target`: OpenClaw's
+/// `<name>.<pid>.<uuid>.tmp`, so leftovers of either program are found by one rule.
+pub fn temporary_name(target: &Path) -> PathBuf {
+    let dir = target.parent().unwrap_or_else(|| Path::new("."));
+    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    dir.join(format!("{name}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()))
+}
+
 /// Writes a file by writing a temporary file beside it and renaming it over the target,
 /// so a reader (or a crash) never sees half a file; the result is mode 0600.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let tmp = dir.join(format!("{name}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()));
+pub fn write_atomically(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
+    let tmp = temporary_name(path);
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         #[cfg(unix)]
@@ -178,7 +334,9 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
             file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
         }
         file.write_all(bytes)?;
-        file.sync_data()?;
+        if durability == Durability::Synced {
+            file.sync_data()?;
+        }
         std::fs::rename(&tmp, path)
     })();
     if result.is_err() {
@@ -196,33 +354,47 @@ mod tests {
     fn round_trips_unknown_fields_and_formats_like_openclaw() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.json");
-        let original = "{\n  \"agent:main:main\": {\n    \"sessionId\": \"s\",\n    \"updatedAt\": 1,\n    \"zzUnknown\": {\n      \"b\": 1,\n      \"a\": [\n        \"é\"\n      ]\n    }\n  }\n}";
+        let original = "{\n  \"agent:main:main\": {\n    \"sessionId\": \"s\",\n    \"updatedAt\": 1,\n    \"zzUnknown\": {\n      \"b\": 1,\n      \"a\": [\n        \"é\"\n      ],\n      \"e\": {},\n      \"f\": []\n    }\n  },\n  \"odd\": 5\n}";
         std::fs::write(&path, original).unwrap();
         let store = SessionStore::new("main", path.clone());
         store.update(|_| Ok(())).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+        store.update(|entries| Ok(entries.shift_remove("agent:main:main"))).unwrap();
+        store.update(|entries| Ok(entries.shift_remove("odd"))).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
     }
 
     #[test]
     fn refuses_to_overwrite_what_it_cannot_read() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.json");
-        std::fs::write(&path, "{ not json").unwrap();
-        let store = SessionStore::new("main", path.clone());
-        assert!(store.read().problem.is_some());
-        let err = store.update(|m| Ok(m.insert("k".into(), json!({})))).unwrap_err();
-        assert!(err.to_string().contains("refusing"), "{err}");
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+        for damaged in ["{ not json", "[]", "{\"a\": {\"sessionId\": \"s\"", "\u{0}\u{1}junk", "42"] {
+            std::fs::write(&path, damaged).unwrap();
+            let store = SessionStore::new("main", path.clone());
+            let problem = store.read().problem.clone().unwrap_or_else(|| panic!("{damaged:?} read as a store"));
+            assert!(problem.contains(&path.display().to_string()) && problem.contains("damaged"), "{problem}");
+            let err = store.update(|m| Ok(m.insert("k".into(), &Map::new()))).unwrap_err();
+            assert!(err.to_string().contains("refusing"), "{err}");
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), damaged);
+        }
     }
 
     #[test]
     fn reads_json5_and_sees_external_writes() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("sessions.json");
-        std::fs::write(&path, "{ // comment\n 'k': {sessionId: 's', updatedAt: 1,},}").unwrap();
+        std::fs::write(&path, "{ // comment\n 'k': {sessionId: 's', updatedAt: 1, provider: 'discord'},}").unwrap();
         let store = SessionStore::new("main", path.clone());
-        assert!(store.read().entries.contains_key("k"));
+        assert_eq!(store.read().entries.get("k").unwrap()["channel"], json!("discord"), "old field names are migrated");
         std::fs::write(&path, "{\"k2\": {\"sessionId\": \"t\", \"updatedAt\": 2, \"pad\": \"xxxxxxxxxxxxxxxxxxxxxxxxx\"}}").unwrap();
         assert!(store.read().entries.contains_key("k2"));
+    }
+
+    #[test]
+    fn labels_are_found_in_raw_entries() {
+        let entries = parse(br#"{"a": {"label": "x\u00e9"}, "b": {"label": 5}, "c": 1}"#).unwrap();
+        assert!(entries.label_taken("xé", None));
+        assert!(!entries.label_taken("xé", Some("a")));
+        assert!(!entries.label_taken("5", None));
     }
 }

@@ -2,7 +2,7 @@
 //! (`../shared/spec/openclaw-store-format.md` §5, §6): reading the messages `chat.history`
 //! returns, appending messages, and archiving a transcript instead of deleting it.
 
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -96,22 +96,31 @@ pub fn strip_envelope(text: &str) -> &str {
 
 const MESSAGE_ID_HINT: &str = "[message_id:";
 
-/// Whether a line is a `[message_id: …]` hint. Text is sliced only at the hint's own
-/// (ASCII) bounds, never at a byte offset of the user's text.
+/// `MESSAGE_ID_LINE` of the reference, `/^\s*\[message_id:\s*[^\]]+\]\s*$/i`. Text is
+/// sliced only at the hint's own (ASCII) bounds, never at a byte offset of the user's text.
 fn is_message_id_hint(line: &str) -> bool {
-    let l = line.trim_end_matches('\r').trim();
+    let l = line.trim();
     let Some(inner) = l.get(MESSAGE_ID_HINT.len()..).and_then(|rest| rest.strip_suffix(']')) else {
         return false;
     };
-    l.get(..MESSAGE_ID_HINT.len()).is_some_and(|head| head.eq_ignore_ascii_case(MESSAGE_ID_HINT)) && !inner.contains(']')
+    l.get(..MESSAGE_ID_HINT.len()).is_some_and(|head| head.eq_ignore_ascii_case(MESSAGE_ID_HINT))
+        && !inner.is_empty()
+        && !inner.contains(']')
 }
 
-/// `stripMessageIdHints`: drops `[message_id: …]` lines.
+/// `stripMessageIdHints`: drops `[message_id: …]` lines (lines split on `\r?\n`, and
+/// joined with `\n` only when one was dropped).
 pub fn strip_message_id_hints(text: &str) -> String {
-    if !text.to_ascii_lowercase().contains(MESSAGE_ID_HINT) {
+    if !text.contains(MESSAGE_ID_HINT) {
         return text.to_string();
     }
-    text.split('\n').filter(|line| !is_message_id_hint(line)).collect::<Vec<_>>().join("\n")
+    let lines: Vec<&str> = text.split('\n').map(|l| l.strip_suffix('\r').unwrap_or(l)).collect();
+    let kept: Vec<&str> = lines.iter().copied().filter(|l| !is_message_id_hint(l)).collect();
+    if kept.len() == lines.len() {
+        text.to_string()
+    } else {
+        kept.join("\n")
+    }
 }
 
 fn clean_user_text(text: &str) -> String {
@@ -194,9 +203,12 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
             TranscriptMessage { role, json }
         })
         .collect();
-    let mut total: usize = messages.iter().map(|m| m.json.len() + 1).sum();
+    // `capArrayByJsonBytes`: the array's JSON size is `2 + Σ + (n - 1)`; the oldest go
+    // first, and the last message is always kept, however large (the real gateway answers
+    // a 20 MiB message whole).
+    let mut total: usize = 1 + messages.iter().map(|m| m.json.len() + 1).sum::<usize>();
     let mut drop = 0;
-    while total > MAX_HISTORY_BYTES && drop < messages.len() {
+    while total > MAX_HISTORY_BYTES && drop + 1 < messages.len() {
         total -= messages[drop].json.len() + 1;
         drop += 1;
     }
@@ -204,19 +216,124 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
     Ok(messages)
 }
 
-/// The `id` of the last entry of a transcript (the parent of the next one).
-fn last_entry_id(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
-    let len = file.metadata()?.len();
-    let start = len.saturating_sub(256 * 1024);
-    file.seek(SeekFrom::Start(start))?;
-    let mut tail = String::new();
-    file.take(len - start).read_to_string(&mut tail).ok();
-    Ok(tail
-        .lines()
-        .rev()
-        .filter(|l| !l.trim().is_empty())
-        .find_map(|l| serde_json::from_str::<Value>(l).ok().and_then(|v| v.get("id").and_then(Value::as_str).map(str::to_string)))
-        .filter(|_| true))
+/// A transcript line's `type` or `id`: absent, or present with any JSON value (`null`
+/// included, which `Option` would take for absent).
+#[derive(Default)]
+enum Field {
+    #[default]
+    Absent,
+    Present(Value),
+}
+
+impl<'de> Deserialize<'de> for Field {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Value::deserialize(d).map(Field::Present)
+    }
+}
+
+/// The head of a transcript line (the rest is checked for syntax, not kept).
+#[derive(Deserialize)]
+struct Head {
+    #[serde(rename = "type", default)]
+    kind: Field,
+    #[serde(default)]
+    id: Field,
+}
+
+/// What a line is to pi-coding-agent: not JSON (skipped), a JSON value that is not an
+/// object (no id), or an object's head.
+enum Parsed {
+    Skipped,
+    Value(Option<Head>),
+}
+
+fn parse_line(bytes: &[u8]) -> Parsed {
+    let text = String::from_utf8_lossy(bytes);
+    let line = text.trim();
+    if line.is_empty() {
+        return Parsed::Skipped;
+    }
+    match serde_json::from_str::<Head>(line) {
+        Ok(head) => Parsed::Value(Some(head)),
+        Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok() => Parsed::Value(None),
+        Err(_) => Parsed::Skipped,
+    }
+}
+
+fn is_session(head: &Head) -> bool {
+    matches!(&head.kind, Field::Present(Value::String(t)) if t == "session")
+}
+
+/// The lines of a file from its end, each read only as far as needed (a long last line is
+/// read whole, but nothing before the line that is wanted).
+struct LinesBackward<'f> {
+    file: &'f mut std::fs::File,
+    /// Bytes not yet read: the file before this offset.
+    unread: u64,
+    /// Read bytes that end with an incomplete line's tail.
+    pending: Vec<u8>,
+}
+
+impl Iterator for LinesBackward<'_> {
+    type Item = std::io::Result<Vec<u8>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(at) = self.pending.iter().rposition(|b| *b == b'\n') {
+                let line = self.pending.split_off(at + 1);
+                self.pending.truncate(at);
+                return Some(Ok(line));
+            }
+            if self.unread == 0 {
+                return (!self.pending.is_empty()).then(|| Ok(std::mem::take(&mut self.pending)));
+            }
+            let chunk = self.unread.min(64 * 1024);
+            self.unread -= chunk;
+            let mut block = vec![0u8; chunk as usize];
+            if let Err(e) = self.file.seek(SeekFrom::Start(self.unread)).and_then(|_| self.file.read_exact(&mut block)) {
+                return Some(Err(e));
+            }
+            block.extend_from_slice(&self.pending);
+            self.pending = block;
+        }
+    }
+}
+
+/// The `parentId` of the next entry, as pi-coding-agent's `SessionManager` finds it: the
+/// `id` of the last line that parses as JSON and is not a `session` line (no tree walk).
+/// `Some(null)` when there is none; `None` (no `parentId` at all) when that last value has
+/// no `id`, as pi writes it.
+fn leaf(file: &mut std::fs::File) -> std::io::Result<Option<Value>> {
+    let unread = file.metadata()?.len();
+    for line in (LinesBackward { file, unread, pending: Vec::new() }) {
+        match parse_line(&line?) {
+            Parsed::Skipped => continue,
+            Parsed::Value(Some(head)) if is_session(&head) => continue,
+            Parsed::Value(Some(Head { id: Field::Present(id), .. })) => return Ok(Some(id)),
+            Parsed::Value(_) => return Ok(None),
+        }
+    }
+    Ok(Some(Value::Null))
+}
+
+/// Whether the first line that parses is a session header (`{"type":"session","id":…}`):
+/// pi-coding-agent empties a transcript that does not start so when it opens it, so such
+/// a file is reported, not written to.
+fn has_header(file: &mut std::fs::File) -> std::io::Result<bool> {
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = std::io::BufReader::new(&mut *file);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(false);
+        }
+        match parse_line(&line) {
+            Parsed::Skipped => continue,
+            Parsed::Value(Some(head)) => return Ok(is_session(&head) && matches!(head.id, Field::Present(Value::String(_)))),
+            Parsed::Value(None) => return Ok(false),
+        }
+    }
 }
 
 /// Where a new transcript is written: `<storeDir>/<sessionId>.jsonl`.
@@ -224,16 +341,33 @@ pub fn default_path(store_dir: &Path, session_id: &str) -> PathBuf {
     store_dir.join(format!("{session_id}.jsonl"))
 }
 
-/// Appends one message, writing the session header first when the file is new, under the
-/// transcript's lock. Answers the new entry's id.
+/// Whether a session id can name a transcript file: the id comes from a store on disk, so
+/// one that would leave the store's directory (`../x`, `a/b`) or is not a plain name is
+/// refused.
+pub fn valid_session_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 200
+        && id != "."
+        && id != ".."
+        && !id.chars().any(|c| c == '/' || c == '\\' || c == '\0' || c.is_control())
+}
+
+/// Appends one message under the transcript's lock (OpenClaw's, as its runs take it),
+/// writing the session header first when the file is new. Answers the new entry's id.
+///
+/// The entry's `parentId` is found as pi-coding-agent finds it ([`leaf`]), so OpenClaw's
+/// own session manager sees the whole tree; a last line cut short by a writer that died
+/// gets its line break first, so it never swallows the new entry. A file that does not
+/// start with a session header is reported and left alone.
 pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, message: &Value) -> std::io::Result<String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let _lock = FileLock::acquire(path)?;
+    let _lock = FileLock::transcript(path)?;
     let mut file = std::fs::OpenOptions::new().read(true).append(true).create(true).open(path)?;
     let mut out = String::new();
-    let parent = if file.metadata()?.len() == 0 {
+    let len = file.metadata()?.len();
+    let parent = if len == 0 {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -242,21 +376,32 @@ pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, mes
         let header = json!({"type": "session", "version": 3, "id": session_id, "timestamp": iso_time(now_ms), "cwd": cwd});
         out.push_str(&header.to_string());
         out.push('\n');
-        None
+        Some(Value::Null)
     } else {
-        // A line cut short by a writer that died must not swallow the next one.
-        let len = file.metadata()?.len();
+        if !has_header(&mut file)? {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("{} does not start with a session header; it was left as it is", path.display()),
+            ));
+        }
         file.seek(SeekFrom::Start(len - 1))?;
         let mut last = [0u8; 1];
         file.read_exact(&mut last)?;
         if last[0] != b'\n' {
             out.push('\n');
         }
-        last_entry_id(&mut file)?.filter(|id| id != session_id)
+        leaf(&mut file)?
     };
     let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
-    let line = json!({"type": "message", "id": id, "parentId": parent, "timestamp": iso_time(now_ms), "message": message});
-    out.push_str(&line.to_string());
+    let mut line = serde_json::Map::new();
+    line.insert("type".into(), json!("message"));
+    line.insert("id".into(), json!(id));
+    if let Some(parent) = parent {
+        line.insert("parentId".into(), parent);
+    }
+    line.insert("timestamp".into(), json!(iso_time(now_ms)));
+    line.insert("message".into(), message.clone());
+    out.push_str(&Value::Object(line).to_string());
     out.push('\n');
     file.write_all(out.as_bytes())?;
     Ok(id)
@@ -293,7 +438,10 @@ mod tests {
         assert_eq!(strip_message_id_hints("[message_id: 1]\nGracias, señor"), "Gracias, señor");
         assert_eq!(strip_message_id_hints("100% done — thanks!\n[message_id: 1]"), "100% done — thanks!");
         assert_eq!(strip_message_id_hints("[message_id: 1]\n谢谢你的帮助，朋友们\n[MESSAGE_ID: é]"), "谢谢你的帮助，朋友们");
-        assert_eq!(strip_message_id_hints("[message_id:]\n[message_id:\n[message_id: a]b]"), "[message_id:\n[message_id: a]b]");
+        // `/^\s*\[message_id:\s*[^\]]+\]\s*$/i`: something inside, no `]` in it.
+        assert_eq!(strip_message_id_hints("[message_id:]\n[message_id:\n[message_id: a]b]"), "[message_id:]\n[message_id:\n[message_id: a]b]");
+        assert_eq!(strip_message_id_hints("a\r\n [message_id: 7] \r\nb\n[MESSAGE_ID: 8]"), "a\nb");
+        assert_eq!(strip_message_id_hints("only [MESSAGE_ID: 1]"), "only [MESSAGE_ID: 1]");
     }
 
     #[test]

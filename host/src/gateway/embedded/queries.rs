@@ -1,0 +1,165 @@
+//! The read methods: `sessions.list` (reference §1.4 filters, in order), `sessions.resolve`
+//! and `chat.history`.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use session_tools_guest::keys::normalize_agent_id;
+use session_tools_guest::ports::*;
+
+use super::listing::{deduplicated, IndexedRow, StoreRows};
+use super::{gw, transcript, EmbeddedGateway, LABEL_MAX};
+use crate::gateway::SessionTree;
+
+impl EmbeddedGateway {
+    /// The rows of `sessions.list`.
+    pub fn list_rows(&self, params: &ListParams) -> GatewayResult<Vec<SessionRow>> {
+        let stores = self.indexed_stores()?;
+        Ok(self.select(&stores, params).into_iter().map(|r| r.into_owned().row).collect())
+    }
+
+    /// The `sessions.list` filters, ordering and limit over built rows.
+    fn select<'a>(&self, stores: &'a [Arc<StoreRows>], params: &ListParams) -> Vec<Cow<'a, IndexedRow>> {
+        let now = self.now() as i64;
+        let agent_filter = params.agent_id.as_deref().map(normalize_agent_id);
+        let label = params.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
+        let spawned_by = params.spawned_by.as_deref().filter(|s| !s.is_empty());
+        let mut rows: Vec<Cow<'a, IndexedRow>> = deduplicated(stores, self.rules())
+            .into_iter()
+            .filter(|r| match r.key.as_str() {
+                "global" => params.include_global == Some(true),
+                "unknown" => params.include_unknown == Some(true),
+                _ => true,
+            })
+            .filter(|r| agent_filter.as_ref().is_none_or(|agent| !r.is_reserved() && r.key_agent.as_ref() == Some(agent)))
+            .filter(|r| spawned_by.is_none_or(|filter| !r.is_reserved() && r.spawned_by.as_deref() == Some(filter)))
+            .filter(|r| label.is_none_or(|label| r.label.as_deref() == Some(label)))
+            .collect();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.row.updated_at.unwrap_or(0)));
+        if let Some(search) = params.search.as_deref().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()) {
+            rows.retain(|r| {
+                let row = &r.row;
+                [row.display_name.as_deref(), row.label.as_deref(), row.session_id.as_deref(), Some(row.key.as_str())]
+                    .into_iter()
+                    .flatten()
+                    .any(|f| f.to_lowercase().contains(&search))
+            });
+        }
+        if let Some(minutes) = params.active_minutes {
+            let cutoff = now - i64::from(minutes.max(1)) * 60_000;
+            rows.retain(|r| r.row.updated_at.unwrap_or(0) >= cutoff);
+        }
+        if let Some(limit) = params.limit {
+            rows.truncate(limit.max(1) as usize);
+        }
+        rows
+    }
+
+    /// `sessions.resolve`: exactly one of a key, a sessionId or a label.
+    pub(super) fn resolve(&self, p: &ResolveParams) -> GatewayResult<String> {
+        if p.label.as_deref().is_some_and(|l| l.chars().count() > LABEL_MAX) {
+            return Err(gw(format!("invalid sessions.resolve params: at /label: must NOT have more than {LABEL_MAX} characters")));
+        }
+        // Blank values count as absent.
+        let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
+        let (key, session_id, label) = (present(&p.key), present(&p.session_id), present(&p.label));
+        let given = [key.is_some(), session_id.is_some(), label.is_some()].iter().filter(|b| **b).count();
+        if given > 1 {
+            return Err(gw("Provide either key, sessionId, or label (not multiple)"));
+        }
+        if given == 0 {
+            return Err(gw("Either key, sessionId, or label is required"));
+        }
+        if let Some(key) = key {
+            return match self.find(&key)? {
+                Some(found) => Ok(found.key),
+                None => Err(gw(format!("No session found: {key}"))),
+            };
+        }
+        let stores = self.indexed_stores()?;
+        let list = |label: Option<String>, limit: u32| {
+            self.select(
+                &stores,
+                &ListParams {
+                    limit: Some(limit),
+                    include_global: p.include_global,
+                    include_unknown: p.include_unknown,
+                    spawned_by: p.spawned_by.clone(),
+                    label,
+                    agent_id: p.agent_id.clone(),
+                    search: None,
+                    active_minutes: None,
+                },
+            )
+        };
+        let keys = |rows: &[Cow<'_, IndexedRow>]| rows.iter().map(|r| r.key.as_str()).collect::<Vec<_>>().join(", ");
+        if let Some(id) = session_id {
+            let rows: Vec<Cow<'_, IndexedRow>> =
+                list(None, u32::MAX).into_iter().filter(|r| r.row.session_id.as_deref() == Some(id.as_str()) || r.key == id).collect();
+            return match rows.as_slice() {
+                [] => Err(gw(format!("No session found: {id}"))),
+                [one] => Ok(one.key.clone()),
+                many => Err(gw(format!("Multiple sessions found for sessionId: {id} ({})", keys(many)))),
+            };
+        }
+        let label = label.unwrap_or_default();
+        let rows = list(Some(label.clone()), 2);
+        match rows.as_slice() {
+            [] => Err(gw(format!("No session found with label: {label}"))),
+            [one] => Ok(one.key.clone()),
+            many => Err(gw(format!("Multiple sessions found with label: {label} ({})", keys(many)))),
+        }
+    }
+
+    /// `chat.history`: the last `limit` messages of the session's transcript (G4: a legacy
+    /// spelling of the key is found too). An unknown session, or one without a transcript,
+    /// has no messages; a store or transcript that cannot be read is an error naming it.
+    pub(super) fn history(&self, p: &HistoryParams) -> GatewayResult<History> {
+        let limit = p.limit.map_or(transcript::DEFAULT_LIMIT, |l| l as usize);
+        if limit == 0 {
+            return Err(gw("invalid chat.history params: at /limit: must be >= 1"));
+        }
+        if limit > transcript::MAX_LIMIT {
+            return Err(gw(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
+        }
+        let Some(found) = self.find(&p.session_key)? else {
+            return Ok(History::default());
+        };
+        let session_id = self.session_id(&found)?.map(str::to_string);
+        let Some(path) = self.transcript_candidates(&found)?.into_iter().find(|p| p.exists()) else {
+            return Ok(History { session_id, messages: Vec::new() });
+        };
+        let messages = transcript::read_messages(&path, limit).map_err(|e| gw(format!("cannot read the transcript {}: {e}", path.display())))?;
+        Ok(History { session_id, messages })
+    }
+}
+
+/// The spawn tree as the N15 guard reads it: the rows already built for `sessions.list`,
+/// read without copying them.
+impl SessionTree for EmbeddedGateway {
+    fn canonical_key(&self, key: &str) -> String {
+        self.rules().canonical(key)
+    }
+
+    fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> {
+        let stores = self.indexed_stores()?;
+        Ok(deduplicated(&stores, self.rules())
+            .iter()
+            .filter_map(|r| r.spawned_by.as_deref().map(|parent| (r.key.clone(), self.rules().canonical(parent))))
+            .collect())
+    }
+
+    fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
+        let stores = self.indexed_stores()?;
+        Ok(deduplicated(&stores, self.rules()).into_iter().filter(|r| keys.contains(&r.key)).map(|r| r.into_owned().row).collect())
+    }
+
+    fn exists(&self, key: &str) -> GatewayResult<bool> {
+        self.find(key).map(|found| found.is_some())
+    }
+
+    fn run_session(&self, run_id: &str) -> Option<String> {
+        self.runs().session_of(run_id)
+    }
+}

@@ -1,0 +1,232 @@
+//! Which session stores a state directory has, and finding a session in them.
+//!
+//! Stores are `agents/<agentId>/sessions/sessions.json` (or the file `session.store`
+//! names, with `{agentId}` replaced, or one fixed file for every agent); the agents read
+//! are the default one, the configured ones and every agent directory on disk, so no
+//! session on disk is hidden. A session is found by any spelling of its key; where a store
+//! also holds a legacy un-prefixed spelling (`discord:group:x`, written by older gateways)
+//! the entries are merged as the real gateway's `sessions.list` merges them (G4). A store
+//! that cannot be read is an error naming the file, never an empty store.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Map, Value};
+use session_tools_guest::keys::normalize_agent_id;
+use session_tools_guest::ports::GatewayResult;
+
+use super::canon::merge_entries;
+use super::listing::{RowCache, StoreRows};
+use super::store::{Entries, SessionStore};
+use super::{gw, transcript, EmbeddedGateway};
+use crate::config::{expand_home, DeploymentConfig};
+
+/// The stores of a state directory.
+pub struct Registry {
+    /// `session.store`, when set.
+    template: Option<String>,
+    /// The one store of every agent, when `session.store` names a fixed file.
+    fixed: Option<Arc<SessionStore>>,
+    by_agent: Mutex<BTreeMap<String, Arc<SessionStore>>>,
+    /// The agent directories on disk, as of the `agents/` directory's modification time.
+    agent_dirs: Mutex<Option<(Option<std::time::SystemTime>, Vec<String>)>>,
+    /// `sessions.list` rows by store version.
+    rows: RowCache,
+}
+
+impl Registry {
+    pub fn new(config: &DeploymentConfig) -> Registry {
+        let fixed = config
+            .store
+            .as_deref()
+            .filter(|s| !s.contains("{agentId}"))
+            .map(|s| Arc::new(SessionStore::new(&config.default_agent, expand_home(Path::new(s)))));
+        Registry {
+            template: config.store.clone(),
+            fixed,
+            by_agent: Mutex::new(BTreeMap::new()),
+            agent_dirs: Mutex::new(None),
+            rows: RowCache::default(),
+        }
+    }
+}
+
+/// A session found by key.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// The canonical key.
+    pub key: String,
+    pub agent_id: String,
+    /// The keys it is stored under (the canonical one and legacy spellings), in file order.
+    pub stored_keys: Vec<String>,
+    /// The entry (legacy spellings merged in).
+    pub entry: Map<String, Value>,
+    pub store: Arc<SessionStore>,
+}
+
+impl Found {
+    pub fn text(&self, field: &str) -> Option<&str> {
+        self.entry.get(field).and_then(Value::as_str)
+    }
+}
+
+/// The stored keys of a canonical key in one store, and its entry (merged when there are
+/// several). A store lists a bare key `k` as `agent:<store agent>:k` (`for_agent`), so
+/// besides the key itself only that one bare spelling can be the same session.
+pub fn lookup(entries: &Entries, canonical: &str, store_agent: &str) -> Option<(Vec<String>, Map<String, Value>)> {
+    let agent = normalize_agent_id(store_agent);
+    let bare = canonical.strip_prefix("agent:").and_then(|r| r.strip_prefix(agent.as_str())).and_then(|r| r.strip_prefix(':'));
+    let bare = bare.filter(|b| !(*b == "global" || *b == "unknown" || b.starts_with("agent:")));
+    let mut spellings: Vec<&str> = [Some(canonical), bare].into_iter().flatten().filter(|k| entries.contains_key(k)).collect();
+    spellings.sort_by_key(|k| entries.position(k));
+    let mut merged: Option<Map<String, Value>> = None;
+    for stored in &spellings {
+        let Some(entry) = entries.get(stored) else { continue };
+        merged = Some(match merged {
+            None => entry,
+            Some(earlier) => merge_entries(earlier, entry, &agent),
+        });
+    }
+    merged.map(|entry| (spellings.into_iter().map(str::to_string).collect(), entry))
+}
+
+impl EmbeddedGateway {
+    /// `resolveStorePath` for an agent.
+    fn store_path(&self, agent_id: &str) -> PathBuf {
+        match self.registry.template.as_deref() {
+            Some(template) if template.contains("{agentId}") => expand_home(Path::new(&template.replace("{agentId}", agent_id))),
+            _ => self.state_dir.join("agents").join(agent_id).join("sessions").join("sessions.json"),
+        }
+    }
+
+    /// The store an agent's sessions live in.
+    pub fn store_for(&self, agent_id: &str) -> Arc<SessionStore> {
+        if let Some(fixed) = &self.registry.fixed {
+            return fixed.clone();
+        }
+        let mut stores = self.registry.by_agent.lock().unwrap_or_else(|p| p.into_inner());
+        stores.entry(agent_id.to_string()).or_insert_with(|| Arc::new(SessionStore::new(agent_id, self.store_path(agent_id)))).clone()
+    }
+
+    /// The agents whose stores are read: the default agent, the configured ones, and every
+    /// agent directory on disk.
+    pub fn agent_ids(&self) -> Vec<String> {
+        let default = &self.config().default_agent;
+        let mut rest: Vec<String> = self.config().agent_ids.clone();
+        rest.extend(self.agent_dirs());
+        rest.sort();
+        rest.dedup();
+        let mut ids = vec![default.clone()];
+        ids.extend(rest.into_iter().filter(|id| id != default));
+        ids
+    }
+
+    /// The agent directories under `agents/`, read again only when it changed (a new
+    /// directory changes its modification time); the directory is read with no lock held.
+    fn agent_dirs(&self) -> Vec<String> {
+        let dir = self.state_dir.join("agents");
+        let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
+        if let Some((seen, ids)) = self.registry.agent_dirs.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            if modified.is_some() && *seen == modified {
+                return ids.clone();
+            }
+        }
+        let ids: Vec<String> = std::fs::read_dir(&dir)
+            .map(|dirs| {
+                dirs.filter_map(|d| d.ok())
+                    .filter(|d| d.file_type().is_ok_and(|t| t.is_dir()) || d.path().is_dir())
+                    .map(|d| normalize_agent_id(&d.file_name().to_string_lossy()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        *self.registry.agent_dirs.lock().unwrap_or_else(|p| p.into_inner()) = Some((modified, ids.clone()));
+        ids
+    }
+
+    /// Every store, with its agent.
+    fn stores(&self) -> Vec<(String, Arc<SessionStore>)> {
+        if let Some(fixed) = &self.registry.fixed {
+            return vec![(self.config().default_agent.clone(), fixed.clone())];
+        }
+        self.agent_ids().into_iter().map(|id| (id.clone(), self.store_for(&id))).collect()
+    }
+
+    /// The rows of every store as they are on disk now (see [`super::listing::deduplicated`]);
+    /// an error names a store that cannot be read.
+    pub fn indexed_stores(&self) -> GatewayResult<Vec<Arc<StoreRows>>> {
+        self.stores()
+            .into_iter()
+            .map(|(agent, store)| {
+                let loaded = store.read();
+                loaded.check().map_err(gw)?;
+                Ok(self.registry.rows.rows(&agent, loaded, self.rules()))
+            })
+            .collect()
+    }
+
+    /// Finds a session by (any spelling of) its key; an error names a store that cannot be
+    /// read.
+    pub fn find(&self, key: &str) -> GatewayResult<Option<Found>> {
+        let canonical = self.rules().canonical(key);
+        if canonical.is_empty() {
+            return Ok(None);
+        }
+        let agent = self.rules().agent_of(&canonical);
+        let store = self.store_for(&agent);
+        let loaded = store.read();
+        let entries = loaded.check().map_err(gw)?;
+        Ok(lookup(entries, &canonical, &store.agent_id).map(|(stored_keys, entry)| Found { key: canonical, agent_id: agent, stored_keys, entry, store }))
+    }
+
+    /// The path `sessions.list` reports.
+    pub fn store_path_label(&self) -> String {
+        match self.registry.template.as_deref() {
+            Some(store) => store.to_string(),
+            None => "(multiple)".to_string(),
+        }
+    }
+
+    /// The session's `sessionId`, checked: it names the transcript file, so one that would
+    /// leave the store's directory is an error.
+    pub fn session_id<'a>(&self, found: &'a Found) -> GatewayResult<Option<&'a str>> {
+        match found.text("sessionId") {
+            Some(id) if !transcript::valid_session_id(id) => {
+                Err(gw(format!("session {} has a sessionId that cannot name a transcript file: {id:?}", found.key)))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// Where a session's transcript may be: `sessionFile` (a `.jsonl` file), else
+    /// `<storeDir>/<sessionId>.jsonl`, else the agent's default store directory.
+    pub fn transcript_candidates(&self, found: &Found) -> GatewayResult<Vec<PathBuf>> {
+        let mut paths = Vec::new();
+        if let Some(file) = found.text("sessionFile").map(|f| expand_home(Path::new(f))) {
+            // The entry is read from disk: it may name a transcript, never any other file.
+            if file.extension().is_some_and(|e| e == "jsonl") {
+                paths.push(file);
+            }
+        }
+        if let Some(id) = self.session_id(found)? {
+            if let Some(dir) = found.store.path.parent() {
+                paths.push(transcript::default_path(dir, id));
+            }
+            let default = self.state_dir.join("agents").join(&found.agent_id).join("sessions").join(format!("{id}.jsonl"));
+            if !paths.contains(&default) {
+                paths.push(default);
+            }
+        }
+        Ok(paths)
+    }
+
+    /// The transcript a session's messages are appended to: the first candidate that
+    /// exists, else a new file next to the store (never a `sessionFile` we did not write).
+    pub fn transcript_path(&self, found: &Found) -> GatewayResult<Option<PathBuf>> {
+        let candidates = self.transcript_candidates(found)?;
+        if let Some(existing) = candidates.iter().find(|p| p.is_file()) {
+            return Ok(Some(existing.clone()));
+        }
+        Ok(self.session_id(found)?.and_then(|id| found.store.path.parent().map(|d| transcript::default_path(d, id))))
+    }
+}
