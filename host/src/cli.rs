@@ -173,8 +173,17 @@ fn component(global: &Global) -> Result<Option<Arc<[u8]>>> {
     }
 }
 
-pub fn open_service(global: &Global, state: PathBuf) -> Result<ToolService> {
+/// Whether a command may create the state directory: only the ones that write on
+/// purpose; a read of a directory that does not exist says so.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum StateDir {
+    MustExist,
+    MayCreate,
+}
+
+pub fn open_service(global: &Global, state: PathBuf, state_dir: StateDir) -> Result<ToolService> {
     let mut options = ServiceOptions::new(state);
+    options.create_state_dir = state_dir == StateDir::MayCreate;
     options.config_path = global.config.clone();
     options.runtime = runtime_of(&global.runtime)?;
     options.engine = engine_options(global);
@@ -238,7 +247,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Call(args) => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
             let caller = Caller {
                 agent_session_key: Some(args.as_key.clone()),
                 agent_channel: args.channel.clone(),
@@ -270,7 +279,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Sessions { agent, limit, json } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
             let rows = service
                 .gateway()
                 .list_rows(&ListParams { agent_id: agent, limit, include_global: Some(true), include_unknown: Some(true), ..Default::default() })
@@ -284,7 +293,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::History { key, limit, json } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
             if service.gateway().find(&key).map_err(|e| anyhow::anyhow!("{e}"))?.is_none() {
                 bail!("no session {key} in {}", service.state_dir().display());
             }
@@ -299,7 +308,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Outbox { json } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
             let deliveries = service.gateway().outbox().read_all()?;
             if json {
                 print_json(&Value::Array(deliveries))?;
@@ -323,7 +332,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Policy { key } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
             let canonical = service.gateway().rules().canonical(&key);
             let (decision, why) = service.policy(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
             let word = if decision == Decision::Allow { "allow" } else { "deny" };
@@ -331,7 +340,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Chat { key, message } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MayCreate)?;
             match service.gateway().chat_send(&key, &message) {
                 Ok((reply, run)) => {
                     match run {
@@ -352,7 +361,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Patch { key, label, model, send_policy } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MayCreate)?;
             let patch = Patch {
                 label: label.map(|l| (!l.is_empty()).then_some(l)),
                 model: model.map(|m| (!m.is_empty()).then_some(m)),
@@ -371,7 +380,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Jobs { wait } => {
-            let service = open_service(&cli.global, state())?;
+            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
             let before = service.pending_jobs().len();
             let steps = service.run_jobs(Duration::from_secs(wait));
             let after = service.pending_jobs();

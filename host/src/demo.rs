@@ -95,7 +95,7 @@ pub fn run(global: &Global) -> Result<i32> {
 
     let mut global = global.clone();
     global.state = Some(dir.clone());
-    let service = open_service(&global, dir.clone())?;
+    let service = open_service(&global, dir.clone(), crate::cli::StateDir::MustExist)?;
     let alice = Caller {
         agent_session_key: Some("agent:main:main".into()),
         agent_channel: Some("discord".into()),

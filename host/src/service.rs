@@ -86,6 +86,8 @@ pub struct ServiceOptions {
     pub component: Option<Arc<[u8]>>,
     /// The clock of the gateway, the guests and the jobs (default: the system clock).
     pub clock: Clock,
+    /// Create the state directory when it does not exist (default: no, it is an error).
+    pub create_state_dir: bool,
 }
 
 impl ServiceOptions {
@@ -100,6 +102,7 @@ impl ServiceOptions {
             log: stderr_log(false),
             component: None,
             clock: system_clock(),
+            create_state_dir: false,
         }
     }
 }
@@ -226,7 +229,14 @@ pub struct ToolService {
 impl ToolService {
     pub fn open(options: ServiceOptions) -> Result<ToolService> {
         let state_dir = options.state_dir.clone();
-        std::fs::create_dir_all(&state_dir).with_context(|| format!("creating the state directory {}", state_dir.display()))?;
+        // Opening writes nothing: a state directory is created only by a write, and only
+        // when the options allow it (a read of a mistyped directory must not create it).
+        if !state_dir.is_dir() {
+            if !options.create_state_dir {
+                anyhow::bail!("the state directory {} does not exist", state_dir.display());
+            }
+            std::fs::create_dir_all(&state_dir).with_context(|| format!("creating the state directory {}", state_dir.display()))?;
+        }
         let config = DeploymentConfig::load(&state_dir, options.config_path.as_deref())?;
         let tools_config =
             session_tools_guest::Config::from_value(&config.raw, &state_dir.display().to_string()).map_err(anyhow::Error::msg)?;

@@ -72,18 +72,24 @@ fn owner_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D:
 /// This process's liveness lock: an OS lock held on `processes/<id>` for as long as the
 /// registry is open. Another process tells whether this one still runs by trying the lock,
 /// which works across PID namespaces and never mistakes a reused pid for its owner.
+/// The lock is taken when this process starts its first run (a process that only reads
+/// writes nothing).
 #[derive(Debug)]
 struct Liveness {
     id: String,
     dir: PathBuf,
-    _held: Option<OsLock>,
+    held: std::sync::OnceLock<Option<OsLock>>,
 }
 
 impl Liveness {
-    fn start(dir: PathBuf) -> Liveness {
-        let id = uuid::Uuid::new_v4().to_string();
-        let held = OsLock::try_acquire(&dir.join(&id)).ok().flatten();
-        Liveness { id, dir, _held: held }
+    fn new(dir: PathBuf) -> Liveness {
+        Liveness { id: uuid::Uuid::new_v4().to_string(), dir, held: std::sync::OnceLock::new() }
+    }
+
+    /// Takes this process's liveness lock (once); answers its id.
+    fn claim(&self) -> String {
+        self.held.get_or_init(|| OsLock::try_acquire(&self.dir.join(&self.id)).ok().flatten());
+        self.id.clone()
     }
 
     /// Whether the process with this liveness id still runs.
@@ -125,7 +131,7 @@ impl Runs {
     /// errors.
     pub fn open(path: PathBuf, clock: Clock) -> std::io::Result<Runs> {
         let now = clock() as i64;
-        let liveness = Liveness::start(path.parent().unwrap_or_else(|| std::path::Path::new(".")).join("processes"));
+        let liveness = Liveness::new(path.parent().unwrap_or_else(|| std::path::Path::new(".")).join("processes"));
         let mut runs = read_registry(&path)?;
         // Another live process's unfinished runs are its own, not ours to end.
         runs.retain(|_, r| r.finished.is_some() || !owned_elsewhere(&liveness, r));
@@ -209,7 +215,7 @@ impl Runs {
         let started_at = (self.clock)() as i64;
         {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            let record = Record { session_key: request.session_key.clone(), started_at, owner: Some(self.liveness.id.clone()), finished: None };
+            let record = Record { session_key: request.session_key.clone(), started_at, owner: Some(self.liveness.claim()), finished: None };
             runs.insert(request.run_id.clone(), record);
         }
         self.persist_or_warn();
@@ -397,7 +403,7 @@ mod tests {
         let path = dir.path().join("runs.json");
         // Another process, alive: it holds its liveness lock (whatever PID namespace it is in).
         let other = open(&path);
-        let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(other.liveness.id.clone()), finished: None };
+        let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(other.liveness.claim()), finished: None };
         let gone = Record { owner: Some("0f0e0d0c-dead-4000-8000-000000000000".into()), ..theirs.clone() };
         let old = Record { owner: None, ..theirs.clone() };
         let file = Persisted {
