@@ -12,7 +12,7 @@ use crate::requester::Requester;
 use crate::tools::{Caller, Env, ToolError, ToolOutput};
 use crate::visibility::AgentToAgent;
 
-/// N3: `limit` is clamped to 1..200.
+/// N3: `limit` is clamped to 1..200; N18: without one, it is 200.
 pub const MAX_LIMIT: u32 = 200;
 /// `messageLimit` is clamped to 0..20.
 pub const MAX_MESSAGE_LIMIT: u32 = 20;
@@ -21,7 +21,8 @@ pub const MAX_MESSAGE_LIMIT: u32 = 20;
 pub struct ListArgs {
     /// `None`: no kind filter.
     pub kinds: Option<Vec<SessionKind>>,
-    pub limit: Option<u32>,
+    /// Sent to the gateway as is: clamped (N3), and 200 when absent (N18).
+    pub limit: u32,
     pub active_minutes: Option<u32>,
     pub message_limit: u32,
 }
@@ -33,7 +34,7 @@ impl ListArgs {
             args.list("kinds").map(|kinds| kinds.iter().filter_map(|k| SessionKind::parse(&k.trim().to_lowercase())).collect());
         ListArgs {
             kinds: kinds.filter(|k| !k.is_empty()),
-            limit: args.num("limit").map(|v| floor_u32(v, 1).min(MAX_LIMIT)),
+            limit: args.num("limit").map_or(MAX_LIMIT, |v| floor_u32(v, 1).min(MAX_LIMIT)),
             active_minutes: args.num("activeMinutes").map(|v| floor_u32(v, 1)),
             message_limit: args.num("messageLimit").map_or(0, |v| floor_u32(v, 0).min(MAX_MESSAGE_LIMIT)),
         }
@@ -146,7 +147,7 @@ pub fn run(env: &Env, caller: &Caller, args: ListArgs) -> Result<ToolOutput, Too
     let scheme = requester.scheme();
     let a2a = AgentToAgent::new(env.cfg);
     let params = ListParams {
-        limit: args.limit,
+        limit: Some(args.limit),
         active_minutes: args.active_minutes,
         include_global: Some(!requester.restrict),
         include_unknown: Some(!requester.restrict),
