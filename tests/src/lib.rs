@@ -8,6 +8,7 @@ use session_tools_host::limits::Limits;
 use session_tools_host::sandbox::Runtime;
 
 pub mod cli;
+pub mod openclaw;
 pub mod oracles;
 
 /// The project root.
