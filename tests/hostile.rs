@@ -286,6 +286,20 @@ fn waits_on_the_gateway_are_cut_to_the_wall_limit() {
 }
 
 #[test]
+fn time_in_gateway_calls_is_bounded_per_call() {
+    let limits = Limits { wall_per_call: Duration::from_secs(30), gateway_time_per_call: Duration::from_millis(700), ..limits() };
+    let (mut sandbox, stub, _) = sandbox(limits);
+    let started = Instant::now();
+    let answer = call(&mut sandbox, "flood", json!({"import": "wait", "stopOnError": true})).unwrap();
+    assert!(started.elapsed() < Duration::from_secs(3), "{:?}", started.elapsed());
+    assert!(answer.to_string().contains("the call spent its gateway time"), "{answer}");
+    // Each wait was shortened to the gateway time left.
+    let waits = stub.waits.lock().unwrap().clone();
+    assert!(!waits.is_empty() && waits.iter().all(|w| *w <= 700), "{waits:?}");
+    assert!(!sandbox.is_broken());
+}
+
+#[test]
 fn the_guest_finds_no_environment_and_its_output_is_bounded() {
     let (mut sandbox, _, recorder) = sandbox(limits());
     assert_eq!(call(&mut sandbox, "env", json!({})).unwrap(), json!({"vars": [], "args": [], "stdin": {"read": true, "bytes": 0}}));
@@ -667,4 +681,124 @@ fn a_send_policy_instance_that_traps_is_replaced() {
     let (answer, run) = gateway.chat_send(OWN, "hello").unwrap();
     assert!(run.is_some(), "{answer}");
     service.wait_for_runs(Duration::from_secs(10));
+}
+
+/// A gateway whose `sessions.resolve` panics: a bug in the host while it answers an import.
+struct Panicker;
+
+impl ports::Gateway for Panicker {
+    fn sessions_list(&self, _: &ports::ListParams) -> GatewayResult<ports::SessionList> {
+        nothing()
+    }
+    fn sessions_resolve(&self, _: &ports::ResolveParams) -> GatewayResult<String> {
+        panic!("the host's gateway panics on purpose")
+    }
+    fn chat_history(&self, _: &ports::HistoryParams) -> GatewayResult<ports::History> {
+        nothing()
+    }
+    fn agent(&self, _: &ports::AgentParams) -> GatewayResult<ports::AgentAccepted> {
+        nothing()
+    }
+    fn agent_wait(&self, _: &ports::WaitParams) -> GatewayResult<ports::WaitResult> {
+        nothing()
+    }
+    fn send(&self, _: &ports::SendParams) -> GatewayResult<()> {
+        nothing()
+    }
+    fn sessions_patch(&self, _: &ports::PatchParams) -> GatewayResult<()> {
+        nothing()
+    }
+    fn sessions_delete(&self, _: &ports::DeleteParams) -> GatewayResult<()> {
+        nothing()
+    }
+}
+
+#[test]
+fn a_host_panic_while_answering_an_import_is_a_tool_error_that_discards_the_instance() {
+    let recorder = Arc::new(Recorder::default());
+    let setup = AgentSetup {
+        name: "hostile".into(),
+        gateway: Arc::new(Panicker),
+        services: recorder.clone(),
+        config_json: "{}".into(),
+        state_dir: "/nonexistent".into(),
+        limits: limits(),
+    };
+    let mut sandbox = hostile_runtime().instantiate(&setup).unwrap();
+    let error = call(&mut sandbox, "spy", json!({"method": "sessions-resolve", "key": "main"})).unwrap_err();
+    assert_eq!(
+        error,
+        CallError::HostFault(
+            "the host failed while answering gateway.sessions-resolve: the host's gateway panics on purpose (while calling spy)".into()
+        )
+    );
+    assert!(error.discards_instance() && sandbox.is_broken());
+    assert!(recorder.lines().iter().any(|l| l.contains("the host failed while answering gateway.sessions-resolve")), "{:?}", recorder.lines());
+    // The process goes on: a new instance answers.
+    let (mut fresh, _, _) = self::sandbox(limits());
+    assert_ok(&mut fresh, 1);
+}
+
+#[test]
+fn a_nul_in_a_guest_chosen_run_id_does_not_crash_the_host() {
+    let (service, _state, _) = hostile_service();
+    let answer: Value = serde_json::from_str(&service.call(&caller("agent:main:main", false), "nul-run", "{}").unwrap()).unwrap();
+    assert_eq!(answer, json!({"ok": "run\u{0}with a NUL"}), "the run is accepted");
+    assert!(service.wait_for_runs(Duration::from_secs(10)));
+}
+
+/// A hostile service with small bounds on background work.
+fn bounded_service(limits: Limits) -> (ToolService, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
+    let state = sample_copy();
+    let (log, lines) = log_sink();
+    let options = ServiceOptions { component: Some(hostile().into()), engine: small_engine(), limits, log, ..ServiceOptions::new(state.path()) };
+    (ToolService::open(options).expect("opening the service"), state, lines)
+}
+
+fn job_files(state: &std::path::Path) -> Vec<Value> {
+    let dir = state.join("session-tools/jobs");
+    let Ok(entries) = std::fs::read_dir(&dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .map(|e| serde_json::from_slice(&std::fs::read(e.path()).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn background_work_a_guest_starts_is_bounded() {
+    let limits = Limits {
+        max_jobs_per_call: 3,
+        max_steps_per_job: 5,
+        max_pending_jobs: 4,
+        max_wait: Duration::from_secs(1),
+        ..limits()
+    };
+    let main = caller("agent:main:main", false);
+
+    // At most 3 jobs a call; every wait clamped.
+    let (service, state, lines) = bounded_service(limits.clone());
+    service.call(&main, "jobs", r#"{"count": 10, "wake": "at", "value": 2000000000000000}"#).unwrap();
+    let jobs = job_files(state.path());
+    assert_eq!(jobs.len(), 3, "{jobs:?}");
+    let horizon = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64 + 31 * 86_400_000;
+    assert!(jobs.iter().all(|j| j["wake"]["at"].as_u64().unwrap() < horizon), "{jobs:?}");
+    assert!(lines.lock().unwrap().iter().any(|l| l.contains("7 background jobs past the limit of 3 a call are dropped")));
+    service.call(&main, "jobs", &format!(r#"{{"count": 3, "wake": "wait", "value": {}}}"#, u64::MAX)).unwrap();
+    let jobs = job_files(state.path());
+    assert_eq!(jobs.len(), 4, "at most 4 pending for the agent");
+    let waits: Vec<u64> = jobs.iter().filter_map(|j| j["wake"]["wait"]["timeoutMs"].as_u64()).collect();
+    assert_eq!(waits, [1000], "{jobs:?}");
+    assert!(lines.lock().unwrap().iter().any(|l| l.contains("refused: 4 jobs are pending")));
+    drop(service);
+
+    // A job that continues itself and starts one more at every step ends after 5 steps.
+    let (service, state, lines) = bounded_service(limits);
+    service.call(&main, "jobs", r#"{"count": 1, "chain": true}"#).unwrap();
+    let started = Instant::now();
+    let steps = service.run_jobs(Duration::from_secs(20));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    assert!(job_files(state.path()).is_empty(), "the chain ended");
+    assert!((6..=40).contains(&steps), "{steps} steps");
+    assert!(lines.lock().unwrap().iter().any(|l| l.contains("reached its 5 steps and is dropped")), "{:?}", lines.lock().unwrap());
 }

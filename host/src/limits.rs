@@ -1,6 +1,18 @@
-//! Resource limits of a guest instance, configurable per agent.
+//! Resource limits of a guest instance, configurable per agent, and the one rule for
+//! bounding a wait.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// The moment `after` from now, however large `after` is (a guest or a user may ask for
+/// any duration; `Instant` arithmetic would overflow).
+pub fn deadline(after: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(after).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400))
+}
+
+/// How far in the future a job's timer may be set: a guest asking for later is resumed
+/// then and may set it again.
+pub const MAX_TIMER: Duration = Duration::from_secs(30 * 86_400);
 
 /// What one agent's instance may use.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,6 +43,17 @@ pub struct Limits {
     /// Wall-clock time one call may take, waits on the gateway included; gateway waits are
     /// shortened to fit in it.
     pub wall_per_call: Duration,
+    /// Time one call may spend waiting for the gateway's answers, in all.
+    pub gateway_time_per_call: Duration,
+    /// Background jobs one tool call or job step may start.
+    pub max_jobs_per_call: u32,
+    /// Steps one background job may take before it is dropped.
+    pub max_steps_per_job: u32,
+    /// Background jobs an agent may have pending at once; new ones past it are refused.
+    pub max_pending_jobs: u32,
+    /// How long the host waits for a run's end for one job step (the job is resumed with
+    /// `timeout` and may wait again).
+    pub max_wait: Duration,
 }
 
 impl Default for Limits {
@@ -50,12 +73,22 @@ impl Default for Limits {
             // A list of every session with messages makes one history call a row.
             max_gateway_calls_per_call: 25_000,
             wall_per_call: Duration::from_secs(15 * 60),
+            // `sessions_send` may wait up to its `timeoutSeconds` for a reply inside the call.
+            gateway_time_per_call: Duration::from_secs(10 * 60),
+            // A send starts one flow and a spawn one; each flow step at most a successor
+            // and an announce.
+            max_jobs_per_call: 8,
+            // A sub-agent wait re-asks every minute for as long as the run goes on: about
+            // a day of it, and a ping-pong's 5 turns many times over.
+            max_steps_per_job: 2_000,
+            max_pending_jobs: 1_000,
+            max_wait: Duration::from_secs(10 * 60),
         }
     }
 }
 
 /// The keys of a limits override, with their units.
-const KEYS: [&str; 9] = [
+const KEYS: [&str; 14] = [
     "memoryMiB",
     "cpuMs",
     "wallSeconds",
@@ -65,12 +98,19 @@ const KEYS: [&str; 9] = [
     "maxGatewayCalls",
     "maxLogBytes",
     "tableElements",
+    "gatewaySeconds",
+    "maxJobsPerCall",
+    "maxStepsPerJob",
+    "maxPendingJobs",
+    "maxWaitSeconds",
 ];
 
 impl Limits {
     /// These limits with the overrides of a JSON object applied (`memoryMiB`, `cpuMs`,
     /// `wallSeconds`, `maxArgumentBytes`, `maxResultBytes`, `maxGatewayAnswerBytes`,
-    /// `maxGatewayCalls`, `maxLogBytes`, `tableElements`); `origin` names it in errors.
+    /// `maxGatewayCalls`, `maxLogBytes`, `tableElements`, `gatewaySeconds`,
+    /// `maxJobsPerCall`, `maxStepsPerJob`, `maxPendingJobs`, `maxWaitSeconds`); `origin`
+    /// names it in errors.
     pub fn with_overrides(&self, overrides: &serde_json::Value, origin: &str) -> Result<Limits, String> {
         let object = overrides.as_object().ok_or_else(|| format!("{origin} must be an object"))?;
         let mut limits = self.clone();
@@ -90,6 +130,11 @@ impl Limits {
                 }
                 "maxLogBytes" => limits.max_log_bytes_per_call = as_usize(n)?,
                 "tableElements" => limits.table_elements = u32::try_from(n).map_err(|_| format!("{origin}.{key} is too large"))?,
+                "gatewaySeconds" => limits.gateway_time_per_call = Duration::from_secs(n),
+                "maxJobsPerCall" => limits.max_jobs_per_call = u32::try_from(n).map_err(|_| format!("{origin}.{key} is too large"))?,
+                "maxStepsPerJob" => limits.max_steps_per_job = u32::try_from(n).map_err(|_| format!("{origin}.{key} is too large"))?,
+                "maxPendingJobs" => limits.max_pending_jobs = u32::try_from(n).map_err(|_| format!("{origin}.{key} is too large"))?,
+                "maxWaitSeconds" => limits.max_wait = Duration::from_secs(n),
                 other => return Err(format!("{origin}: unknown limit {other:?} (known: {})", KEYS.join(", "))),
             }
         }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use session_tools_guest::jobs::Wakeup;
+use session_tools_guest::jobs::{Job, Wakeup};
 use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
 use session_tools_guest::ports::{self, GatewayResult, Host as _, LogLevel};
 use session_tools_guest::requester::Requester;
@@ -383,14 +383,64 @@ impl ToolService {
         let output = sandbox.call_tool(tool, caller, arguments);
         self.checkin(&access.pool, sandbox);
         let output = output?;
-        for job in output.jobs {
-            let record = JobRecord::new(job, &access.agent, caller);
+        let admitted = self.admit(&access.agent, caller, output.jobs, None);
+        for record in admitted {
             if let Err(e) = self.jobs.save(&record) {
                 self.services.log(LogLevel::Error, &format!("cannot persist job {}: {e}", record.id));
             }
         }
         self.ring();
         Ok(output.result)
+    }
+
+    /// The jobs a tool call (`parent: None`) or a job step started, bounded by the agent's
+    /// limits: at most `max_jobs_per_call` of them, a chain of steps at most
+    /// `max_steps_per_job` long, at most `max_pending_jobs` pending for the agent, and every
+    /// wait clamped (a run's end waited for at most `max_wait` a step, a timer at most
+    /// [`crate::limits::MAX_TIMER`] ahead). What is refused is logged.
+    fn admit(&self, agent: &str, caller: &Caller, jobs: Vec<Job>, parent: Option<&JobRecord>) -> Vec<JobRecord> {
+        let limits = self.limits.for_agent(agent);
+        let steps = parent.map_or(0, |p| p.steps.saturating_add(1));
+        if steps > limits.max_steps_per_job {
+            if let Some(parent) = parent {
+                let (id, kind) = (&parent.id, &parent.kind);
+                let max = limits.max_steps_per_job;
+                self.services.log(LogLevel::Warn, &format!("job {id} ({kind}) reached its {max} steps and is dropped"));
+            }
+            return Vec::new();
+        }
+        let max_jobs = limits.max_jobs_per_call as usize;
+        if jobs.len() > max_jobs {
+            let extra = jobs.len() - max_jobs;
+            self.services.log(LogLevel::Warn, &format!("[{agent}] {extra} background jobs past the limit of {max_jobs} a call are dropped"));
+        }
+        let continuing = parent.map(|p| p.id.as_str());
+        let mut pending: Option<usize> = None;
+        let now = self.services.now_ms();
+        let horizon = now.saturating_add(crate::limits::MAX_TIMER.as_millis() as u64);
+        let max_wait_ms = u64::try_from(limits.max_wait.as_millis()).unwrap_or(u64::MAX);
+        let mut admitted = Vec::new();
+        for mut job in jobs.into_iter().take(max_jobs) {
+            match &mut job.wake {
+                session_tools_guest::jobs::Wake::RunEnd(wait) => wait.timeout_ms = wait.timeout_ms.min(max_wait_ms),
+                session_tools_guest::jobs::Wake::At(at) => *at = (*at).min(horizon),
+                session_tools_guest::jobs::Wake::Now => {}
+            }
+            // A step's own continuation replaces it; anything else is one more pending job.
+            if Some(job.id.as_str()) != continuing {
+                let count = pending.get_or_insert_with(|| self.jobs.pending_of(agent));
+                if *count >= limits.max_pending_jobs as usize {
+                    let max = limits.max_pending_jobs;
+                    self.services.log(LogLevel::Warn, &format!("[{agent}] job {} ({}) refused: {max} jobs are pending", job.id, job.kind));
+                    continue;
+                }
+                *count += 1;
+            }
+            let mut record = JobRecord::new(job, agent, caller);
+            record.steps = steps;
+            admitted.push(record);
+        }
+        admitted
     }
 
     /// Tells the scheduler there may be work.
@@ -447,7 +497,7 @@ impl ToolService {
                                     // Claimed across processes too, and re-read as it is now.
                                     if let Some((claim, record)) = worker.jobs.claim(&job_id) {
                                         if let WakeRecord::RunEnd { wait } = &record.wake {
-                                            let answer = worker.gateway_for(&record.caller).agent_wait(wait);
+                                            let answer = worker.gateway_for(&record.caller).agent_wait(&worker.bounded_wait(&record, wait, None));
                                             worker.step(record, Wakeup::RunEnded(answer));
                                         }
                                         drop(claim);
@@ -515,13 +565,11 @@ impl ToolService {
                 // The first successor under the job's own id continues it (same file);
                 // every other successor is a new job under a new key.
                 let mut continues = false;
-                for job in next {
-                    let successor = if !continues && job.id == id {
+                for mut successor in self.admit(&record.agent, &record.caller, next, Some(&record)) {
+                    if !continues && successor.id == id {
                         continues = true;
-                        JobRecord::with_key(key.clone(), job, &record.agent, &record.caller)
-                    } else {
-                        JobRecord::new(job, &record.agent, &record.caller)
-                    };
+                        successor.key = key.clone();
+                    }
                     if let Err(e) = self.jobs.save(&successor) {
                         self.services.log(LogLevel::Error, &format!("cannot persist job {}: {e}", successor.id));
                     }
@@ -551,7 +599,7 @@ impl ToolService {
     /// waiting for a later time stay pending (a later start resumes them). Answers how
     /// many steps ran.
     pub fn run_jobs(&self, deadline: Duration) -> usize {
-        let until = Instant::now() + deadline;
+        let until = crate::limits::deadline(deadline);
         let mut steps = 0;
         loop {
             let now = self.services.now_ms();
@@ -587,6 +635,17 @@ impl ToolService {
         }
     }
 
+    /// The wait for a run's end a job asks for, as the host makes it: at most the agent's
+    /// `max_wait` (job files are read from disk, so this holds for any file), and ending by
+    /// `until` when the caller has a deadline.
+    fn bounded_wait(&self, record: &JobRecord, wait: &session_tools_guest::ports::WaitParams, until: Option<Instant>) -> session_tools_guest::ports::WaitParams {
+        let max_wait = self.limits.for_agent(&record.agent).max_wait;
+        let left = until.map_or(max_wait, |until| until.saturating_duration_since(Instant::now()).min(max_wait));
+        let mut bounded = wait.clone();
+        bounded.timeout_ms = bounded.timeout_ms.min(u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1));
+        bounded
+    }
+
     /// Whether this process can step a job: any job but a wait for a run that another
     /// live process runs (only that process sees it end; it steps the job).
     fn can_wait_here(&self, record: &JobRecord) -> bool {
@@ -606,12 +665,12 @@ impl ToolService {
             WakeRecord::At { .. } => Wakeup::Timer,
             WakeRecord::RunEnd { wait: params } => {
                 let gateway = self.gateway_for(&record.caller);
-                let left = until.saturating_duration_since(Instant::now()).as_millis() as u64;
-                let mut bounded = params.clone();
-                bounded.timeout_ms = bounded.timeout_ms.min(left.max(1));
+                let bounded = self.bounded_wait(&record, params, Some(until));
                 let answer = gateway.agent_wait(&bounded);
-                // A wait cut short by our own deadline is retried later, not reported.
-                if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout")) && bounded.timeout_ms < params.timeout_ms {
+                // A wait cut short by our own deadline (not by the limit) is retried later,
+                // not reported.
+                let limit = self.bounded_wait(&record, params, None).timeout_ms;
+                if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout")) && bounded.timeout_ms < limit {
                     return false;
                 }
                 Wakeup::RunEnded(answer)

@@ -39,6 +39,9 @@ pub struct JobRecord {
     pub agent: String,
     /// The caller whose tool call started it (its visibility applies to the job).
     pub caller: Caller,
+    /// How many job steps led to it since its tool call (bounded per agent).
+    #[serde(default)]
+    pub steps: u32,
 }
 
 impl JobRecord {
@@ -63,6 +66,7 @@ impl JobRecord {
             wake,
             agent: agent.to_string(),
             caller: caller.clone(),
+            steps: 0,
         }
     }
 
@@ -158,6 +162,11 @@ impl JobStore {
         if let Ok(path) = self.path(key) {
             let _ = std::fs::remove_file(path);
         }
+    }
+
+    /// How many jobs of an agent are pending.
+    pub fn pending_of(&self, agent: &str) -> usize {
+        self.load_all().0.iter().filter(|r| r.agent == agent).count()
     }
 
     /// Every pending job; unreadable files are reported, not lost (they stay on disk).

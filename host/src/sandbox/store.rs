@@ -36,6 +36,8 @@ pub struct CpuMeter {
     pub wall_exceeded: bool,
     pub gateway_calls: u32,
     pub max_gateway_calls: u32,
+    /// Time the call may spend waiting for gateway answers, in all.
+    pub gateway_budget: Duration,
 }
 
 impl CpuMeter {
@@ -74,6 +76,11 @@ impl CpuMeter {
     pub fn stop(&mut self) {
         self.running = false;
         self.started = None;
+    }
+
+    /// Gateway time left in the call.
+    pub fn gateway_left(&self) -> Duration {
+        self.gateway_budget.saturating_sub(self.in_host)
     }
 
     pub fn over_budget(&mut self) -> bool {
@@ -187,6 +194,7 @@ impl StoreState {
                 wall_exceeded: false,
                 gateway_calls: 0,
                 max_gateway_calls: limits.max_gateway_calls_per_call,
+                gateway_budget: limits.gateway_time_per_call,
             },
             services: setup.services.clone(),
             gateway: setup.gateway.clone(),
@@ -238,6 +246,12 @@ impl StoreState {
         if self.meter.over_wall_at(called) {
             self.meter.wall_exceeded = true;
             return Err(ports::GatewayError::new("the call ran out of time".to_string()));
+        }
+        if self.meter.gateway_left().is_zero() {
+            return Err(ports::GatewayError::new(format!(
+                "the call spent its gateway time ({} s) and may make no more gateway calls",
+                self.meter.gateway_budget.as_secs()
+            )));
         }
         let result = call(self.gateway.as_ref());
         self.meter.in_host += called.elapsed();
@@ -351,8 +365,9 @@ impl wit_gw::Host for StoreState {
     fn agent_wait(&mut self, params: wit_gw::WaitParams) -> Answer<wit_gw::WaitResult> {
         self.import("gateway.agent-wait", |s| {
             let mut params = bindings::wait_params(params);
-            // A wait never outlasts the call's wall time.
-            params.timeout_ms = params.timeout_ms.min(s.meter.wall_left().as_millis() as u64);
+            // A wait never outlasts the call's wall time nor its gateway time.
+            let left = s.meter.wall_left().min(s.meter.gateway_left());
+            params.timeout_ms = params.timeout_ms.min(u64::try_from(left.as_millis()).unwrap_or(u64::MAX));
             let wait = s.gateway_call(|gw| gw.agent_wait(&params)).map_err(bindings::gw_err)?;
             let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
             s.bounded("agent.wait", size, wait).map(bindings::wait_result)

@@ -13,6 +13,10 @@
 //! - `env`: what the ambient environment (variables, arguments, stdin) holds; `shout`
 //!   writes a lot to stdout and stderr;
 //! - `bad-job`: answers a job (with a path in its id) whose state `jobs.resume` cannot read;
+//! - `jobs` `{"count": N, "wake": "now"|"wait"|"at", "value": V, "chain": bool}`: answers
+//!   N jobs, each waiting for nothing, for a run's end (`timeoutMs` V) or for the time V;
+//!   a `chain` job continues itself and starts one more job at every step, for ever;
+//! - `nul-run`: starts a gateway run whose idempotency key holds a NUL;
 //! - `fs` (feature `ambient-fs` only): reads a file with std::fs;
 //! - `reenter` `{"import": "log"|"resolve"}`: makes a gateway call while arming the
 //!   component's own `cabi_realloc` to call that import when the host lowers the answer
@@ -310,6 +314,45 @@ impl wt::Guest for Hostile {
                 REENTER.store(0, Ordering::Relaxed);
                 json!({ "answered": answer.is_ok() }).to_string()
             }
+            "jobs" => {
+                let count = args.get("count").and_then(Value::as_u64).unwrap_or(1);
+                let value = args.get("value").and_then(Value::as_u64).unwrap_or(0);
+                let chain = args.get("chain").and_then(Value::as_bool).unwrap_or(false);
+                let wake = match args.get("wake").and_then(Value::as_str) {
+                    Some("wait") => wj::Wake::RunEnd(gw::WaitParams { run_id: "hostile-run".into(), timeout_ms: value }),
+                    Some("at") => wj::Wake::At(value),
+                    _ => wj::Wake::Now,
+                };
+                let jobs = (0..count)
+                    .map(|i| wj::Job {
+                        id: format!("flood-{i}"),
+                        kind: "hostile".into(),
+                        session_key: caller.agent_session_key.clone().unwrap_or_default(),
+                        state: json!({ "chain": chain }).to_string(),
+                        wake: wake.clone(),
+                    })
+                    .collect();
+                return Ok(wt::ToolOutput { result: json!({ "jobs": count }).to_string(), jobs });
+            }
+            "nul-run" => {
+                let params = gw::AgentParams {
+                    message: "hi".into(),
+                    session_key: Some("agent:main:main".into()),
+                    idempotency_key: "run\u{0}with a NUL".into(),
+                    deliver: None,
+                    channel: None,
+                    lane: None,
+                    extra_system_prompt: None,
+                    thinking: None,
+                    timeout: None,
+                    label: None,
+                    spawned_by: None,
+                    group_id: None,
+                    group_channel: None,
+                    group_space: None,
+                };
+                answer(gw::agent(&params), |a| json!(a.run_id)).to_string()
+            }
             "bad-job" => {
                 let job = wj::Job {
                     id: "../../../escaped-job".into(),
@@ -329,6 +372,12 @@ impl wt::Guest for Hostile {
 impl wj::Guest for Hostile {
     fn resume(job: wj::Job, _wakeup: wj::Wakeup) -> Result<Vec<wj::Job>, String> {
         match serde_json::from_str::<Value>(&job.state) {
+            Ok(state) if state["chain"] == true => {
+                // Continue for ever, and start one more job at every step.
+                let next = host::new_uuid();
+                let more = wj::Job { id: format!("more-{next}"), wake: wj::Wake::Now, ..job.clone() };
+                Ok(vec![wj::Job { wake: wj::Wake::Now, ..job }, more])
+            }
             Ok(_) => Ok(Vec::new()),
             Err(_) => Err("hostile guest: unreadable job state".into()),
         }

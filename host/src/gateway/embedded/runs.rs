@@ -280,7 +280,7 @@ impl Runs {
 
     /// Waits until no run is going on (or the timeout passes); answers whether none is.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::limits::deadline(timeout);
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         loop {
             if runs.values().all(|r| r.finished.is_some()) {
@@ -296,10 +296,12 @@ impl Runs {
 
     /// `agent.wait`: the run's end, or `timeout` when it does not end within `timeout`.
     pub fn wait(&self, run_id: &str, timeout: Duration) -> WaitResult {
-        let deadline = Instant::now() + timeout;
+        let deadline = crate::limits::deadline(timeout);
+        // A run this process does not know may have been run and ended by another one (the
+        // file is read before the registry is locked: no disk I/O under it).
+        let known = self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id);
+        let ended_elsewhere = if known { None } else { self.on_disk(run_id).and_then(|r| r.finished) };
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        // A run this process does not know may have been run and ended by another one.
-        let ended_elsewhere = if runs.contains_key(run_id) { None } else { self.on_disk(run_id).and_then(|r| r.finished) };
         loop {
             if let Some(finished) = runs.get(run_id).and_then(|r| r.finished.clone()).or_else(|| ended_elsewhere.clone()) {
                 return WaitResult {
