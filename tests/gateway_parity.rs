@@ -114,10 +114,13 @@ fn our_row(row: &SessionRow) -> Value {
         "deliveryContext",
         row.delivery_context.as_ref().map(|d| {
             let mut dc = Map::new();
-            for (k, v) in [("channel", &d.channel), ("to", &d.to), ("accountId", &d.account_id), ("threadId", &d.thread_id)] {
+            for (k, v) in [("channel", &d.channel), ("to", &d.to), ("accountId", &d.account_id)] {
                 if let Some(v) = v {
                     dc.insert(k.into(), Value::String(v.clone()));
                 }
+            }
+            if let Some(thread) = &d.thread_id {
+                dc.insert("threadId".into(), serde_json::to_value(thread).unwrap());
             }
             Value::Object(dc)
         }),

@@ -802,3 +802,44 @@ fn background_work_a_guest_starts_is_bounded() {
     assert!((6..=40).contains(&steps), "{steps} steps");
     assert!(lines.lock().unwrap().iter().any(|l| l.contains("reached its 5 steps and is dropped")), "{:?}", lines.lock().unwrap());
 }
+
+#[test]
+fn a_sandboxed_caller_may_create_and_configure_its_new_child_and_patch_nothing_else() {
+    let (service, state, lines) = hostile_service();
+    let me = caller(OWN, true);
+    let child = "agent:main:subagent:0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+    // A spawn's sequence in one call: configure the new child, then start it (issue 11).
+    let steps = json!({"steps": [
+        {"method": "sessions-patch", "key": child, "model": "anthropic/claude-opus-4-5"},
+        {"method": "agent", "key": child, "spawnedBy": OWN, "lane": "subagent"},
+    ]});
+    let answers: Value = serde_json::from_str(&service.call(&me, "sequence", &steps.to_string()).unwrap()).unwrap();
+    assert_eq!(answers[0], json!({"ok": null}), "{answers}");
+    assert!(answers[1]["ok"].is_string(), "{answers}");
+    service.wait_for_runs(Duration::from_secs(10));
+    // From then on it is in the caller's tree.
+    assert!(spy(&service, &me, json!({"method": "chat-history", "key": child}))["ok"].is_u64());
+
+    // The same path reaches nothing else: an existing session outside the tree, a key that
+    // is not a sub-agent's, a sub-agent key in an agent the caller may not spawn for, and
+    // an existing sub-agent session of another tree.
+    let telegram = caller("agent:main:telegram:group:-1001234567890", true);
+    let store = state.path().join("agents/main/sessions/sessions.json");
+    let before = std::fs::read_to_string(&store).unwrap();
+    for (who, key) in [
+        (&me, DISCORD),
+        (&me, "agent:main:planted"),
+        (&me, "agent:ops:subagent:0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4e"),
+        (&me, " AGENT:main:discord:channel:1187421193829244938 "),
+        (&telegram, CHILD),
+    ] {
+        let answer = spy(&service, who, json!({"method": "sessions-patch", "key": key, "model": "anthropic/x"}));
+        assert_eq!(
+            answer,
+            json!({"error": format!("forbidden: session {} is not visible from this sandboxed agent session", key.trim())}),
+            "{key}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), before, "nothing refused was written");
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused sessions.patch")).count(), 5);
+}

@@ -160,18 +160,29 @@ pub fn validate(spec: &ToolSpec, json: &str) -> Result<Args, String> {
             Err(e) => return Err(format!("arguments are not valid JSON: {e}")),
         }
     };
+    // N9: every offending parameter is named, in the schema's order.
     let mut args = Args { values: Vec::with_capacity(spec.params.len()) };
+    let mut problems = Vec::new();
     for param in spec.params {
         match object.get(param.name) {
             None | Some(Value::Null) => {
                 if param.required {
-                    return Err(format!("{} required", param.name));
+                    problems.push(format!("{} required", param.name));
                 }
             }
-            Some(value) => args.values.push((param.name, check_param(param, value)?)),
+            Some(value) => match check_param(param, value) {
+                // `readStringParam(…, {required: true})`: a blank string is a missing one.
+                Ok(ArgValue::Str(s)) if param.required && s.trim().is_empty() => problems.push(format!("{} required", param.name)),
+                Ok(checked) => args.values.push((param.name, checked)),
+                Err(problem) => problems.push(problem),
+            },
         }
     }
-    Ok(args)
+    if problems.is_empty() {
+        Ok(args)
+    } else {
+        Err(problems.join("; "))
+    }
 }
 
 /// `max(lo, floor(v))`, saturated into `u32`.
@@ -212,5 +223,15 @@ mod tests {
             let err = validate(spec, json).unwrap_err();
             assert!(err.contains(needle), "{json}: {err}");
         }
+    }
+
+    #[test]
+    fn names_every_offending_parameter() {
+        let err = validate(&SESSIONS_HISTORY, r#"{"sessionKey": "x", "limit": 0, "includeTools": "false"}"#).unwrap_err();
+        assert_eq!(err, "limit must be a number >= 1 (got 0); includeTools must be a boolean (got a string)");
+        let err = validate(&SESSIONS_HISTORY, r#"{"sessionKey": "  ", "limit": "abc"}"#).unwrap_err();
+        assert_eq!(err, "sessionKey required; limit must be a number (got the string \"abc\")");
+        let err = validate(&SESSIONS_SPAWN, r#"{"cleanup": "purge", "runTimeoutSeconds": -1}"#).unwrap_err();
+        assert!(err.starts_with("task required; ") && err.contains("runTimeoutSeconds") && err.contains("cleanup"), "{err}");
     }
 }

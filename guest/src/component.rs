@@ -36,7 +36,11 @@ fn gw_err(e: wit_gw::GatewayError) -> ports::GatewayError {
 }
 
 fn dc_from(d: wit_gw::DeliveryContext) -> ports::DeliveryContext {
-    ports::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id: d.thread_id }
+    let thread_id = d.thread_id.map(|t| match t {
+        wit_gw::ThreadId::Text(text) => ports::ThreadId::Text(text),
+        wit_gw::ThreadId::Number(n) => ports::ThreadId::Number(n),
+    });
+    ports::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id }
 }
 
 fn row_from(r: wit_gw::SessionRow) -> ports::SessionRow {

@@ -31,3 +31,12 @@ pub fn raw_json(json: String) -> Option<Box<RawValue>> {
 pub fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|e| format!("{{\"status\":\"error\",\"error\":\"{e}\"}}"))
 }
+
+/// A number as JSON writes it: whole numbers without a fraction.
+pub fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 9.2e18 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
+    }
+}

@@ -258,7 +258,11 @@ impl KeyScheme<'_> {
         }
     }
 
-    /// Whether a (listed or resolved) key is the caller's own main session.
+    /// Whether a (listed or resolved) key is the caller's own main session, as the gateway
+    /// resolves it: only a literal alias or the canonical spelling
+    /// `agent:<callerAgent>:<mainKey|main>` is; `agent:MAIN:main` or `agent::main::main` name
+    /// no session there (the gateway compares them as written), so they are not shown as
+    /// `main` (N5 holds for the key that resolved to the caller's main session).
     pub fn is_own_main(&self, key: &str) -> bool {
         if self.is_main_literal(key) {
             return true;
@@ -267,7 +271,10 @@ impl KeyScheme<'_> {
             return key == "global";
         }
         match parse_agent_key(key) {
-            Some(parsed) => self.is_main_rest(&parsed.rest) && normalize_agent_id(&parsed.agent_id) == self.caller_agent,
+            Some(parsed) => {
+                let agent = normalize_agent_id(&parsed.agent_id);
+                agent == self.caller_agent && self.is_main_rest(&parsed.rest) && key == format!("agent:{agent}:{}", parsed.rest)
+            }
             None => false,
         }
     }

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::args::{floor_u32, Args};
 use crate::json::{raw_json, to_json, JsNumber};
 use crate::keys::{agent_id_of_key, derive_channel, SessionKind};
-use crate::ports::{DeliveryContext, HistoryParams, ListParams, LogLevel, SessionRow};
+use crate::ports::{DeliveryContext, HistoryParams, ListParams, LogLevel, SessionRow, ThreadId};
 use crate::requester::Requester;
 use crate::tools::{Caller, Env, ToolError, ToolOutput};
 use crate::visibility::AgentToAgent;
@@ -51,7 +51,7 @@ struct DeliveryOut<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     account_id: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    thread_id: Option<&'a str>,
+    thread_id: Option<&'a ThreadId>,
 }
 
 impl<'a> DeliveryOut<'a> {
@@ -61,9 +61,10 @@ impl<'a> DeliveryOut<'a> {
             channel: dc.channel.as_deref(),
             to: dc.to.as_deref(),
             account_id: dc.account_id.as_deref(),
-            thread_id: dc.thread_id.as_deref(),
+            thread_id: dc.thread_id.as_ref(),
         };
-        [out.channel, out.to, out.account_id, out.thread_id].iter().any(|v| v.is_some_and(|s| !s.is_empty())).then_some(out)
+        let text = [out.channel, out.to, out.account_id].iter().any(|v| v.is_some_and(|s| !s.is_empty()));
+        (text || out.thread_id.is_some_and(|t| !t.is_empty())).then_some(out)
     }
 }
 

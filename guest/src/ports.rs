@@ -21,12 +21,45 @@ impl std::fmt::Display for GatewayError {
 
 pub type GatewayResult<T> = Result<T, GatewayError>;
 
+/// A thread or topic id as the session stores it: a string, or a number.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ThreadId {
+    Text(String),
+    Number(f64),
+}
+
+impl ThreadId {
+    /// Whether there is nothing in it (an empty string).
+    pub fn is_empty(&self) -> bool {
+        matches!(self, ThreadId::Text(t) if t.is_empty())
+    }
+
+    /// The id as text (numbers in decimal), for targets built from it.
+    pub fn to_text(&self) -> String {
+        match self {
+            ThreadId::Text(t) => t.clone(),
+            ThreadId::Number(n) => crate::json::number_text(*n),
+        }
+    }
+}
+
+/// A string stays a string and a number a number (a whole number without a fraction).
+impl serde::Serialize for ThreadId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ThreadId::Text(t) => s.serialize_str(t),
+            ThreadId::Number(n) if n.fract() == 0.0 && n.abs() < 9.2e18 => s.serialize_i64(*n as i64),
+            ThreadId::Number(n) => s.serialize_f64(*n),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct DeliveryContext {
     pub channel: Option<String>,
     pub to: Option<String>,
     pub account_id: Option<String>,
-    pub thread_id: Option<String>,
+    pub thread_id: Option<ThreadId>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq)]

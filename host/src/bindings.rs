@@ -37,7 +37,11 @@ pub fn list_params(p: wit_gw::ListParams) -> ports::ListParams {
 }
 
 fn delivery(d: ports::DeliveryContext) -> wit_gw::DeliveryContext {
-    wit_gw::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id: d.thread_id }
+    let thread_id = d.thread_id.map(|t| match t {
+        ports::ThreadId::Text(text) => wit_gw::ThreadId::Text(text),
+        ports::ThreadId::Number(n) => wit_gw::ThreadId::Number(n),
+    });
+    wit_gw::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id }
 }
 
 pub fn session_row(r: ports::SessionRow) -> wit_gw::SessionRow {

@@ -113,14 +113,11 @@ fn int_field(v: &Value, key: &str) -> Option<i64> {
     num_field(v, key).map(|n| n.floor() as i64)
 }
 
-/// A thread id may be a string or a number; numbers are given in decimal.
-pub fn thread_id(v: Option<&Value>) -> Option<String> {
+/// A thread id is a string or a number, and keeps its type (N11).
+pub fn thread_id(v: Option<&Value>) -> Option<ThreadId> {
     match v? {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(match n.as_i64() {
-            Some(i) => i.to_string(),
-            None => n.as_f64().map_or_else(|| n.to_string(), |f| format!("{}", f.trunc() as i64)),
-        }),
+        Value::String(s) => Some(ThreadId::Text(s.clone())),
+        Value::Number(n) => n.as_f64().filter(|f| f.is_finite()).map(ThreadId::Number),
         _ => None,
     }
 }
@@ -238,7 +235,7 @@ mod tests {
         assert_eq!(list.sessions.len(), 1);
         let row = &list.sessions[0];
         assert_eq!((row.label.as_deref(), row.updated_at), (None, Some(10)));
-        assert_eq!(row.delivery_context.as_ref().unwrap().thread_id.as_deref(), Some("42"));
+        assert_eq!(row.delivery_context.as_ref().unwrap().thread_id, Some(ThreadId::Number(42.0)));
     }
 
     #[test]

@@ -295,7 +295,14 @@ fn row_size(r: &ports::SessionRow) -> usize {
         .iter()
         .map(|s| opt_len(s))
         .sum::<usize>()
-        + r.delivery_context.as_ref().map_or(0, |d| opt_len(&d.channel) + opt_len(&d.to) + opt_len(&d.account_id) + opt_len(&d.thread_id))
+        + r.delivery_context.as_ref().map_or(0, |d| {
+            let thread = match &d.thread_id {
+                Some(ports::ThreadId::Text(t)) => t.len(),
+                Some(ports::ThreadId::Number(_)) => 8,
+                None => 0,
+            };
+            opt_len(&d.channel) + opt_len(&d.to) + opt_len(&d.account_id) + thread
+        })
 }
 
 /// The text of a caught panic.

@@ -28,7 +28,15 @@ fn normalize(channel: Option<&str>, to: Option<&str>, account_id: Option<&str>, 
     let to = to.map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
     let account_id = account_id.map(|a| a.trim().to_string()).filter(|a| !a.is_empty());
     let thread_id = match thread_id {
-        Some(Value::Number(n)) => n.as_f64().filter(|f| f.is_finite()).map(|f| Value::from(f.trunc() as i64)),
+        // `Math.trunc`, keeping the number a number: 514.7 is 514, -0.5 is 0, 1e21 stays.
+        Some(Value::Number(n)) => n.as_f64().filter(|f| f.is_finite()).map(|f| {
+            let t = f.trunc();
+            if t.abs() < 9.2e18 {
+                Value::from(t as i64)
+            } else {
+                serde_json::Number::from_f64(t).map_or(Value::Null, Value::Number)
+            }
+        }),
         Some(Value::String(s)) => Some(s.trim()).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_string())),
         _ => None,
     };

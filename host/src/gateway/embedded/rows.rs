@@ -1,7 +1,7 @@
 //! `sessions.list` rows as the gateway builds them (reference §1.4, G1).
 
 use serde_json::{Map, Value};
-use session_tools_guest::ports::{DeliveryContext, SessionRow};
+use session_tools_guest::ports::{DeliveryContext, SessionRow, ThreadId};
 
 use super::delivery::session_delivery;
 
@@ -111,10 +111,11 @@ pub fn gateway_kind(key: &str, entry: &Map<String, Value>) -> &'static str {
     }
 }
 
-fn thread_text(v: &Value) -> Option<String> {
+/// A normalised `threadId` keeps its type (N11).
+fn thread_id(v: &Value) -> Option<ThreadId> {
     match v {
-        Value::String(s) => Some(s.clone()),
-        Value::Number(n) => Some(n.as_i64().map_or_else(|| n.to_string(), |i| i.to_string())),
+        Value::String(s) => Some(ThreadId::Text(s.clone())),
+        Value::Number(n) => n.as_f64().map(ThreadId::Number),
         _ => None,
     }
 }
@@ -154,7 +155,7 @@ pub fn build_row(key: &str, entry: &Map<String, Value>, spawned_by: Option<Strin
             channel: d.channel.clone(),
             to: d.to.clone(),
             account_id: d.account_id.clone(),
-            thread_id: d.thread_id.as_ref().and_then(thread_text),
+            thread_id: d.thread_id.as_ref().and_then(thread_id),
         }),
         updated_at: number(entry, "updatedAt").map(|n| n as i64),
         session_id: text(entry, "sessionId"),
