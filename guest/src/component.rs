@@ -68,6 +68,13 @@ fn row_from(r: wit_gw::SessionRow) -> ports::SessionRow {
     }
 }
 
+fn history_from(history: wit_gw::History) -> ports::History {
+    ports::History {
+        session_id: history.session_id,
+        messages: history.messages.into_iter().map(|m| ports::TranscriptMessage { role: m.role, json: m.json }).collect(),
+    }
+}
+
 fn wait_result_from(w: wit_gw::WaitResult) -> ports::WaitResult {
     ports::WaitResult {
         status: w.status,
@@ -110,11 +117,13 @@ impl Gateway for WitGateway {
 
     fn chat_history(&self, p: &ports::HistoryParams) -> GatewayResult<ports::History> {
         let params = wit_gw::HistoryParams { session_key: p.session_key.clone(), limit: p.limit };
-        let history = wit_gw::chat_history(&params).map_err(gw_err)?;
-        Ok(ports::History {
-            session_id: history.session_id,
-            messages: history.messages.into_iter().map(|m| ports::TranscriptMessage { role: m.role, json: m.json }).collect(),
-        })
+        wit_gw::chat_history(&params).map(history_from).map_err(gw_err)
+    }
+
+    fn chat_histories(&self, params: &[ports::HistoryParams]) -> Vec<GatewayResult<ports::History>> {
+        let params: Vec<wit_gw::HistoryParams> =
+            params.iter().map(|p| wit_gw::HistoryParams { session_key: p.session_key.clone(), limit: p.limit }).collect();
+        wit_gw::chat_histories(&params).into_iter().map(|answer| answer.map(history_from).map_err(gw_err)).collect()
     }
 
     fn agent(&self, p: &ports::AgentParams) -> GatewayResult<ports::AgentAccepted> {

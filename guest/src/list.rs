@@ -7,7 +7,7 @@ use std::borrow::Cow;
 use crate::args::{floor_u32, Args};
 use crate::json::{raw_json, to_json, JsNumber};
 use crate::keys::{agent_id_of_key, derive_channel, SessionKind};
-use crate::ports::{DeliveryContext, HistoryParams, ListParams, LogLevel, SessionRow, ThreadId};
+use crate::ports::{DeliveryContext, History, HistoryParams, ListParams, LogLevel, SessionRow, ThreadId};
 use crate::requester::Requester;
 use crate::tools::{Caller, Env, ToolError, ToolOutput};
 use crate::visibility::AgentToAgent;
@@ -174,11 +174,23 @@ pub fn run(env: &Env, caller: &Caller, args: ListArgs) -> Result<ToolOutput, Too
         if args.kinds.as_ref().is_some_and(|kinds| !kinds.contains(&kind)) {
             continue;
         }
-        let mut row = build_row(entry, &scheme.display(&entry.key), kind, store_path, env, &entry_agent);
-        if args.message_limit > 0 {
-            row.messages = Some(last_messages(env, &scheme.internal(&row.key), args.message_limit)?);
+        rows.push(build_row(entry, &scheme.display(&entry.key), kind, store_path, env, &entry_agent));
+    }
+    if args.message_limit > 0 {
+        // One history a row, asked for together (the host may answer them concurrently); the
+        // first failure in row order fails the tool, as one call after another would.
+        let params: Vec<HistoryParams> = rows
+            .iter()
+            .map(|row| HistoryParams { session_key: scheme.internal(&row.key).into_owned(), limit: Some(args.message_limit) })
+            .collect();
+        let answers = env.gw.chat_histories(&params);
+        if answers.len() != rows.len() {
+            return Err(ToolError::Failed(format!("the gateway answered {} histories for {} sessions", answers.len(), rows.len())));
         }
-        rows.push(row);
+        for ((row, answer), asked) in rows.iter_mut().zip(answers).zip(&params) {
+            let history = answer.map_err(|e| ToolError::Failed(e.message))?;
+            row.messages = Some(last_messages(env, &asked.session_key, history, args.message_limit));
+        }
     }
     Ok(ToolOutput::result(to_json(&ListResult { count: rows.len(), sessions: rows })))
 }
@@ -218,16 +230,11 @@ fn build_row<'a>(entry: &'a SessionRow, display: &str, kind: SessionKind, store_
     }
 }
 
-/// The last `limit` messages of a session without tool results.
-fn last_messages(env: &Env, session_key: &str, limit: u32) -> Result<Vec<Box<RawValue>>, ToolError> {
-    let history = env
-        .gw
-        .chat_history(&HistoryParams { session_key: session_key.to_string(), limit: Some(limit) })
-        .map_err(|e| ToolError::Failed(e.message))?;
+/// The last `limit` messages of a session's history, without tool results.
+fn last_messages(env: &Env, session_key: &str, history: History, limit: u32) -> Vec<Box<RawValue>> {
     let kept: Vec<_> = history.messages.into_iter().filter(|m| m.role.as_deref() != Some("toolResult")).collect();
     let skip = kept.len().saturating_sub(limit as usize);
-    Ok(kept
-        .into_iter()
+    kept.into_iter()
         .skip(skip)
         .filter_map(|m| {
             let parsed = raw_json(m.json);
@@ -236,5 +243,5 @@ fn last_messages(env: &Env, session_key: &str, limit: u32) -> Result<Vec<Box<Raw
             }
             parsed
         })
-        .collect())
+        .collect()
 }

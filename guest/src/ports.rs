@@ -213,6 +213,11 @@ pub trait Gateway {
     /// Answers the canonical key, or the empty string when the gateway gave none.
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String>;
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History>;
+    /// `chat.history` for several sessions: one answer for each params, in order. A
+    /// gateway that can answer them together overrides this one-by-one default.
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        params.iter().map(|p| self.chat_history(p)).collect()
+    }
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted>;
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult>;
     fn send(&self, params: &SendParams) -> GatewayResult<()>;

@@ -360,6 +360,34 @@ impl wit_gw::Host for StoreState {
         })
     }
 
+    fn chat_histories(&mut self, params: Vec<wit_gw::HistoryParams>) -> wasmtime::Result<Vec<Result<wit_gw::History, wit_gw::GatewayError>>> {
+        self.import("gateway.chat-histories", |s| {
+            let params: Vec<ports::HistoryParams> = params.into_iter().map(bindings::history_params).collect();
+            // Each history is one gateway call: the batch counts as many as it holds.
+            let extra = u32::try_from(params.len().saturating_sub(1)).unwrap_or(u32::MAX);
+            s.meter.gateway_calls = s.meter.gateway_calls.saturating_add(extra);
+            let answers = match s.gateway_call(|gw| Ok(gw.chat_histories(&params))) {
+                Ok(answers) if answers.len() == params.len() => answers,
+                Ok(answers) => {
+                    let message = format!("the gateway answered {} histories for {}", answers.len(), params.len());
+                    return params.iter().map(|_| Err(wit_gw::GatewayError { message: message.clone() })).collect();
+                }
+                Err(e) => return params.iter().map(|_| Err(bindings::gw_err(e.clone()))).collect(),
+            };
+            // The answers together are one answer for the size limit: past it, the rest are
+            // refused (the tool fails at the first refusal, as it would one by one).
+            let mut total = 0usize;
+            answers
+                .into_iter()
+                .map(|answer| {
+                    let history = answer.map_err(bindings::gw_err)?;
+                    total += history.messages.iter().map(|m| m.json.len() + opt_len(&m.role) + 16).sum::<usize>();
+                    s.bounded("chat.histories", total, history).map(bindings::history)
+                })
+                .collect()
+        })
+    }
+
     fn agent(&mut self, params: wit_gw::AgentParams) -> Answer<wit_gw::AgentAccepted> {
         self.import("gateway.agent", |s| {
             let params = bindings::agent_params(params);

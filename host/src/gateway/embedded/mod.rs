@@ -145,6 +145,10 @@ impl Gateway for EmbeddedGateway {
         self.history(params)
     }
 
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        self.histories(params)
+    }
+
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
         self.start_run(params)
     }

@@ -116,6 +116,24 @@ impl EmbeddedGateway {
     /// spelling of the key is found too). An unknown session, or one without a transcript,
     /// has no messages; a store or transcript that cannot be read is an error naming it.
     pub(super) fn history(&self, p: &HistoryParams) -> GatewayResult<History> {
+        let found = self.find(&p.session_key);
+        self.history_of(p, found)
+    }
+
+    /// Several `chat.history` calls in one pass: every session is looked up in one
+    /// snapshot of each store, so the answers agree with each other.
+    pub(super) fn histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        let mut snapshots = std::collections::HashMap::new();
+        params
+            .iter()
+            .map(|p| {
+                let found = self.find_in_snapshot(&p.session_key, &mut snapshots);
+                self.history_of(p, found)
+            })
+            .collect()
+    }
+
+    fn history_of(&self, p: &HistoryParams, found: GatewayResult<Option<super::Found>>) -> GatewayResult<History> {
         let limit = p.limit.map_or(transcript::DEFAULT_LIMIT, |l| l as usize);
         if limit == 0 {
             return Err(gw("invalid chat.history params: at /limit: must be >= 1"));
@@ -123,7 +141,7 @@ impl EmbeddedGateway {
         if limit > transcript::MAX_LIMIT {
             return Err(gw(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
         }
-        let Some(found) = self.find(&p.session_key)? else {
+        let Some(found) = found? else {
             return Ok(History::default());
         };
         let session_id = self.session_id(&found)?.map(str::to_string);

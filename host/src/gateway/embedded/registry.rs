@@ -168,13 +168,19 @@ impl EmbeddedGateway {
     /// Finds a session by (any spelling of) its key; an error names a store that cannot be
     /// read.
     pub fn find(&self, key: &str) -> GatewayResult<Option<Found>> {
+        self.find_in_snapshot(key, &mut std::collections::HashMap::new())
+    }
+
+    /// [`Self::find`], reading each store at most once for all the lookups that share
+    /// `snapshots`.
+    pub(super) fn find_in_snapshot(&self, key: &str, snapshots: &mut std::collections::HashMap<String, Arc<super::store::Loaded>>) -> GatewayResult<Option<Found>> {
         let canonical = self.rules().canonical(key);
         if canonical.is_empty() {
             return Ok(None);
         }
         let agent = self.rules().agent_of(&canonical);
         let store = self.store_for(&agent);
-        let loaded = store.read();
+        let loaded = snapshots.entry(agent.clone()).or_insert_with(|| store.read()).clone();
         let entries = loaded.check().map_err(gw)?;
         Ok(lookup(entries, &canonical, &store.agent_id).map(|(stored_keys, entry)| Found { key: canonical, agent_id: agent, stored_keys, entry, store }))
     }
