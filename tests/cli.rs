@@ -185,7 +185,7 @@ fn bad_input_is_a_clear_error_on_stderr() {
     std::fs::write(state.path().join("openclaw.json"), "{ agents: [").unwrap();
     let output = cli(&["--state", dir, "sessions"]);
     assert_eq!(output.status.code(), Some(1));
-    assert!(stderr(&output).contains("openclaw.json is not valid JSON5"), "{}", stderr(&output));
+    assert!(stderr(&output).contains("openclaw.json: not valid JSON5"), "{}", stderr(&output));
     let output = cli(&["--state", dir, "--config", "/nonexistent/config.json", "sessions"]);
     assert!(stderr(&output).contains("/nonexistent/config.json"), "{}", stderr(&output));
 }

@@ -48,13 +48,21 @@ fn merge(into: &mut Value, from: &Value) {
 fn a_sandboxed_caller_spawns_a_sub_agent_with_a_model() {
     // OpenClaw: {"status": "accepted", ..., "modelApplied": true}.
     let state = sample_copy();
-    configure(state.path(), json!({"agents": {"defaults": {"sandbox": {"mode": "all"}, "subagents": {"model": "anthropic/claude-opus-4-5"}}}}));
+    configure(
+        state.path(),
+        json!({"agents": {"defaults": {"sandbox": {"mode": "all"}, "subagents": {"model": "anthropic/claude-opus-4-5"}}}}),
+    );
     let spawned = call(state.path(), "agent:main:main", &["--sandboxed", "--wait", "0"], "sessions_spawn", r#"{"task":"t"}"#);
     assert_eq!(spawned["status"], "accepted", "{spawned}");
     assert_eq!(spawned["modelApplied"], true, "{spawned}");
     // An explicit model too.
-    let spawned =
-        call(state.path(), "agent:main:main", &["--sandboxed", "--wait", "0"], "sessions_spawn", r#"{"task":"t","model":"openai/gpt-5.2"}"#);
+    let spawned = call(
+        state.path(),
+        "agent:main:main",
+        &["--sandboxed", "--wait", "0"],
+        "sessions_spawn",
+        r#"{"task":"t","model":"openai/gpt-5.2"}"#,
+    );
     assert_eq!((spawned["status"].as_str(), spawned["modelApplied"].as_bool()), (Some("accepted"), Some(true)), "{spawned}");
     let store = read_json(&state.path().join(MAIN_STORE));
     let child = &store[spawned["childSessionKey"].as_str().unwrap()];
@@ -63,13 +71,25 @@ fn a_sandboxed_caller_spawns_a_sub_agent_with_a_model() {
 
     // The errors OpenClaw gives for such spawns come through, not a refusal of the guard.
     let long = "x".repeat(65);
-    let spawned =
-        call(state.path(), "agent:main:main", &["--sandboxed", "--wait", "0"], "sessions_spawn", &format!(r#"{{"task":"t","label":"{long}"}}"#));
+    let spawned = call(
+        state.path(),
+        "agent:main:main",
+        &["--sandboxed", "--wait", "0"],
+        "sessions_spawn",
+        &format!(r#"{{"task":"t","label":"{long}"}}"#),
+    );
     assert_eq!(spawned["status"], "error");
     assert_eq!(spawned["error"], "invalid agent params: at /label: must NOT have more than 64 characters");
-    configure(state.path(), json!({"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"keyPrefix": "agent:main:subagent:"}}]}}}));
+    configure(
+        state.path(),
+        json!({"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"keyPrefix": "agent:main:subagent:"}}]}}}),
+    );
     let spawned = call(state.path(), "agent:main:main", &["--sandboxed", "--wait", "0"], "sessions_spawn", r#"{"task":"t"}"#);
-    assert_eq!((spawned["status"].as_str(), spawned["error"].as_str()), (Some("error"), Some("send blocked by session policy")), "{spawned}");
+    assert_eq!(
+        (spawned["status"].as_str(), spawned["error"].as_str()),
+        (Some("error"), Some("send blocked by session policy")),
+        "{spawned}"
+    );
 }
 
 #[test]
@@ -90,8 +110,7 @@ fn a_thread_id_keeps_its_type() {
 fn a_spawn_may_reuse_a_label_and_a_patch_may_not() {
     // OpenClaw: the agent method accepts a duplicate label; sessions.patch refuses it.
     let state = sample_copy();
-    let spawned =
-        call(state.path(), "agent:main:main", &["--wait", "0"], "sessions_spawn", r#"{"task":"t","label":"pricing-research"}"#);
+    let spawned = call(state.path(), "agent:main:main", &["--wait", "0"], "sessions_spawn", r#"{"task":"t","label":"pricing-research"}"#);
     assert_eq!(spawned["status"], "accepted", "{spawned}");
     let store = read_json(&state.path().join(MAIN_STORE));
     let labelled = store.as_object().unwrap().values().filter(|e| e["label"] == "pricing-research").count();
@@ -128,7 +147,15 @@ fn a_target_without_a_session_id_gets_one() {
 fn every_offending_argument_is_named() {
     let state = sample_copy();
     let dir = state.path().to_str().unwrap();
-    let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "sessions_history", r#"{"sessionKey":"x","limit":0,"includeTools":"false"}"#]);
+    let output = cli(&[
+        "--state",
+        dir,
+        "call",
+        "--as",
+        "agent:main:main",
+        "sessions_history",
+        r#"{"sessionKey":"x","limit":0,"includeTools":"false"}"#,
+    ]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
         stderr(&output).contains("limit must be a number >= 1 (got 0); includeTools must be a boolean (got a string)"),
@@ -210,5 +237,8 @@ fn two_spellings_of_one_key_resolve_as_the_gateway_merges_them() {
     let store = read_json(&state.path().join(MAIN_STORE));
     assert!(store.get("discord:group:both").is_none());
     let entry = &store["agent:main:discord:group:both"];
-    assert_eq!((entry["sessionId"].as_str(), entry["subject"].as_str(), entry["label"].as_str()), (Some(legacy_id), Some("legacy-only"), Some("both")));
+    assert_eq!(
+        (entry["sessionId"].as_str(), entry["subject"].as_str(), entry["label"].as_str()),
+        (Some(legacy_id), Some("legacy-only"), Some("both"))
+    );
 }

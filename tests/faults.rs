@@ -10,12 +10,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use session_tools_guest::jobs::{Wake, Wakeup};
-use session_tools_guest::ports::*;
-use session_tools_guest::tools::Caller;
+use session_tools_guest::ports::{Host, LogLevel};
 use session_tools_host::gateway::scripted::ScriptedGateway;
-use session_tools_host::limits::Limits;
-use session_tools_host::sandbox::{AgentSetup, CallError, GatewayPort, Runtime, Sandbox};
+use session_tools_host::gateway::*;
+use session_tools_host::{AgentSetup, CallError, Caller, Limits, Runtime, Sandbox, Wake, Wakeup};
 use session_tools_tests::{root, runtime, sample_copy};
 
 /// What a faulty gateway does instead of answering.
@@ -28,7 +26,7 @@ enum Fault {
 /// Wraps a gateway: methods fail or stall as planned, and after `dies_after` calls every
 /// call fails as if the gateway had gone away.
 struct Faulty {
-    inner: Arc<dyn GatewayPort>,
+    inner: Arc<dyn Gateway>,
     faults: HashMap<&'static str, Fault>,
     dies_after: Option<usize>,
     calls: AtomicUsize,
@@ -36,7 +34,7 @@ struct Faulty {
 }
 
 impl Faulty {
-    fn new(inner: Arc<dyn GatewayPort>) -> Faulty {
+    fn new(inner: Arc<dyn Gateway>) -> Faulty {
         Faulty { inner, faults: HashMap::new(), dies_after: None, calls: AtomicUsize::new(0), log: Mutex::new(Vec::new()) }
     }
 
@@ -70,6 +68,9 @@ impl Gateway for Faulty {
     fn sessions_resolve(&self, p: &ResolveParams) -> GatewayResult<String> {
         self.enter("sessions.resolve")?;
         self.inner.sessions_resolve(p)
+    }
+    fn chat_histories(&self, p: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        one_by_one(self, p)
     }
     fn chat_history(&self, p: &HistoryParams) -> GatewayResult<History> {
         self.enter("chat.history")?;
@@ -115,7 +116,7 @@ fn uuid_v4() -> String {
     format!("00000000-0000-4000-8000-{:012x}", N.fetch_add(1, Ordering::SeqCst))
 }
 
-fn sandbox(rt: &Runtime, gateway: Arc<dyn GatewayPort>, limits: Limits) -> Sandbox {
+fn sandbox(rt: &Runtime, gateway: Arc<dyn Gateway>, limits: Limits) -> Sandbox {
     let config =
         json!({"tools": {"agentToAgent": {"enabled": true}}, "agents": {"list": [{"id": "main", "subagents": {"allowAgents": ["*"]}}]}});
     rt.instantiate(&AgentSetup {
@@ -134,7 +135,7 @@ fn caller() -> Caller {
 }
 
 /// A scripted gateway with sessions, a transcript and runs that reply.
-fn healthy() -> Arc<dyn GatewayPort> {
+fn healthy() -> Arc<dyn Gateway> {
     let script = json!({
         "responses": [
             {"method": "sessions.list", "result": {"path": "(multiple)", "sessions": [
@@ -161,7 +162,7 @@ fn calls() -> Vec<(&'static str, Value)> {
 }
 
 /// Runs a call and the background work it starts; asserts it ends in a structured way.
-fn run_structured(sandbox: &mut Sandbox, gateway: &dyn GatewayPort, tool: &str, args: &Value) -> Result<Value, String> {
+fn run_structured(sandbox: &mut Sandbox, gateway: &dyn Gateway, tool: &str, args: &Value) -> Result<Value, String> {
     match sandbox.call_tool(tool, &caller(), &args.to_string()) {
         Ok(output) => {
             let mut jobs = output.jobs;
@@ -193,7 +194,7 @@ fn every_method_failing_gives_structured_outcomes() {
     let mut outcomes = 0;
     for method in methods {
         for error in errors {
-            let gateway: Arc<dyn GatewayPort> = Arc::new(Faulty::new(healthy()).on(method, Fault::Error(error)));
+            let gateway: Arc<dyn Gateway> = Arc::new(Faulty::new(healthy()).on(method, Fault::Error(error)));
             let mut sb = sandbox(runtime(), gateway.clone(), Limits::default());
             for (tool, args) in calls() {
                 let outcome = run_structured(&mut sb, gateway.as_ref(), tool, &args);
@@ -214,7 +215,7 @@ fn every_method_failing_gives_structured_outcomes() {
 fn a_gateway_that_dies_mid_flow_ends_the_flow_cleanly() {
     for dies_after in 1..12 {
         let faulty = Arc::new(Faulty { dies_after: Some(dies_after), ..Faulty::new(healthy()) });
-        let gateway: Arc<dyn GatewayPort> = faulty.clone();
+        let gateway: Arc<dyn Gateway> = faulty.clone();
         let mut sb = sandbox(runtime(), gateway.clone(), Limits::default());
         for (tool, args) in [calls()[3].clone(), calls()[5].clone()] {
             let _ = run_structured(&mut sb, gateway.as_ref(), tool, &args);
@@ -237,7 +238,7 @@ fn malformed_answers_are_read_as_absent_fields() {
             {"method": "agent.wait", "result": {"status": 5, "startedAt": "x", "usage": "lots", "model": {}}}
         ]
     });
-    let gateway: Arc<dyn GatewayPort> = Arc::new(ScriptedGateway::from_json(Some(&script), 0).unwrap());
+    let gateway: Arc<dyn Gateway> = Arc::new(ScriptedGateway::from_json(Some(&script), 0).unwrap());
     let mut sb = sandbox(runtime(), gateway.clone(), Limits::default());
     let list = run_structured(&mut sb, gateway.as_ref(), "sessions_list", &json!({})).unwrap();
     assert_eq!(list["count"], 1, "only the row with a key is kept: {list}");
@@ -258,6 +259,9 @@ impl Gateway for Flood {
     }
     fn sessions_resolve(&self, _: &ResolveParams) -> GatewayResult<String> {
         Ok("k".repeat(3 << 20))
+    }
+    fn chat_histories(&self, p: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        one_by_one(self, p)
     }
     fn chat_history(&self, _: &HistoryParams) -> GatewayResult<History> {
         let message = TranscriptMessage {
@@ -286,7 +290,7 @@ impl Gateway for Flood {
 #[test]
 fn oversized_answers_are_refused_before_they_reach_the_guest() {
     let limits = Limits { max_gateway_answer_bytes: 2 << 20, ..Limits::default() };
-    let gateway: Arc<dyn GatewayPort> = Arc::new(Flood);
+    let gateway: Arc<dyn Gateway> = Arc::new(Flood);
     let mut sb = sandbox(runtime(), gateway.clone(), limits);
     let list = sb.call_tool("sessions_list", &caller(), "{}").unwrap_err().to_string();
     assert!(
@@ -303,7 +307,7 @@ fn oversized_answers_are_refused_before_they_reach_the_guest() {
 
 #[test]
 fn a_slow_gateway_is_bounded_by_the_call_s_wall_time() {
-    let gateway: Arc<dyn GatewayPort> = Arc::new(Faulty::new(healthy()).on("chat.history", Fault::Delay(Duration::from_millis(400))));
+    let gateway: Arc<dyn Gateway> = Arc::new(Faulty::new(healthy()).on("chat.history", Fault::Delay(Duration::from_millis(400))));
     let limits = Limits { wall_per_call: Duration::from_millis(300), ..Limits::default() };
     let mut sb = sandbox(runtime(), gateway.clone(), limits);
     let started = Instant::now();

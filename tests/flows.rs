@@ -10,11 +10,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use session_tools_guest::ports::Gateway as _;
-use session_tools_guest::tools::Caller;
 use session_tools_host::gateway::embedded::runtime::ScriptedRuntime;
-use session_tools_host::service::{ServiceOptions, ToolService};
-use session_tools_tests::{engine_options, root, sample_copy};
+use session_tools_host::gateway::Gateway as _;
+use session_tools_host::Caller;
+use session_tools_tests::{root, sample_copy, Served};
 
 fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_st-cli"))
@@ -156,14 +155,20 @@ fn a_restart_resumes_the_pending_announce() {
     assert!(deliveries[0]["message"].as_str().unwrap().contains("Result:\nDone: resume me"));
 }
 
-fn service_with_clock(dir: &Path, clock: Arc<AtomicU64>, runtime: Option<ScriptedRuntime>) -> Arc<ToolService> {
-    let mut options = ServiceOptions::new(dir);
-    options.engine = engine_options();
-    options.clock = Arc::new(move || clock.load(Ordering::SeqCst));
-    if let Some(runtime) = runtime {
-        options.runtime = Arc::new(runtime);
-    }
-    Arc::new(ToolService::open(options).unwrap())
+fn service_with_clock(dir: &Path, clock: Arc<AtomicU64>, runtime: Option<ScriptedRuntime>) -> Arc<Served> {
+    let clock: session_tools_host::gateway::embedded::Clock = Arc::new(move || clock.load(Ordering::SeqCst));
+    let served = Served::open(
+        dir,
+        |gateway| {
+            let gateway = gateway.with_clock(clock.clone());
+            match runtime {
+                Some(runtime) => gateway.with_runtime(Arc::new(runtime)),
+                None => gateway,
+            }
+        },
+        |service| service,
+    );
+    Arc::new(served.unwrap())
 }
 
 fn main_caller() -> Caller {
@@ -238,7 +243,7 @@ fn a_slow_flow_does_not_hold_up_tool_calls() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(service.pending_jobs().is_empty(), "the flow finished in the background");
-    let history = service.gateway().chat_history(&session_tools_guest::ports::HistoryParams {
+    let history = service.gateway().chat_history(&session_tools_host::gateway::HistoryParams {
         session_key: "agent:main:discord:channel:1187421193829244938".into(),
         limit: Some(5),
     });

@@ -7,11 +7,9 @@
 //! given in `skip_reason`.
 
 use serde_json::{Map, Value};
-use session_tools_guest::ports::*;
 use session_tools_host::gateway::embedded::{EmbeddedGateway, Patch};
-use session_tools_host::gateway::wire;
-use session_tools_host::service::{ServiceOptions, ToolService};
-use session_tools_tests::{engine_options, root, sample_copy};
+use session_tools_host::gateway::*;
+use session_tools_tests::{root, sample_copy, Served};
 
 /// Placeholders of volatile values in the fixture, and `<skillsSnapshot>` (the skills a
 /// real gateway snapshots into entries it writes; this gateway runs no skills).
@@ -291,9 +289,7 @@ fn the_embedded_gateway_matches_a_real_one_on_the_sample_state() {
     let mut compared = 0;
     for phase in fixture["phases"].as_array().unwrap() {
         let state = sample_copy();
-        let mut options = ServiceOptions::new(state.path());
-        options.engine = engine_options();
-        let service = ToolService::open(options).unwrap();
+        let service = Served::open(state.path(), |g| g, |s| s).unwrap();
         let gw = service.gateway();
         for call in phase["calls"].as_array().unwrap() {
             let name = call["name"].as_str().unwrap();

@@ -9,13 +9,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use session_tools_guest::ports::{self, Gateway as _, GatewayError, GatewayResult, LogLevel};
-use session_tools_guest::tools::Caller;
-use session_tools_host::engine::{load_component, EngineOptions};
-use session_tools_host::limits::Limits;
-use session_tools_host::sandbox::{AgentSetup, CallError, Runtime, Sandbox};
-use session_tools_host::service::{LogSink, ServiceOptions, ToolService};
-use session_tools_tests::{engine_options, runtime, sample_copy};
+use session_tools_guest::ports::{self, LogLevel};
+use session_tools_host::gateway::{one_by_one, Gateway, GatewayError, GatewayResult};
+use session_tools_host::unstable::load_component;
+use session_tools_host::{AgentSetup, CallError, Caller, EngineOptions, Limits, LogSink, Runtime, Sandbox};
+use session_tools_tests::{engine_options, runtime, sample_copy, Served};
 
 const CPU: Duration = Duration::from_millis(300);
 const MEMORY: usize = 32 << 20;
@@ -86,13 +84,16 @@ fn nothing<T>() -> GatewayResult<T> {
     Err(GatewayError::new("stub gateway"))
 }
 
-impl ports::Gateway for Stub {
+impl Gateway for Stub {
     fn sessions_list(&self, _: &ports::ListParams) -> GatewayResult<ports::SessionList> {
         nothing()
     }
     fn sessions_resolve(&self, _: &ports::ResolveParams) -> GatewayResult<String> {
         self.resolves.fetch_add(1, Ordering::Relaxed);
         Ok("agent:main:main".into())
+    }
+    fn chat_histories(&self, p: &[ports::HistoryParams]) -> Vec<GatewayResult<ports::History>> {
+        one_by_one(self, p)
     }
     fn chat_history(&self, _: &ports::HistoryParams) -> GatewayResult<ports::History> {
         nothing()
@@ -324,17 +325,18 @@ fn log_sink() -> (LogSink, Arc<Mutex<Vec<String>>>) {
 }
 
 /// The hostile component as a service over a copy of the sample state.
-fn hostile_service() -> (ToolService, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
+fn hostile_service() -> (Served, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
     let state = sample_copy();
     let (service, lines) = hostile_service_in(state.path(), small_engine());
     (service, state, lines)
 }
 
 /// The hostile component as a service over a state directory.
-fn hostile_service_in(state: &std::path::Path, engine: EngineOptions) -> (ToolService, Arc<Mutex<Vec<String>>>) {
+fn hostile_service_in(state: &std::path::Path, engine: EngineOptions) -> (Served, Arc<Mutex<Vec<String>>>) {
     let (log, lines) = log_sink();
-    let options = ServiceOptions { component: Some(hostile().into()), engine, limits: limits(), log, ..ServiceOptions::new(state) };
-    (ToolService::open(options).expect("opening the service"), lines)
+    let served = Served::open(state, |g| g, |s| s.with_component(hostile()).with_engine(engine).with_limits(limits()).with_log(log))
+        .expect("opening the service");
+    (served, lines)
 }
 
 #[test]
@@ -399,7 +401,7 @@ const CHILD: &str = "agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
 const DISCORD: &str = "agent:main:discord:channel:1187421193829244938";
 const OPS_SLACK: &str = "agent:ops:slack:channel:c07abcdef12";
 
-fn spy(service: &ToolService, who: &Caller, args: Value) -> Value {
+fn spy(service: &Served, who: &Caller, args: Value) -> Value {
     serde_json::from_str(&service.call(who, "spy", &args.to_string()).unwrap()).unwrap()
 }
 
@@ -564,7 +566,7 @@ fn a_component_that_imports_the_file_system_is_refused_at_load() {
     };
     assert_eq!(
         error,
-        "component imports instance `wasi:filesystem/types@0.2.6`, but a matching implementation was not found in the linker: \
+        "the component cannot be loaded: component imports instance `wasi:filesystem/types@0.2.6`, but a matching implementation was not found in the linker: \
          instance export `descriptor` has the wrong type: resource implementation is missing"
     );
 }
@@ -686,12 +688,15 @@ fn a_send_policy_instance_that_traps_is_replaced() {
 /// A gateway whose `sessions.resolve` panics: a bug in the host while it answers an import.
 struct Panicker;
 
-impl ports::Gateway for Panicker {
+impl Gateway for Panicker {
     fn sessions_list(&self, _: &ports::ListParams) -> GatewayResult<ports::SessionList> {
         nothing()
     }
     fn sessions_resolve(&self, _: &ports::ResolveParams) -> GatewayResult<String> {
         panic!("the host's gateway panics on purpose")
+    }
+    fn chat_histories(&self, p: &[ports::HistoryParams]) -> Vec<GatewayResult<ports::History>> {
+        one_by_one(self, p)
     }
     fn chat_history(&self, _: &ports::HistoryParams) -> GatewayResult<ports::History> {
         nothing()
@@ -733,7 +738,11 @@ fn a_host_panic_while_answering_an_import_is_a_tool_error_that_discards_the_inst
         )
     );
     assert!(error.discards_instance() && sandbox.is_broken());
-    assert!(recorder.lines().iter().any(|l| l.contains("the host failed while answering gateway.sessions-resolve")), "{:?}", recorder.lines());
+    assert!(
+        recorder.lines().iter().any(|l| l.contains("the host failed while answering gateway.sessions-resolve")),
+        "{:?}",
+        recorder.lines()
+    );
     // The process goes on: a new instance answers.
     let (mut fresh, _, _) = self::sandbox(limits());
     assert_ok(&mut fresh, 1);
@@ -748,11 +757,13 @@ fn a_nul_in_a_guest_chosen_run_id_does_not_crash_the_host() {
 }
 
 /// A hostile service with small bounds on background work.
-fn bounded_service(limits: Limits) -> (ToolService, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
+fn bounded_service(limits: Limits) -> (Served, tempfile::TempDir, Arc<Mutex<Vec<String>>>) {
     let state = sample_copy();
     let (log, lines) = log_sink();
-    let options = ServiceOptions { component: Some(hostile().into()), engine: small_engine(), limits, log, ..ServiceOptions::new(state.path()) };
-    (ToolService::open(options).expect("opening the service"), state, lines)
+    let served =
+        Served::open(state.path(), |g| g, |s| s.with_component(hostile()).with_engine(small_engine()).with_limits(limits).with_log(log))
+            .expect("opening the service");
+    (served, state, lines)
 }
 
 fn job_files(state: &std::path::Path) -> Vec<Value> {
@@ -767,13 +778,7 @@ fn job_files(state: &std::path::Path) -> Vec<Value> {
 
 #[test]
 fn background_work_a_guest_starts_is_bounded() {
-    let limits = Limits {
-        max_jobs_per_call: 3,
-        max_steps_per_job: 5,
-        max_pending_jobs: 4,
-        max_wait: Duration::from_secs(1),
-        ..limits()
-    };
+    let limits = Limits { max_jobs_per_call: 3, max_steps_per_job: 5, max_pending_jobs: 4, max_wait: Duration::from_secs(1), ..limits() };
     let main = caller("agent:main:main", false);
 
     // At most 3 jobs a call; every wait clamped.

@@ -29,17 +29,20 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use session_tools_guest::config::Config;
+use session_tools_guest::context::Env;
 use session_tools_guest::history::{bound_messages, MAX_HISTORY_BYTES};
-use session_tools_guest::jobs::{self, Job, Wake, Wakeup};
+use session_tools_guest::jobs;
 use session_tools_guest::keys::{self, KeyScheme};
 use session_tools_guest::policy::{self, Decision, PolicyEntry, PolicyInput};
 use session_tools_guest::ports::*;
-use session_tools_guest::tools::{call_tool, Caller, Env, ToolError, ToolOutput};
-use session_tools_guest::{agents, announce, reply, spawn, visibility};
+use session_tools_guest::{agents, announce, channels, reply, spawn, visibility};
+use session_tools_guest::{call_tool, Caller, ToolError, ToolOutput};
+use session_tools_guest::{Job, Wake, Wakeup};
 use session_tools_host::conformance::DEFAULT_NOW;
 use session_tools_host::gateway::scripted::ScriptedGateway;
-use session_tools_host::limits::Limits;
-use session_tools_host::sandbox::{AgentSetup, CallError};
+use session_tools_host::gateway::Gateway as _;
+use session_tools_host::unstable::Native;
+use session_tools_host::{AgentSetup, CallError, Limits};
 use session_tools_tests::oracles::{is_agent_id_char, reference_parse};
 
 // ---------------------------------------------------------------------------------------
@@ -1397,7 +1400,7 @@ fn key_functions_never_panic() {
         let _ = scheme.classify(&canonical, None);
         let _ = keys::channel_from_group_key(&key);
         let _ = keys::derive_channel(&key, kind, channel.as_deref(), last.as_deref());
-        let _ = announce::target_from_key(&key);
+        let _ = channels::target_from_key(&key);
         Ok(())
     });
 }
@@ -1521,7 +1524,7 @@ fn seed_jobs() -> &'static Vec<Job> {
         let host = Services::new();
         let gw = scripted(&json!({"responses": [{"method": "sessions.resolve", "result": {"key": "agent:main:discord:group:dev"}}],
             "runs": [{"match": {}, "reply": "done", "status": "ok", "durationMs": 5}]}));
-        let env = Env { gw: &gw, host: &host, cfg: &cfg };
+        let env = Env { gw: &Native(&gw), host: &host, cfg: &cfg };
         let caller =
             Caller { agent_session_key: Some("agent:main:main".into()), agent_channel: Some("discord".into()), ..Caller::default() };
         let mut jobs = Vec::new();
@@ -1576,7 +1579,7 @@ fn job_resumption_rejects_arbitrary_states() {
         let cfg = open_config();
         let host = Services::new();
         let gw = scripted(&json!({}));
-        let env = Env { gw: &gw, host: &host, cfg: &cfg };
+        let env = Env { gw: &Native(&gw), host: &host, cfg: &cfg };
         let job = Job { id: "j".into(), kind: kind.clone(), session_key: "agent:main:main".into(), state: state.clone(), wake };
         let wakeup = match choices.first() {
             Some(WakeChoice::Ended(v)) => Wakeup::RunEnded(Ok(wait_result_of(v))),
@@ -1605,7 +1608,7 @@ fn job_resumption_survives_damaged_states() {
         job.state = mutate_state(&job.state, field, value);
         let gw = scripted(&gateway);
         let host = Services::new();
-        let env = Env { gw: &gw, host: &host, cfg: &cfg };
+        let env = Env { gw: &Native(&gw), host: &host, cfg: &cfg };
         drive_jobs(&env, vec![job], &choices, 32)?;
         Ok(())
     });
@@ -1623,10 +1626,10 @@ fn text_scanners_never_panic() {
         let _ = reply::sanitize_user_facing_text(&text);
         let _ = reply::extract_assistant_text(&message);
         let _ = reply::extract_assistant_text(&json!({"role": "assistant", "content": [{"type": "text", "text": text}]}));
-        let _ = (announce::is_announce_skip(&text), announce::is_reply_skip(&text), announce::normalize_channel_id(&text));
+        let _ = (announce::is_announce_skip(&text), announce::is_reply_skip(&text), channels::normalize_channel_id(&text));
         let _ = announce::format_duration_short(Some(number));
         let _ = announce::js_to_fixed(number.abs(), digits);
-        let _ = (spawn::normalize_message_channel(&text), spawn::normalize_think_level(&text));
+        let _ = (channels::normalize_message_channel(&text), spawn::normalize_think_level(&text));
         prop_assert_eq!(agents::locale_compare(&a, &b), agents::locale_compare(&b, &a).reverse());
         prop_assert!(visibility::glob_matches_ci("*", &a));
         prop_assert!(visibility::glob_matches_ci(&a, &a), "{a:?} does not match itself");
@@ -1668,7 +1671,7 @@ fn component_calls_end_in_json_or_a_tool_error() {
             Ok(out) => {
                 let answer = Ok(out);
                 let jobs = check_answer(&case.tool, &case.args, &answer)?;
-                if let Err(e) = session_tools_host::jobs::drain(&mut sandbox, gateway.as_ref(), services.as_ref(), jobs) {
+                if let Err(e) = sandbox.run_jobs(&case.caller, jobs) {
                     return Err(TestCaseError::fail(format!("a job broke the instance: {e}; log: {}", services.tail())));
                 }
             }

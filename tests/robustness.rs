@@ -34,7 +34,8 @@ fn last_id(state: &Path, transcript: &str) -> String {
 
 #[test]
 fn text_in_any_language_around_message_id_hints_is_read() {
-    for text in ["[message_id: 1]\nGracias, señor", "100% done — thanks!\n[message_id: 1]", "[message_id: 9]\n谢谢，朋友们 🎉\nObrigação"] {
+    for text in ["[message_id: 1]\nGracias, señor", "100% done — thanks!\n[message_id: 1]", "[message_id: 9]\n谢谢，朋友们 🎉\nObrigação"]
+    {
         let state = sample_copy();
         let parent = last_id(state.path(), DISCORD_TRANSCRIPT);
         append_line(state.path(), DISCORD_TRANSCRIPT, &user_line("abcd1234", &parent, text));

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use session_tools_guest::ports::{AgentParams, Gateway, HistoryParams, ListParams, ResolveParams, WaitParams};
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway, Patch};
+use session_tools_host::gateway::{AgentParams, Gateway, HistoryParams, ListParams, ResolveParams, WaitParams};
 use session_tools_tests::sample_copy;
 
 fn open(dir: &Path) -> Arc<EmbeddedGateway> {

@@ -4,11 +4,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::announce::{is_announce_skip, is_reply_skip, resolve_target, send_params, AnnounceTarget};
-use crate::jobs::{prompt, start_step, Flow, Next, Wake, Wakeup, STEP_WAIT_CAP_MS};
+use crate::announce::{is_announce_skip, is_reply_skip, resolve_target, send_params};
+use crate::channels::AnnounceTarget;
+use crate::context::Env;
+use crate::context::{Wake, Wakeup};
+use crate::flow::{prompt, start_step, Flow, Next, STEP_WAIT_CAP_MS};
 use crate::ports::{LogLevel, WaitParams};
 use crate::reply::{js_trim, read_latest_reply};
-use crate::tools::Env;
 
 pub const ANNOUNCE_MESSAGE: &str = "Agent-to-agent announce step.";
 

@@ -4,9 +4,9 @@ use serde::Serialize;
 use std::cmp::Ordering;
 
 use crate::config::Config;
+use crate::context::{Caller, Env, ToolOutput};
 use crate::json::to_json;
 use crate::keys::{normalize_agent_id, parse_agent_key};
-use crate::tools::{Caller, Env, ToolOutput};
 
 /// The requester's agent for spawning: the override (cron/hook runs), else the agent of
 /// its session key, else `main` (reference §3.4.2 step 3, §3.5 step 2).

@@ -5,10 +5,11 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::config::Config;
-use crate::jobs::{self, Job, Wake, Wakeup};
+use crate::context::{Caller, Env, Job, ToolError, Wake, Wakeup};
+use crate::jobs;
 use crate::policy::{self, Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 use crate::ports::{self, GatewayResult, LogLevel};
-use crate::tools::{self, Caller, Env, ToolError};
+use crate::tools;
 use crate::{describe, Gateway, Host};
 
 wit_bindgen::generate!({

@@ -5,10 +5,10 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::args::{floor_u32, Args};
+use crate::context::{Caller, Env, ToolError, ToolOutput};
 use crate::json::{raw_json, to_json};
 use crate::ports::{HistoryParams, LogLevel, TranscriptMessage};
 use crate::requester::Requester;
-use crate::tools::{Caller, Env, ToolError, ToolOutput};
 use crate::visibility::{check_agent_to_agent, is_spawned_visible, not_visible, resolve_session_reference, Refusal};
 
 /// N14: at most this many bytes of JSON messages are returned.

@@ -5,11 +5,11 @@ use serde_json::value::RawValue;
 use std::borrow::Cow;
 
 use crate::args::{floor_u32, Args};
+use crate::context::{Caller, Env, ToolError, ToolOutput};
 use crate::json::{raw_json, to_json, JsNumber};
 use crate::keys::{agent_id_of_key, derive_channel, SessionKind};
 use crate::ports::{DeliveryContext, History, HistoryParams, ListParams, LogLevel, SessionRow, ThreadId};
 use crate::requester::Requester;
-use crate::tools::{Caller, Env, ToolError, ToolOutput};
 use crate::visibility::AgentToAgent;
 
 /// N3: `limit` is clamped to 1..200; N18: without one, it is 200.

@@ -2,8 +2,8 @@
 //! key, its agent, and whether it is restricted to the sessions it spawned.
 
 use crate::config::Config;
+use crate::context::Caller;
 use crate::keys::{agent_id_of_key, is_subagent_key, KeyScheme};
-use crate::tools::Caller;
 
 /// The requester context shared by `sessions_list`, `sessions_history` and `sessions_send`.
 #[derive(Debug, Clone)]

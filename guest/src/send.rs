@@ -5,13 +5,14 @@ use serde::Serialize;
 
 use crate::a2a::{A2aFlow, Phase};
 use crate::args::{floor_u32, Args};
-use crate::jobs::{job_of, prompt, Job, Wake};
+use crate::context::{Caller, Env, ToolError, ToolOutput};
+use crate::context::{Job, Wake};
+use crate::flow::{job_of, prompt};
 use crate::json::to_json;
 use crate::keys::normalize_agent_id;
 use crate::ports::{AgentParams, HistoryParams, ResolveParams, WaitParams};
 use crate::reply::{extract_assistant_text, REPLY_HISTORY_LIMIT};
 use crate::requester::Requester;
-use crate::tools::{Caller, Env, ToolError, ToolOutput};
 use crate::visibility::{check_agent_to_agent, not_visible, resolve_session_reference, spawned_list_params, AgentToAgent};
 
 /// `timeoutSeconds` when not given.

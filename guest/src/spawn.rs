@@ -5,13 +5,15 @@ use serde::Serialize;
 
 use crate::agents::{allowlist, spawn_requester_agent};
 use crate::args::{floor_u32, Args};
-use crate::jobs::{job_of, Wake};
+use crate::channels::normalize_message_channel;
+use crate::context::Wake;
+use crate::context::{Caller, Env, ToolError, ToolOutput};
+use crate::flow::job_of;
 use crate::json::to_json;
 use crate::keys::{normalize_agent_id, KeyScheme};
 use crate::ports::{AgentParams, PatchParams};
 use crate::reply::js_trim;
 use crate::subagent::{ArchiveFlow, Origin, Phase, SubagentFlow};
-use crate::tools::{Caller, Env, ToolError, ToolOutput};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct SpawnArgs {
@@ -38,16 +40,6 @@ impl SpawnArgs {
             cleanup: if args.str("cleanup") == Some("delete") { "delete" } else { "keep" },
         })
     }
-}
-
-/// `normalizeMessageChannel`: trimmed, lower-cased, built-in aliases mapped.
-pub fn normalize_message_channel(raw: &str) -> Option<String> {
-    let trimmed = js_trim(raw);
-    if trimmed.is_empty() {
-        return None;
-    }
-    let lower = trimmed.to_lowercase();
-    Some(crate::announce::normalize_channel_id(&lower).map_or(lower, str::to_string))
 }
 
 /// `normalizeDeliveryContext` of the caller's conversation; `None` when all is blank.

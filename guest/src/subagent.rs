@@ -5,13 +5,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::announce::{is_announce_skip, normalize_body, resolve_target, send_params, stats_line, AnnounceTarget, Outcome, Stats};
-use crate::jobs::{prompt, start_step, Flow, Next, Wake, Wakeup};
+use crate::announce::{is_announce_skip, normalize_body, resolve_target, send_params, stats_line, Outcome, Stats};
+use crate::channels::AnnounceTarget;
+use crate::context::Env;
+use crate::context::{Wake, Wakeup};
+use crate::flow::{prompt, start_step, Flow, Next};
 use crate::keys::agent_id_of_key;
 use crate::list::join_path;
 use crate::ports::{DeleteParams, LogLevel, PatchParams, Usage, WaitParams};
 use crate::reply::{js_trim, read_latest_reply};
-use crate::tools::Env;
 
 pub const ANNOUNCE_MESSAGE: &str = "Sub-agent announce step.";
 /// The announce step's timeout (the registry's announce `timeoutMs`).

@@ -2,68 +2,11 @@
 
 use crate::args::validate;
 use crate::config::Config;
+use crate::context::{Caller, Env, ToolError, ToolOutput};
 use crate::describe::tool_spec;
-use crate::jobs::Job;
 use crate::keys::is_subagent_key;
-use crate::ports::{Gateway, Host};
 use crate::visibility::glob_matches_ci;
 use crate::{agents, history, list, send, spawn};
-
-/// Who is calling (the WIT `caller-context`).
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase", default)]
-pub struct Caller {
-    pub agent_session_key: Option<String>,
-    pub agent_channel: Option<String>,
-    pub agent_account_id: Option<String>,
-    pub agent_to: Option<String>,
-    pub agent_thread_id: Option<String>,
-    pub agent_group_id: Option<String>,
-    pub agent_group_channel: Option<String>,
-    pub agent_group_space: Option<String>,
-    pub sandboxed: bool,
-    pub requester_agent_id_override: Option<String>,
-}
-
-/// Why a tool call failed as a whole.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ToolError {
-    UnknownTool(String),
-    InvalidArguments(String),
-    Failed(String),
-    NotConfigured,
-}
-
-impl std::fmt::Display for ToolError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ToolError::UnknownTool(name) => write!(f, "unknown tool: {name}"),
-            ToolError::InvalidArguments(msg) | ToolError::Failed(msg) => f.write_str(msg),
-            ToolError::NotConfigured => f.write_str("the session tools are not configured"),
-        }
-    }
-}
-
-/// A tool's JSON result and the background work it started.
-#[derive(Debug, Clone, Default)]
-pub struct ToolOutput {
-    pub result: String,
-    pub jobs: Vec<Job>,
-}
-
-impl ToolOutput {
-    pub fn result(result: String) -> Self {
-        ToolOutput { result, jobs: Vec::new() }
-    }
-}
-
-/// What every tool and job runs against.
-#[derive(Clone, Copy)]
-pub struct Env<'a> {
-    pub gw: &'a dyn Gateway,
-    pub host: &'a dyn Host,
-    pub cfg: &'a Config,
-}
 
 /// The session tools are denied to sub-agent sessions unless allowed (N12, reference
 /// §3.4.4): `tools.subagents.tools.allow` lists what they get, and `deny` wins.

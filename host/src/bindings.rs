@@ -2,10 +2,9 @@
 //! between its records and the shared [`ports`](session_tools_guest::ports) types the
 //! gateways speak.
 
-use session_tools_guest::jobs::{Job, Wake, Wakeup};
 use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 use session_tools_guest::ports;
-use session_tools_guest::tools::Caller;
+use session_tools_guest::{Caller, Job, Wake, Wakeup};
 
 wasmtime::component::bindgen!({
     path: "../wit",

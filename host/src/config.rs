@@ -1,12 +1,17 @@
 //! The deployment's OpenClaw config and state directory, found the way OpenClaw finds
 //! them (`../shared/spec/openclaw-store-format.md` §1). The file is JSON5.
+//!
+//! The host reads from it only what it decides itself: the key rules and agents of the
+//! embedded gateway, and who is restricted (N15). The rest is the component's to read
+//! (each instance is configured with the whole config, and rejects what is not valid).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
 use serde_json::{Map, Value};
 use session_tools_guest::keys::{normalize_agent_id, normalize_main_key, DEFAULT_AGENT_ID};
+
+use crate::error::{Error, Result};
 
 /// Config file names in a state directory, newest first.
 pub const CONFIG_NAMES: [&str; 3] = ["openclaw.json", "moltbot.json", "clawdbot.json"];
@@ -64,17 +69,17 @@ impl DeploymentConfig {
     pub fn parse(text: &str, origin: &str) -> Result<DeploymentConfig> {
         let raw: Value = match serde_json::from_str(text) {
             Ok(v) => v,
-            Err(_) => crate::json5::from_str(text).map_err(|e| anyhow::anyhow!("{origin} is not valid JSON5: {e}"))?,
+            Err(_) => crate::json5::from_str(text)
+                .map_err(|e| Error::Config { origin: origin.to_string(), message: format!("not valid JSON5: {e}") })?,
         };
         Self::from_value(raw, origin)
     }
 
+    /// A config from a JSON value; `origin` names it in errors.
     pub fn from_value(raw: Value, origin: &str) -> Result<DeploymentConfig> {
         if !raw.is_object() {
-            bail!("{origin} must hold a JSON object");
+            return Err(Error::Config { origin: origin.to_string(), message: "must hold a JSON object".into() });
         }
-        // The tool logic validates its part of the config the same way the component will.
-        session_tools_guest::Config::from_value(&raw, "").map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
         let get = |path: &[&str]| path.iter().try_fold(&raw, |v, k| v.get(*k));
         let agents: Vec<(String, bool)> = get(&["agents", "list"])
             .and_then(Value::as_array)
@@ -126,6 +131,42 @@ impl DeploymentConfig {
         }
     }
 
+    /// `sandbox.sessionToolsVisibility` of an agent (N10: its own, else the defaults').
+    pub fn tools_visibility(&self, agent_id: &str) -> Option<&str> {
+        self.agent_entry(agent_id)
+            .and_then(|entry| entry.get("sandbox")?.get("sessionToolsVisibility")?.as_str())
+            .or_else(|| self.raw.get("agents")?.get("defaults")?.get("sandbox")?.get("sessionToolsVisibility")?.as_str())
+    }
+
+    /// `subagents.allowAgents` of an agent: whether `*` is in it, and the other ids,
+    /// normalised, in order, without duplicates (reference §3.4.2).
+    pub fn allow_agents(&self, agent_id: &str) -> (bool, Vec<String>) {
+        let allow: Vec<&str> = self
+            .agent_entry(agent_id)
+            .and_then(|entry| entry.get("subagents")?.get("allowAgents")?.as_array())
+            .map(|list| list.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let any = allow.iter().any(|v| v.trim() == "*");
+        let mut ids: Vec<String> = Vec::new();
+        for value in allow.iter().map(|v| v.trim()).filter(|v| !v.is_empty() && *v != "*") {
+            let id = normalize_agent_id(value);
+            if !ids.contains(&id) {
+                ids.push(id);
+            }
+        }
+        (any, ids)
+    }
+
+    /// The `agents.list` entry of an agent (by normalised id).
+    fn agent_entry(&self, agent_id: &str) -> Option<&Value> {
+        self.raw
+            .get("agents")?
+            .get("list")?
+            .as_array()?
+            .iter()
+            .find(|entry| entry.is_object() && normalize_agent_id(entry.get("id").and_then(Value::as_str).unwrap_or("")) == agent_id)
+    }
+
     /// The empty config.
     pub fn empty() -> DeploymentConfig {
         Self::from_value(Value::Object(Map::new()), "the empty config").expect("the empty config is valid")
@@ -141,7 +182,7 @@ impl DeploymentConfig {
         let Some(path) = path else {
             return Ok(Self::empty());
         };
-        let text = std::fs::read_to_string(&path).with_context(|| format!("reading the config {}", path.display()))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::io(format!("reading the config {}", path.display()), e))?;
         let mut config = Self::parse(&text, &path.display().to_string())?;
         config.path = Some(path);
         Ok(config)
@@ -167,10 +208,22 @@ mod tests {
     #[test]
     fn names_what_is_wrong() {
         let err = DeploymentConfig::parse("{agents: [", "x.json").unwrap_err().to_string();
-        assert!(err.contains("x.json"), "{err}");
-        let err = DeploymentConfig::parse("{\"session\":{\"sendPolicy\":{\"rules\":[{\"match\":{\"provider\":\"x\"}}]}}}", "x.json")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("match.provider"), "{err}");
+        assert!(err.contains("x.json") && err.contains("not closed"), "{err}");
+        let err = DeploymentConfig::parse("[1]", "x.json").unwrap_err().to_string();
+        assert_eq!(err, "x.json: must hold a JSON object");
+    }
+
+    #[test]
+    fn reads_what_the_host_decides_itself() {
+        let c = DeploymentConfig::parse(
+            r#"{"agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}},
+                "list": [{"id": "Ops", "sandbox": {"sessionToolsVisibility": "spawned"}, "subagents": {"allowAgents": [" main ", "*", "MAIN", ""]}}]}}"#,
+            "t",
+        )
+        .unwrap();
+        assert_eq!(c.tools_visibility("ops"), Some("spawned"));
+        assert_eq!(c.tools_visibility("main"), Some("all"));
+        assert_eq!(c.allow_agents("ops"), (true, vec!["main".to_string()]));
+        assert_eq!(c.allow_agents("main"), (false, vec![]));
     }
 }

@@ -1,23 +1,126 @@
-//! The host of the session-tools component: it loads the component once per process,
-//! gives each agent its own sandboxed instance, and backs the component's imports with a
-//! gateway (an embedded OpenClaw-compatible one, or a scripted one for conformance).
+//! The host of the session-tools component: OpenClaw's agent session tools
+//! (`sessions_list`, `sessions_history`, `sessions_send`, `sessions_spawn`, `agents_list`)
+//! as a sandboxed WebAssembly component, served to callers over any OpenClaw-shaped
+//! gateway.
+//!
+//! A [`Service`] loads the component once and gives every agent sandboxed instances of
+//! its own (pooled per agent and per visibility scope, bounded by [`Limits`]), checks
+//! restricted callers' gateway calls itself (N15), and runs the background jobs tool calls
+//! start (the agent-to-agent ping-pong and announce, sub-agent completions). It works over
+//! any type that implements [`Gateway`] (the RPCs the tools make) and [`SessionTree`] (what
+//! the guard must know of the sessions); the library brings an
+//! [embedded gateway](gateway::embedded) over an OpenClaw state directory and a
+//! [scripted one](gateway::scripted) for conformance runs.
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use std::time::Duration;
+//! # use session_tools_host::gateway::*;
+//! # use session_tools_host::{Caller, Service};
+//! # /// A gateway of the embedder's own: two sessions, runs that answer "pong".
+//! # #[derive(Default)]
+//! # struct MyGateway { runs: std::sync::Mutex<Vec<String>> }
+//! # fn row(key: &str, parent: Option<&str>) -> SessionRow {
+//! #     SessionRow { key: key.into(), spawned_by: parent.map(Into::into), updated_at: Some(1), ..Default::default() }
+//! # }
+//! # impl Gateway for MyGateway {
+//! #     fn sessions_list(&self, _: &ListParams) -> GatewayResult<SessionList> {
+//! #         Ok(SessionList { path: None, sessions: vec![row("agent:main:main", None), row("agent:main:subagent:a", Some("agent:main:main")), row("agent:main:other", None)] })
+//! #     }
+//! #     fn sessions_resolve(&self, p: &ResolveParams) -> GatewayResult<String> { Ok(p.key.clone().unwrap_or_default()) }
+//! #     fn chat_history(&self, _: &HistoryParams) -> GatewayResult<History> {
+//! #         let reply = TranscriptMessage { role: Some("assistant".into()), json: r#"{"role":"assistant","content":[{"type":"text","text":"pong"}]}"#.into() };
+//! #         Ok(History { session_id: None, messages: vec![reply] })
+//! #     }
+//! #     fn chat_histories(&self, p: &[HistoryParams]) -> Vec<GatewayResult<History>> { one_by_one(self, p) }
+//! #     fn agent(&self, p: &AgentParams) -> GatewayResult<AgentAccepted> {
+//! #         self.runs.lock().unwrap().push(p.message.clone());
+//! #         Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) })
+//! #     }
+//! #     fn agent_wait(&self, _: &WaitParams) -> GatewayResult<WaitResult> { Ok(WaitResult { status: Some("ok".into()), ..Default::default() }) }
+//! #     fn send(&self, _: &SendParams) -> GatewayResult<()> { Ok(()) }
+//! #     fn sessions_patch(&self, _: &PatchParams) -> GatewayResult<()> { Ok(()) }
+//! #     fn sessions_delete(&self, _: &DeleteParams) -> GatewayResult<()> { Ok(()) }
+//! # }
+//! # impl SessionTree for MyGateway {
+//! #     fn canonical_key(&self, key: &str) -> String { key.trim().to_string() }
+//! #     fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> { Ok(vec![("agent:main:subagent:a".into(), "agent:main:main".into())]) }
+//! #     fn rows_of(&self, _: &std::collections::HashSet<String>) -> GatewayResult<Vec<SessionRow>> { Ok(Vec::new()) }
+//! #     fn exists(&self, _: &str) -> GatewayResult<bool> { Ok(true) }
+//! #     fn run_session(&self, _: &str) -> Option<String> { None }
+//! #     fn runs_elsewhere(&self, _: &str) -> bool { false }
+//! # }
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let gateway = Arc::new(MyGateway::default());
+//! let service = Service::builder(gateway.clone()).build()?;
+//! let main = Caller { agent_session_key: Some("agent:main:main".into()), ..Caller::default() };
+//! let sandboxed = Caller { sandboxed: true, ..main.clone() };
+//!
+//! // N15: a sandboxed caller sees its own session and what it spawned, whatever the gateway lists.
+//! let listed = service.call(&sandboxed, "sessions_list", "{}")?;
+//! assert!(listed.contains("agent:main:subagent:a") && !listed.contains("agent:main:other"));
+//!
+//! // Jobs: a send's ping-pong and announce go on after the call, in the background or here.
+//! service.call(&main, "sessions_send", r#"{"sessionKey": "agent:main:other", "message": "ping", "timeoutSeconds": 0}"#)?;
+//! service.run_jobs(Duration::from_secs(10));
+//! assert!(gateway.runs.lock().unwrap().iter().any(|m| m.contains("Agent-to-agent announce step")));
+//!
+//! // Pooling: the instances that served these calls wait for the next ones.
+//! assert!(service.idle_instances() >= 1);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! # Blocking
+//!
+//! The library is synchronous: every call blocks its thread and none needs an async
+//! runtime. [`Service::call`] blocks while the tool runs (bounded by the agent's
+//! [`Limits`]: CPU, gateway time and wall time); opening a service blocks while the
+//! component is compiled or loaded from the cache. A [`Gateway`] is called from many
+//! threads at once and may block in each call. See [`Service`] for each method.
+//!
+//! # The component and the host
+//!
+//! Every decision a tool makes, and the send policy, runs in the component. The host links
+//! the guest crate only for the types of the contract and for OpenClaw's key and channel
+//! grammar (which the embedded gateway and the guard must read as the tools do); who is
+//! restricted (N15) is the host's own reading of the config, so the guard never depends
+//! on what it guards. `ARCHITECTURE.md` is the map.
 
-pub mod bench;
-pub mod bindings;
-pub mod cli;
+mod bindings;
+mod engine;
+mod error;
+mod jobs;
+mod json5;
+mod limits;
+mod sandbox;
+mod service;
+
 pub mod config;
+#[cfg(feature = "conformance")]
 pub mod conformance;
-pub mod demo;
-pub mod engine;
 pub mod gateway;
-pub mod jobs;
-pub mod json5;
-pub mod limits;
-pub mod out;
-pub mod sandbox;
-pub mod service;
 
-/// The component this host was built with (`guest/`, built for `wasm32-wasip2`).
+pub use engine::EngineOptions;
+pub use error::{Error, Result};
+pub use jobs::Scheduler;
+pub use limits::{AgentLimits, Limits};
+pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
+pub use service::{stderr_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
+pub use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
+pub use session_tools_guest::ports::LogLevel;
+pub use session_tools_guest::{Caller, Job, ToolError, Wake, Wakeup};
+
+/// The component this library was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
 
-pub use session_tools_guest as tools;
+/// Internals the project's own benchmark measures: no stability, no documentation.
+#[doc(hidden)]
+pub mod unstable {
+    pub use crate::bindings::exports::openclaw::session_tools::setup::Settings;
+    pub use crate::bindings::{SessionTools, SessionToolsPre};
+    pub use crate::engine::{build_engine, build_engine_with, load_component};
+    pub use crate::gateway::native::Native;
+    pub use crate::json5::from_str as json5_from_str;
+    pub use crate::sandbox::StoreState;
+}

@@ -3,7 +3,7 @@
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
-    match session_tools_host::cli::run(session_tools_host::cli::Cli::parse()) {
+    match session_tools_cli::run(session_tools_cli::Cli::parse()) {
         Ok(code) => std::process::ExitCode::from(code.clamp(0, 255) as u8),
         Err(error) => {
             eprintln!("error: {error:#}");

@@ -3,9 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use session_tools_host::engine::EngineOptions;
-use session_tools_host::limits::Limits;
-use session_tools_host::sandbox::Runtime;
+use session_tools_host::{EngineOptions, Limits, Runtime};
 
 pub mod cli;
 pub mod openclaw;
@@ -52,4 +50,42 @@ pub fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME
         .get_or_init(|| Runtime::new(session_tools_host::COMPONENT, &engine_options(), &Limits::default()).expect("loading the component"))
+}
+
+/// A state directory served as the command line serves it: its embedded gateway, and a
+/// service over it (the service's methods through `Deref`).
+pub struct Served {
+    pub service: session_tools_host::Service,
+    pub gateway: std::sync::Arc<session_tools_host::gateway::embedded::EmbeddedGateway>,
+}
+
+impl Served {
+    /// Opens `dir` with the test compile cache; `configure` may change the service's
+    /// settings (and `gateway` the gateway's) before they are opened.
+    pub fn open(
+        dir: &Path,
+        gateway: impl FnOnce(session_tools_host::gateway::embedded::EmbeddedBuilder) -> session_tools_host::gateway::embedded::EmbeddedBuilder,
+        configure: impl FnOnce(session_tools_host::ServiceBuilder) -> session_tools_host::ServiceBuilder,
+    ) -> session_tools_host::Result<Served> {
+        let gateway = gateway(session_tools_host::gateway::embedded::EmbeddedGateway::builder(dir)).open()?;
+        let builder = session_tools_host::ServiceBuilder::over_embedded(&gateway).with_engine(engine_options());
+        Ok(Served { service: configure(builder).build()?, gateway })
+    }
+
+    pub fn gateway(&self) -> &std::sync::Arc<session_tools_host::gateway::embedded::EmbeddedGateway> {
+        &self.gateway
+    }
+
+    /// Waits until the gateway's runs have ended; answers whether they all did in time.
+    pub fn wait_for_runs(&self, timeout: std::time::Duration) -> bool {
+        self.gateway.runs().wait_idle(timeout)
+    }
+}
+
+impl std::ops::Deref for Served {
+    type Target = session_tools_host::Service;
+
+    fn deref(&self) -> &Self::Target {
+        &self.service
+    }
 }

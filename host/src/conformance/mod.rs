@@ -2,8 +2,6 @@
 //! evaluation) through the real component against a scripted gateway, checked against
 //! what must come out (`../shared/conformance/README.md`).
 
-pub mod pattern;
-
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -11,14 +9,13 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput};
 use session_tools_guest::ports::{Host, LogLevel};
-use session_tools_guest::tools::{Caller, ToolError};
+use session_tools_guest::{Caller, ToolError};
 
+use crate::gateway::pattern::{self, matches};
 use crate::gateway::scripted::{RecordedCall, ScriptedGateway};
 use crate::gateway::wire;
-use crate::jobs;
 use crate::limits::Limits;
 use crate::sandbox::{AgentSetup, CallError, Runtime};
-use pattern::matches;
 
 /// The default virtual time of a case.
 pub const DEFAULT_NOW: i64 = 1_767_225_600_000;
@@ -278,7 +275,7 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
         state_dir: STATE_DIR.into(),
         limits: Limits::default(),
     };
-    let produced = produce(runtime, &setup, &case, gateway.as_ref(), services.as_ref());
+    let produced = produce(runtime, &setup, &case);
     let produced = match produced {
         Ok(p) => p,
         Err(e) => {
@@ -313,13 +310,7 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
     report
 }
 
-fn produce(
-    runtime: &Runtime,
-    setup: &AgentSetup,
-    case: &Case,
-    gateway: &ScriptedGateway,
-    services: &CaseServices,
-) -> Result<Produced, CallError> {
+fn produce(runtime: &Runtime, setup: &AgentSetup, case: &Case) -> Result<Produced, CallError> {
     let mut sandbox = runtime.instantiate(setup)?;
     if case.call.get("describe") == Some(&Value::Bool(true)) {
         let tools = sandbox.describe()?;
@@ -346,7 +337,7 @@ fn produce(
         Ok(output) => {
             // Background work runs to completion before the expectations are checked;
             // virtual time does not advance, so timers never fire.
-            jobs::drain(&mut sandbox, gateway, services, output.jobs)?;
+            sandbox.run_jobs(&caller, output.jobs)?;
             let value = serde_json::from_str(&output.result).map_err(|e| CallError::BadAnswer(format!("result is not JSON: {e}")))?;
             Ok(Produced::Result(value))
         }

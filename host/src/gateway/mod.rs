@@ -1,15 +1,72 @@
-//! Gateways that back the component's imports: the scripted one of conformance runs, and
-//! (see `embedded`) the real one that owns an OpenClaw state directory.
+//! Gateways: what the component's `gateway` imports are answered by.
+//!
+//! [`Gateway`] is the contract, one method per OpenClaw gateway RPC the tools make;
+//! [`SessionTree`] is what the host's own visibility guard (N15) must know beyond it. A
+//! [`Service`](crate::Service) runs over any type that implements both. Backends, one module
+//! each:
+//! - [`embedded`]: an OpenClaw state directory on disk, with OpenClaw's semantics and lock
+//!   protocol, runs by a pluggable agent runtime;
+//! - [`scripted`]: the conformance format's mock (answers from a script, runs in virtual
+//!   time);
+//!
+//! and [`wire`] holds the JSON shapes of every record as OpenClaw sends them.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
-use session_tools_guest::ports::{GatewayResult, SessionRow};
+pub use session_tools_guest::ports::{
+    AgentAccepted, AgentParams, DeleteParams, DeliveryContext, GatewayError, GatewayResult, History, HistoryParams, ListParams,
+    PatchParams, ResolveParams, SendParams, SessionList, SessionRow, ThreadId, TranscriptMessage, Usage, WaitParams, WaitResult,
+};
 
 pub mod embedded;
+pub(crate) mod native;
+pub mod pattern;
 pub mod scripted;
 pub mod wire;
 
-/// What the N15 guard must know of a gateway's sessions, beyond its RPCs.
+/// An OpenClaw gateway, as the component reaches it.
+///
+/// # Contract
+///
+/// Each method is the RPC of the same name with OpenClaw's semantics (reference §1.1):
+/// keys in any spelling the gateway accepts, answers in the gateway's canonical form, and
+/// a failure is the gateway's error message. Calls come from many threads at once (one per
+/// agent instance, and the job runner's). A method may block while the gateway answers:
+/// `agent_wait` for up to its `timeout_ms`, the others for as long as the backend needs (the
+/// host bounds a call's total gateway time, so a backend should answer or fail within its
+/// own timeouts). Wrappers must forward every method.
+pub trait Gateway: Send + Sync {
+    /// `sessions.list`: sessions, newest first, filtered and cut as the params say.
+    fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList>;
+    /// `sessions.resolve`: the canonical key of a key, sessionId or label; the empty string
+    /// when the gateway answered without one.
+    fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String>;
+    /// `chat.history`: the last messages of a session, oldest first.
+    fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History>;
+    /// `chat.history` for several sessions: one answer for each params, in order. A backend
+    /// answers them concurrently or in one pass where it can ([`one_by_one`] otherwise).
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>>;
+    /// `agent`: starts a run; answers when it is accepted (the run goes on).
+    fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted>;
+    /// `agent.wait`: waits (at most `timeout_ms`) for a run to end.
+    fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult>;
+    /// `send`: delivers a message to a channel target.
+    fn send(&self, params: &SendParams) -> GatewayResult<()>;
+    /// `sessions.patch`: changes a session entry, creating it when missing.
+    fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()>;
+    /// `sessions.delete`: deletes a session entry; its transcript is archived.
+    fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()>;
+}
+
+/// [`Gateway::chat_histories`] as one `chat_history` after another, for backends that have
+/// nothing better.
+pub fn one_by_one<G: Gateway + ?Sized>(gateway: &G, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+    params.iter().map(|p| gateway.chat_history(p)).collect()
+}
+
+/// What the host must know of a gateway beyond its RPCs: the spawn tree the N15 guard
+/// checks against, and where runs are waited for.
 pub trait SessionTree: Send + Sync {
     /// The canonical spelling of a session key, as the gateway stores and lists it.
     fn canonical_key(&self, key: &str) -> String;
@@ -25,5 +82,67 @@ pub trait SessionTree: Send + Sync {
 
     /// The session a run belongs to, when the gateway knows it.
     fn run_session(&self, run_id: &str) -> Option<String>;
+
+    /// Whether a run is run by another process that alone sees it end (a gateway over a
+    /// state directory several processes share); the job runner leaves waits for such a run
+    /// to that process. A gateway that waits for runs itself (a real gateway's server-side
+    /// `agent.wait`) answers `false`.
+    fn runs_elsewhere(&self, run_id: &str) -> bool;
 }
 
+macro_rules! forward_gateway {
+    ($($ty:ty),*) => {$(
+        impl<G: Gateway + ?Sized> Gateway for $ty {
+            fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
+                (**self).sessions_list(params)
+            }
+            fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
+                (**self).sessions_resolve(params)
+            }
+            fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
+                (**self).chat_history(params)
+            }
+            fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+                (**self).chat_histories(params)
+            }
+            fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
+                (**self).agent(params)
+            }
+            fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
+                (**self).agent_wait(params)
+            }
+            fn send(&self, params: &SendParams) -> GatewayResult<()> {
+                (**self).send(params)
+            }
+            fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
+                (**self).sessions_patch(params)
+            }
+            fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
+                (**self).sessions_delete(params)
+            }
+        }
+
+        impl<G: SessionTree + ?Sized> SessionTree for $ty {
+            fn canonical_key(&self, key: &str) -> String {
+                (**self).canonical_key(key)
+            }
+            fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> {
+                (**self).spawn_edges()
+            }
+            fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
+                (**self).rows_of(keys)
+            }
+            fn exists(&self, key: &str) -> GatewayResult<bool> {
+                (**self).exists(key)
+            }
+            fn run_session(&self, run_id: &str) -> Option<String> {
+                (**self).run_session(run_id)
+            }
+            fn runs_elsewhere(&self, run_id: &str) -> bool {
+                (**self).runs_elsewhere(run_id)
+            }
+        }
+    )*};
+}
+
+forward_gateway!(Arc<G>, Box<G>, &G);

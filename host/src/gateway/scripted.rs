@@ -4,13 +4,14 @@
 //! It is a plain mock: it does not canonicalise keys or evaluate the send policy, and its
 //! runs finish at once in virtual time.
 
+use std::collections::HashSet;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
-use session_tools_guest::ports::*;
 
-use super::wire;
-use crate::conformance::pattern::is_match;
+use super::{wire, Gateway};
+use crate::gateway::pattern::is_match;
+use crate::gateway::*;
 
 /// A gateway call as it would go over the wire.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,6 +148,11 @@ impl Gateway for ScriptedGateway {
         }
     }
 
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        // One recorded `chat.history` call each, in order, as the cases record them.
+        super::one_by_one(self, params)
+    }
+
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
         match self.scripted("chat.history", wire::history_params(params)).0 {
             Some(Ok(v)) => Ok(wire::history(&v)),
@@ -236,5 +242,33 @@ impl Gateway for ScriptedGateway {
             Some(Err(e)) => Err(error(e)),
             _ => Ok(()),
         }
+    }
+}
+
+/// The scripted gateway knows no tree: it is a plain mock, and the host's guard (N15) is
+/// not applied in conformance runs. A restricted caller over it sees its own session only.
+impl SessionTree for ScriptedGateway {
+    fn canonical_key(&self, key: &str) -> String {
+        key.trim().to_string()
+    }
+
+    fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> {
+        Ok(Vec::new())
+    }
+
+    fn rows_of(&self, _keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
+        Ok(Vec::new())
+    }
+
+    fn exists(&self, _key: &str) -> GatewayResult<bool> {
+        Ok(false)
+    }
+
+    fn run_session(&self, run_id: &str) -> Option<String> {
+        self.lock().runs.iter().find(|r| r.id == run_id).map(|r| r.session_key.clone())
+    }
+
+    fn runs_elsewhere(&self, _run_id: &str) -> bool {
+        false
     }
 }

@@ -160,6 +160,40 @@ pub fn session_row(v: &Value) -> Option<SessionRow> {
     })
 }
 
+/// A row as the gateway lists it (the inverse of [`session_row`]): camelCase, absent
+/// values omitted, in the gateway's key order.
+pub fn session_row_json(row: &SessionRow) -> Value {
+    let mut m = Map::new();
+    m.insert("key".into(), Value::String(row.key.clone()));
+    put(&mut m, "kind", s(&row.kind));
+    put(&mut m, "label", s(&row.label));
+    put(&mut m, "displayName", s(&row.display_name));
+    put(&mut m, "channel", s(&row.channel));
+    put(&mut m, "updatedAt", row.updated_at.map(Value::from));
+    put(&mut m, "sessionId", s(&row.session_id));
+    put(&mut m, "systemSent", b(row.system_sent));
+    put(&mut m, "abortedLastRun", b(row.aborted_last_run));
+    put(&mut m, "thinkingLevel", s(&row.thinking_level));
+    put(&mut m, "verboseLevel", s(&row.verbose_level));
+    put(&mut m, "sendPolicy", s(&row.send_policy));
+    put(&mut m, "totalTokens", row.total_tokens.map(Value::from));
+    put(&mut m, "model", s(&row.model));
+    put(&mut m, "contextTokens", row.context_tokens.map(Value::from));
+    put(&mut m, "spawnedBy", s(&row.spawned_by));
+    if let Some(d) = &row.delivery_context {
+        let mut dc = Map::new();
+        put(&mut dc, "channel", s(&d.channel));
+        put(&mut dc, "to", s(&d.to));
+        put(&mut dc, "accountId", s(&d.account_id));
+        put(&mut dc, "threadId", d.thread_id.as_ref().and_then(|t| serde_json::to_value(t).ok()));
+        m.insert("deliveryContext".into(), Value::Object(dc));
+    }
+    put(&mut m, "lastChannel", s(&row.last_channel));
+    put(&mut m, "lastTo", s(&row.last_to));
+    put(&mut m, "lastAccountId", s(&row.last_account_id));
+    Value::Object(m)
+}
+
 pub fn session_list(v: &Value) -> SessionList {
     SessionList {
         path: str_field(v, "path"),

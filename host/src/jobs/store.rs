@@ -1,17 +1,19 @@
-//! Pending jobs on disk (`<state>/session-tools/jobs/<key>.json`), so a host restart
-//! resumes what was going on: one file a job, written atomically, removed when the job
-//! ends. Files are named by keys the host assigns, never by the ids the guest chose, so
-//! no guest can name a path, nor overwrite another agent's job by reusing its id.
+//! Pending jobs: on disk (`<dir>/<key>.json`), so a host restart resumes what was going on
+//! (one file a job, written atomically, removed when the job ends), or in memory for runs
+//! that keep nothing (conformance, one instance's jobs). Files are named by keys the host
+//! assigns, never by the ids the guest chose, so no guest can name a path, nor overwrite
+//! another agent's job by reusing its id.
 
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use session_tools_guest::jobs::{Job, Wake};
 use session_tools_guest::ports::WaitParams;
-use session_tools_guest::tools::Caller;
+use session_tools_guest::{Caller, Job, Wake};
 
-use crate::gateway::embedded::lock::{sweep_temporaries, OsLock};
-use crate::gateway::embedded::store::{write_atomically, Durability};
+use crate::gateway::embedded::files::{sweep_temporaries, write_atomically, Durability};
+use crate::gateway::embedded::lock::OsLock;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -80,21 +82,33 @@ impl JobRecord {
     }
 }
 
-/// A claimed job: released when dropped, and its lock file removed with it once the job
-/// has ended (while still held, so a process that opened it meanwhile finds no job).
+/// A claimed job: released when dropped. On disk, its lock file is removed with it once the
+/// job has ended (while still held, so a process that opened it meanwhile finds no job).
 #[derive(Debug)]
 pub struct JobClaim {
-    path: PathBuf,
-    lock: Option<OsLock>,
+    held: Held,
+}
+
+#[derive(Debug)]
+enum Held {
+    File { path: PathBuf, lock: Option<OsLock> },
+    Memory { key: String, claimed: Arc<Mutex<HashSet<String>>> },
 }
 
 impl Drop for JobClaim {
     fn drop(&mut self) {
-        if let Some(lock) = self.lock.take() {
-            if self.path.exists() {
-                drop(lock);
-            } else {
-                lock.remove(&self.path);
+        match &mut self.held {
+            Held::File { path, lock } => {
+                if let Some(lock) = lock.take() {
+                    if path.exists() {
+                        drop(lock);
+                    } else {
+                        lock.remove(path);
+                    }
+                }
+            }
+            Held::Memory { key, claimed } => {
+                claimed.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
             }
         }
     }
@@ -117,9 +131,14 @@ fn sweep_temporaries_in(dir: &std::path::Path) {
     }
 }
 
-/// The directory of pending jobs.
+/// Where pending jobs are kept.
 pub struct JobStore {
-    dir: PathBuf,
+    backend: Backend,
+}
+
+enum Backend {
+    Dir(PathBuf),
+    Memory { jobs: Mutex<HashMap<String, JobRecord>>, claimed: Arc<Mutex<HashSet<String>>> },
 }
 
 /// Whether a key can name a job file (what the host assigns, or an older file's stem).
@@ -128,39 +147,71 @@ fn valid_key(key: &str) -> bool {
 }
 
 impl JobStore {
-    pub fn new(dir: PathBuf) -> JobStore {
-        JobStore { dir }
+    /// Jobs in a directory (created at the first job).
+    pub fn in_dir(dir: PathBuf) -> JobStore {
+        JobStore { backend: Backend::Dir(dir) }
+    }
+
+    /// Jobs in memory, gone with the store.
+    pub fn in_memory() -> JobStore {
+        JobStore { backend: Backend::Memory { jobs: Mutex::new(HashMap::new()), claimed: Arc::new(Mutex::new(HashSet::new())) } }
     }
 
     pub fn save(&self, record: &JobRecord) -> std::io::Result<()> {
-        let path = self.path(&record.key)?;
-        std::fs::create_dir_all(&self.dir)?;
-        let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
-        write_atomically(&path, &bytes, Durability::Synced)
+        match &self.backend {
+            Backend::Dir(dir) => {
+                let path = Self::path(dir, &record.key)?;
+                std::fs::create_dir_all(dir)?;
+                let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+                write_atomically(&path, &bytes, Durability::Synced)
+            }
+            Backend::Memory { jobs, .. } => {
+                jobs.lock().unwrap_or_else(|p| p.into_inner()).insert(record.key.clone(), record.clone());
+                Ok(())
+            }
+        }
     }
 
-    fn path(&self, key: &str) -> std::io::Result<PathBuf> {
+    fn path(dir: &std::path::Path, key: &str) -> std::io::Result<PathBuf> {
         if !valid_key(key) {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("invalid job key {key:?}")));
         }
-        Ok(self.dir.join(format!("{key}.json")))
+        Ok(dir.join(format!("{key}.json")))
     }
 
-    /// Claims a job for this process (no other process steps it meanwhile) and answers its
-    /// current record; `None` when another process holds it or it has ended. The claim is
-    /// an OS lock, so a process killed while it holds one leaves nothing held.
+    /// Claims a job for this process (no other process or thread steps it meanwhile) and
+    /// answers its current record; `None` when it is held or has ended. On disk the claim
+    /// is an OS lock, so a process killed while it holds one leaves nothing held.
     pub fn claim(&self, key: &str) -> Option<(JobClaim, JobRecord)> {
-        let path = self.path(key).ok()?;
-        let lock = OsLock::try_acquire(&path).ok().flatten()?;
-        let claim = JobClaim { path: path.clone(), lock: Some(lock) };
-        let mut record = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JobRecord>(&b).ok())?;
-        record.key = key.to_string();
-        Some((claim, record))
+        match &self.backend {
+            Backend::Dir(dir) => {
+                let path = Self::path(dir, key).ok()?;
+                let lock = OsLock::try_acquire(&path).ok().flatten()?;
+                let claim = JobClaim { held: Held::File { path: path.clone(), lock: Some(lock) } };
+                let mut record = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<JobRecord>(&b).ok())?;
+                record.key = key.to_string();
+                Some((claim, record))
+            }
+            Backend::Memory { jobs, claimed } => {
+                let record = jobs.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()?;
+                if !claimed.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string()) {
+                    return None;
+                }
+                Some((JobClaim { held: Held::Memory { key: key.to_string(), claimed: claimed.clone() } }, record))
+            }
+        }
     }
 
     pub fn remove(&self, key: &str) {
-        if let Ok(path) = self.path(key) {
-            let _ = std::fs::remove_file(path);
+        match &self.backend {
+            Backend::Dir(dir) => {
+                if let Ok(path) = Self::path(dir, key) {
+                    let _ = std::fs::remove_file(path);
+                }
+            }
+            Backend::Memory { jobs, .. } => {
+                jobs.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+            }
         }
     }
 
@@ -171,14 +222,22 @@ impl JobStore {
 
     /// Every pending job; unreadable files are reported, not lost (they stay on disk).
     pub fn load_all(&self) -> (Vec<JobRecord>, Vec<String>) {
+        let dir = match &self.backend {
+            Backend::Dir(dir) => dir,
+            Backend::Memory { jobs, .. } => {
+                let mut all: Vec<JobRecord> = jobs.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
+                all.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
+                return (all, Vec::new());
+            }
+        };
         let mut jobs = Vec::new();
         let mut problems = Vec::new();
-        let Ok(dir) = std::fs::read_dir(&self.dir) else {
+        let Ok(entries) = std::fs::read_dir(dir) else {
             return (jobs, problems);
         };
         // Job files half-written by a process that died are swept once they are old.
-        sweep_temporaries_in(&self.dir);
-        for entry in dir.filter_map(|e| e.ok()) {
+        sweep_temporaries_in(dir);
+        for entry in entries.filter_map(|e| e.ok()) {
             let path = entry.path();
             let key = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
             if path.extension().is_none_or(|e| e != "json") || !valid_key(&key) {

@@ -7,25 +7,27 @@
 //! budget and a memory cap; a guest that breaks a limit or traps gets a clear error and
 //! its instance is discarded.
 
+mod imports;
 mod output;
-pub mod pool;
+pub(crate) mod pool;
 mod store;
-pub mod visibility;
+pub(crate) mod visibility;
 
 use std::fmt;
 use std::sync::Arc;
 
-use session_tools_guest::jobs::{Job, Wakeup};
 use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
 use session_tools_guest::ports::LogLevel;
-use session_tools_guest::tools::{Caller, ToolError, ToolOutput};
+use session_tools_guest::{Caller, Job, ToolError, ToolOutput, Wakeup};
 use wasmtime::component::Linker;
 use wasmtime::{Engine, Store, UpdateDeadline};
 
 use crate::bindings::{self, wit_tools, SessionTools, SessionToolsPre};
 use crate::engine::{build_engine, load_component, EngineOptions, EpochTicker};
+use crate::gateway::Gateway;
 use crate::limits::Limits;
-pub use store::{GatewayPort, Services, StoreState};
+pub use store::Services;
+pub use store::StoreState;
 
 /// A tool description as the component gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +111,7 @@ pub struct Runtime {
 pub struct AgentSetup {
     /// A name for logs (usually the agent id).
     pub name: String,
-    pub gateway: Arc<dyn GatewayPort>,
+    pub gateway: Arc<dyn Gateway>,
     pub services: Arc<dyn Services>,
     /// The deployment config as JSON (OpenClaw's shape).
     pub config_json: Arc<str>,
@@ -142,12 +144,16 @@ fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
 
 impl Runtime {
     /// Compiles (or loads from the cache) a component and prepares its instantiation.
-    pub fn new(component: &[u8], options: &EngineOptions, limits: &Limits) -> anyhow::Result<Runtime> {
-        let engine = build_engine(options, limits)?;
-        let component = load_component(&engine, component, options.cache_dir.as_deref())?;
-        let mut linker = Linker::new(&engine);
-        link(&mut linker)?;
-        let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
+    pub fn new(component: &[u8], options: &EngineOptions, limits: &Limits) -> crate::Result<Runtime> {
+        let prepared = (|| -> anyhow::Result<(Engine, SessionToolsPre<StoreState>)> {
+            let engine = build_engine(options, limits)?;
+            let component = load_component(&engine, component, options.cache_dir.as_deref())?;
+            let mut linker = Linker::new(&engine);
+            link(&mut linker)?;
+            let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
+            Ok((engine, pre))
+        })();
+        let (engine, pre) = prepared.map_err(|e| crate::Error::Component(format!("{e:#}")))?;
         let ticker = EpochTicker::start(&engine);
         Ok(Runtime { engine, pre, _ticker: ticker })
     }
@@ -178,13 +184,7 @@ impl Runtime {
         let tools = self.pre.instantiate(&mut store);
         store.data_mut().meter.stop();
         let tools = tools.map_err(|e| classify(store.data(), e, format_args!("instantiating")))?;
-        Ok(Sandbox {
-            store,
-            tools,
-            broken: None,
-            max_argument_bytes: setup.limits.max_argument_bytes,
-            max_result_bytes: setup.limits.max_result_bytes,
-        })
+        Ok(Sandbox { store, tools, broken: None, limits: setup.limits.clone() })
     }
 
     /// Makes a fresh, configured instance for an agent.
@@ -222,8 +222,7 @@ pub struct Sandbox {
     store: Store<StoreState>,
     tools: SessionTools,
     broken: Option<CallError>,
-    max_argument_bytes: usize,
-    max_result_bytes: usize,
+    limits: Limits,
 }
 
 impl Sandbox {
@@ -243,7 +242,7 @@ impl Sandbox {
         // Imports catch their own panics (`StoreState::import`); this is the backstop for
         // anything else on the host side of the call.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.tools, &mut self.store))).unwrap_or_else(|panic| {
-            let fault = format!("the host failed: {}", store::panic_text(panic.as_ref()));
+            let fault = format!("the host failed: {}", imports::panic_text(panic.as_ref()));
             self.store.data_mut().host_fault = Some(fault.clone());
             Err(wasmtime::Error::msg(fault))
         });
@@ -258,8 +257,14 @@ impl Sandbox {
     }
 
     /// Sets the gateway the next calls use (a caller's view of it).
-    pub fn set_gateway(&mut self, gateway: Arc<dyn GatewayPort>) {
+    pub fn set_gateway(&mut self, gateway: Arc<dyn Gateway>) {
         self.store.data_mut().set_gateway(gateway);
+    }
+
+    /// What the instance was given: its name, gateway, services and limits.
+    pub(crate) fn given(&self) -> (String, Arc<dyn Gateway>, Arc<dyn Services>, Limits) {
+        let data = self.store.data();
+        (data.name.clone(), data.gateway().clone(), data.services.clone(), self.limits.clone())
     }
 
     /// Whether the instance broke a limit or trapped (it must not be used again).
@@ -289,8 +294,8 @@ impl Sandbox {
 
     /// Calls a tool with JSON arguments.
     pub fn call_tool(&mut self, tool: &str, caller: &Caller, arguments: &str) -> Result<ToolOutput, CallError> {
-        if arguments.len() > self.max_argument_bytes {
-            return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.max_argument_bytes });
+        if arguments.len() > self.limits.max_argument_bytes {
+            return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.limits.max_argument_bytes });
         }
         let context = bindings::caller(caller);
         let answer = self.enter(format_args!("calling {tool}"), |tools, store| {
@@ -298,8 +303,12 @@ impl Sandbox {
         })?;
         match answer {
             Ok(output) => {
-                if output.result.len() > self.max_result_bytes {
-                    return Err(CallError::TooLarge { what: "tool result", size: output.result.len(), limit: self.max_result_bytes });
+                if output.result.len() > self.limits.max_result_bytes {
+                    return Err(CallError::TooLarge {
+                        what: "tool result",
+                        size: output.result.len(),
+                        limit: self.limits.max_result_bytes,
+                    });
                 }
                 // The guest is not trusted to answer JSON.
                 if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&output.result) {

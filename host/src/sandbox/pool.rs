@@ -27,10 +27,6 @@ impl IdlePool {
         self.order.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.order.is_empty()
-    }
-
     /// An idle instance of the pool, the most recently returned (its memory is warm).
     pub fn take(&mut self, pool: &str) -> Option<Sandbox> {
         let kept = self.by_pool.get_mut(pool)?;

@@ -15,12 +15,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use session_tools_guest::announce::target_from_key;
+use super::Services;
+use crate::gateway::*;
+use session_tools_guest::channels::target_from_key;
 use session_tools_guest::keys::{is_subagent_key, normalize_agent_id, parse_agent_key};
-use session_tools_guest::ports::*;
-
-use super::{GatewayPort, Services};
-use crate::gateway::SessionTree;
+use session_tools_guest::ports::LogLevel;
 
 /// The agents a restricted caller may spawn sub-agent sessions in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -39,7 +38,7 @@ impl SpawnAgents {
 
 /// A gateway as seen by one restricted caller.
 pub struct VisibilityGuard {
-    inner: Arc<dyn GatewayPort>,
+    inner: Arc<dyn Gateway>,
     tree: Arc<dyn SessionTree>,
     services: Arc<dyn Services>,
     /// The caller's own session, canonical; `None`: a caller without a session, which
@@ -53,8 +52,6 @@ pub struct VisibilityGuard {
     /// of its child comes before the `agent` call that records the child's parent): they
     /// are in its tree from the moment they are created.
     adopted: Mutex<HashSet<String>>,
-    /// Refusals so far (for audits and tests).
-    refusals: Mutex<Vec<String>>,
 }
 
 fn agent_of(canonical: &str) -> Option<String> {
@@ -64,7 +61,7 @@ fn agent_of(canonical: &str) -> Option<String> {
 impl VisibilityGuard {
     /// The gateway as `caller_key` may see it (`None`: a caller without a session).
     pub fn new(
-        inner: Arc<dyn GatewayPort>,
+        inner: Arc<dyn Gateway>,
         tree: Arc<dyn SessionTree>,
         services: Arc<dyn Services>,
         caller_key: Option<&str>,
@@ -79,13 +76,7 @@ impl VisibilityGuard {
             spawn_agents,
             visible: Mutex::new(HashSet::new()),
             adopted: Mutex::new(HashSet::new()),
-            refusals: Mutex::new(Vec::new()),
         }
-    }
-
-    /// What was refused, in order.
-    pub fn refusals(&self) -> Vec<String> {
-        self.refusals.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Recomputes the caller's tree from the gateway's spawn edges; answers it, kept. When
@@ -125,7 +116,6 @@ impl VisibilityGuard {
         let line = format!("{method}: {what}");
         let own = self.own.as_deref().unwrap_or("(none)");
         self.services.log(LogLevel::Warn, &format!("N15: refused {line} for sandboxed session {own}"));
-        self.refusals.lock().unwrap_or_else(|p| p.into_inner()).push(line);
         Err(GatewayError { message: format!("forbidden: {what} is not visible from this sandboxed agent session") })
     }
 
@@ -199,6 +189,21 @@ impl Gateway for VisibilityGuard {
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
         self.check("chat.history", &params.session_key)?;
         self.inner.chat_history(params)
+    }
+
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        // Each key checked; only the visible ones go to the gateway, and the answers are
+        // put back in their places.
+        let checked: Vec<GatewayResult<()>> = params.iter().map(|p| self.check("chat.history", &p.session_key)).collect();
+        let allowed: Vec<HistoryParams> = params.iter().zip(&checked).filter(|(_, c)| c.is_ok()).map(|(p, _)| p.clone()).collect();
+        let mut answers = self.inner.chat_histories(&allowed).into_iter();
+        checked
+            .into_iter()
+            .map(|check| match check {
+                Ok(()) => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway answered too few histories"))),
+                Err(refusal) => Err(refusal),
+            })
+            .collect()
     }
 
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {

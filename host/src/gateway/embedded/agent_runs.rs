@@ -3,9 +3,9 @@
 //! [`runs`](super::runs) registry, and its reply, usage and model are recorded when it
 //! ends.
 
+use crate::gateway::*;
 use serde_json::{json, Value};
 use session_tools_guest::policy::Decision;
-use session_tools_guest::ports::*;
 
 use super::runs::Finished;
 use super::runtime::RunRequest;

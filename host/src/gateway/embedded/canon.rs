@@ -130,7 +130,10 @@ mod tests {
         let legacy = obj(serde_json::json!({"sessionId": "L", "updatedAt": 5, "subject": "legacy-only", "spawnedBy": "main"}));
         let canon = obj(serde_json::json!({"sessionId": "C", "updatedAt": 3, "groupChannel": "#canon-only"}));
         let merged = merge_entries(legacy.clone(), canon.clone(), "main");
-        assert_eq!(serde_json::Value::Object(merged), serde_json::json!({"sessionId": "L", "updatedAt": 5, "groupChannel": "#canon-only", "subject": "legacy-only", "spawnedBy": "agent:main:main"}));
+        assert_eq!(
+            serde_json::Value::Object(merged),
+            serde_json::json!({"sessionId": "L", "updatedAt": 5, "groupChannel": "#canon-only", "subject": "legacy-only", "spawnedBy": "agent:main:main"})
+        );
         // A tie goes to the later entry.
         let tie = obj(serde_json::json!({"sessionId": "T", "updatedAt": 5}));
         assert_eq!(merge_entries(legacy, tie, "main")["sessionId"], "T");

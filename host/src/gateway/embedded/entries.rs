@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::gateway::*;
 use serde_json::{json, Map, Value};
 use session_tools_guest::keys::{is_subagent_key, normalize_agent_id};
-use session_tools_guest::ports::*;
 
 use super::registry::{lookup, Found};
 use super::store::{Entries, StoreError};
@@ -246,8 +246,7 @@ impl EmbeddedGateway {
             .and_then(|e| e.get("workspace"))
             .and_then(Value::as_str);
         let default = raw.get("agents").and_then(|a| a.get("defaults")).and_then(|d| d.get("workspace")).and_then(Value::as_str);
-        let chosen =
-            from_list.map(str::to_string).or_else(|| (agent_id == default_agent).then(|| default.map(str::to_string)).flatten());
+        let chosen = from_list.map(str::to_string).or_else(|| (agent_id == default_agent).then(|| default.map(str::to_string)).flatten());
         let path = chosen.unwrap_or_else(|| if agent_id == default_agent { "~/clawd".into() } else { format!("~/clawd-{agent_id}") });
         expand_home(Path::new(&path)).display().to_string()
     }

@@ -99,7 +99,7 @@ impl RowCache {
 /// A listed session: one stored entry, or several spellings of one key merged.
 enum Slot<'a> {
     One(&'a IndexedRow, &'a StoreRows),
-    Merged(IndexedRow, Map<String, Value>),
+    Merged(Box<(IndexedRow, Map<String, Value>)>),
 }
 
 /// Every session of the stores, one row per canonical key, in store order. Entries that
@@ -118,18 +118,18 @@ pub fn deduplicated<'a>(stores: &'a [Arc<StoreRows>], rules: &KeyRules) -> Vec<C
             };
             let earlier = match std::mem::replace(&mut slots[at], Slot::One(row, store)) {
                 Slot::One(first, first_store) => first_store.entry(first),
-                Slot::Merged(_, entry) => entry,
+                Slot::Merged(merged) => merged.1,
             };
             let merged = merge_entries(earlier, store.entry(row), &store.agent);
             let rebuilt = IndexedRow::build(row.key.clone(), row.stored.clone(), &merged, rules);
-            slots[at] = Slot::Merged(rebuilt, merged);
+            slots[at] = Slot::Merged(Box::new((rebuilt, merged)));
         }
     }
     slots
         .into_iter()
         .map(|slot| match slot {
             Slot::One(row, _) => Cow::Borrowed(row),
-            Slot::Merged(row, _) => Cow::Owned(row),
+            Slot::Merged(merged) => Cow::Owned(merged.0),
         })
         .collect()
 }

@@ -134,38 +134,17 @@ fn is_stale(kind: Kind, meta: &std::fs::Metadata, bytes: &[u8]) -> bool {
     match kind {
         Kind::Store => age > STORE_STALE,
         Kind::Transcript => {
-            let created = owner.as_ref().filter(|o| o.pid().is_some()).and_then(|o| o.created_at.as_deref()).and_then(parse_iso_ms);
+            let created = owner
+                .as_ref()
+                .filter(|o| o.pid().is_some())
+                .and_then(|o| o.created_at.as_deref())
+                .and_then(super::timestamps::parse_iso_ms);
             match created {
                 Some(created) => now_ms().saturating_sub(created) > TRANSCRIPT_STALE.as_millis(),
                 None => age > UNREADABLE_GRACE,
             }
         }
     }
-}
-
-/// Milliseconds since the epoch of an ISO-8601 UTC time (`2026-01-26T09:00:01.120Z`).
-fn parse_iso_ms(text: &str) -> Option<u128> {
-    let b = text.trim().as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        let digits = b.get(from..from + len)?;
-        digits.iter().all(u8::is_ascii_digit).then(|| digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0')))
-    };
-    let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || !matches!(b.get(10), Some(b'T' | b' ')) || !(1..=12).contains(&month) {
-        return None;
-    }
-    let millis = if b.get(19) == Some(&b'.') { num(20, 3).unwrap_or(0) } else { 0 };
-    // Days from the civil date (Howard Hinnant's algorithm).
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y.rem_euclid(400);
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    let ms = ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000 + millis).max(0);
-    Some(ms as u128)
 }
 
 /// An OS lock of a directory, which this host's processes take to break a stale lock or
@@ -194,7 +173,7 @@ fn dir_of(path: &Path) -> &Path {
 /// Creates the lock file exclusively, with its owner record already in it; `None` when
 /// it exists.
 fn create(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
-    let tmp = super::store::temporary_name(path);
+    let tmp = super::files::temporary_name(path);
     let written = (|| {
         let mut file = OpenOptions::new().read(true).write(true).create_new(true).open(&tmp)?;
         file.write_all(record)?;
@@ -253,7 +232,7 @@ fn owner_record(kind: Kind) -> Vec<u8> {
             record.insert("startedAt".into(), serde_json::Value::from(now_ms() as u64));
         }
         Kind::Transcript => {
-            record.insert("createdAt".into(), super::transcript::iso_time(now_ms() as u64).into());
+            record.insert("createdAt".into(), super::timestamps::iso_time(now_ms() as u64).into());
         }
     }
     if let Some(marker) = pid_namespace() {
@@ -291,8 +270,8 @@ impl FileLock {
         let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
         let name = transcript.file_name().unwrap_or_default();
         let path = lock_path(&dir.join(name));
-        Self::acquire(Kind::Transcript, &path, TRANSCRIPT_TIMEOUT, |attempt| Duration::from_millis((50 * attempt).min(1000)))
-            .map_err(|e| match e {
+        Self::acquire(Kind::Transcript, &path, TRANSCRIPT_TIMEOUT, |attempt| Duration::from_millis((50 * attempt).min(1000))).map_err(|e| {
+            match e {
                 Some(e) => e,
                 None => {
                     let owner = std::fs::read(&path).ok().and_then(|b| Owner::read(&b)).and_then(|o| o.pid());
@@ -302,7 +281,8 @@ impl FileLock {
                         format!("session file locked (timeout {}ms): {owner} {}", TRANSCRIPT_TIMEOUT.as_millis(), path.display()),
                     )
                 }
-            })
+            }
+        })
     }
 
     /// Creates the lock, breaking a stale one; `Err(None)` when the wait ran out.
@@ -362,26 +342,7 @@ impl FileLock {
     /// behind when they died mid-write. Called with the target's lock held, so no live
     /// writer is writing one; only files older than the stale age are removed all the same.
     pub fn sweep_temporaries(&self, target: &Path) {
-        sweep_temporaries(target, STORE_STALE);
-    }
-}
-
-/// Removes `<name>.*.tmp` files beside `target` older than `min_age` (leftovers of writers
-/// that died between writing and renaming).
-pub fn sweep_temporaries(target: &Path, min_age: Duration) {
-    let Some(name) = target.file_name().and_then(|n| n.to_str()) else { return };
-    let prefix = format!("{name}.");
-    let Ok(dir) = std::fs::read_dir(dir_of(target)) else { return };
-    for entry in dir.flatten() {
-        let file_name = entry.file_name();
-        let Some(file_name) = file_name.to_str() else { continue };
-        if !(file_name.starts_with(&prefix) && file_name.ends_with(".tmp")) {
-            continue;
-        }
-        let old = entry.metadata().ok().and_then(|m| m.modified().ok()).and_then(|m| m.elapsed().ok()).is_some_and(|age| age > min_age);
-        if old {
-            let _ = std::fs::remove_file(entry.path());
-        }
+        super::files::sweep_temporaries(target, STORE_STALE);
     }
 }
 
@@ -451,15 +412,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn parses_iso_times() {
-        assert_eq!(parse_iso_ms("1970-01-01T00:00:00.000Z"), Some(0));
-        assert_eq!(parse_iso_ms("2026-01-26T09:00:01.120Z"), Some(1_769_418_001_120));
-        assert_eq!(parse_iso_ms(&super::super::transcript::iso_time(951_782_400_123)), Some(951_782_400_123));
-        assert_eq!(parse_iso_ms("yesterday"), None);
-        assert_eq!(parse_iso_ms("2026-13-01T00:00:00Z"), None);
-    }
-
-    #[test]
     fn a_lock_is_written_whole_and_removed_only_by_its_owner() {
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("sessions.json");
@@ -482,12 +434,12 @@ mod tests {
         let transcript = dir.path().join("s.jsonl");
         let path = lock_path(&transcript);
         // A fresh lock of a process this namespace cannot see (another namespace's gateway).
-        let record = serde_json::json!({"pid": 4_000_000, "createdAt": super::super::transcript::iso_time(now_ms() as u64)});
+        let record = serde_json::json!({"pid": 4_000_000, "createdAt": super::super::timestamps::iso_time(now_ms() as u64)});
         std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
         assert!(!break_if_stale(Kind::Transcript, &path));
         // The same pid written by a process of this namespace is known dead.
         if let Some(marker) = pid_namespace() {
-            let record = serde_json::json!({"pid": 4_000_000, "createdAt": super::super::transcript::iso_time(now_ms() as u64), "pidNamespace": marker});
+            let record = serde_json::json!({"pid": 4_000_000, "createdAt": super::super::timestamps::iso_time(now_ms() as u64), "pidNamespace": marker});
             std::fs::write(&path, serde_json::to_vec_pretty(&record).unwrap()).unwrap();
             assert!(break_if_stale(Kind::Transcript, &path));
         }
@@ -531,6 +483,7 @@ mod tests {
 
     #[test]
     fn dead_writers_temporaries_are_swept() {
+        use super::super::files::sweep_temporaries;
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("sessions.json");
         let old = dir.path().join("sessions.json.123.abc.tmp");

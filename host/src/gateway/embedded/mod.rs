@@ -21,6 +21,7 @@ pub mod agent_runs;
 pub mod canon;
 pub mod delivery;
 pub mod entries;
+pub mod files;
 pub mod listing;
 pub mod lock;
 pub mod outbox;
@@ -31,14 +32,15 @@ pub mod rows;
 pub mod runs;
 pub mod runtime;
 pub mod store;
+pub mod timestamps;
 pub mod transcript;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use session_tools_guest::ports::*;
-
 use crate::config::DeploymentConfig;
+use crate::error::{Error, Result};
+use crate::gateway::*;
 use canon::KeyRules;
 use runs::Runs;
 use runtime::AgentRuntime;
@@ -79,13 +81,94 @@ fn gw(message: impl Into<String>) -> GatewayError {
 /// Channels the gateway knows (built-in chat channels and `webchat`).
 pub fn known_channel(channel: &str) -> bool {
     let lower = channel.trim().to_lowercase();
-    lower == "webchat" || session_tools_guest::announce::normalize_channel_id(&lower).is_some()
+    lower == "webchat" || session_tools_guest::channels::normalize_channel_id(&lower).is_some()
+}
+
+/// How to open an [`EmbeddedGateway`]. Defaults: the config found in the state directory
+/// (`openclaw.json`, `moltbot.json` or `clawdbot.json`, else the empty config), the
+/// [`runtime::EchoRuntime`] for runs, the system clock, and a state directory that must
+/// exist.
+pub struct EmbeddedBuilder {
+    state_dir: PathBuf,
+    config: Option<DeploymentConfig>,
+    config_path: Option<PathBuf>,
+    runtime: Arc<dyn AgentRuntime>,
+    clock: Clock,
+    create: bool,
+}
+
+impl EmbeddedBuilder {
+    /// The deployment config (instead of the one in the state directory).
+    pub fn with_config(mut self, config: DeploymentConfig) -> Self {
+        self.config = Some(config);
+        self
+    }
+
+    /// The config file to read (instead of the one in the state directory).
+    pub fn with_config_path(mut self, path: impl Into<PathBuf>) -> Self {
+        self.config_path = Some(path.into());
+        self
+    }
+
+    /// What runs the agent runs `agent` starts.
+    pub fn with_runtime(mut self, runtime: Arc<dyn AgentRuntime>) -> Self {
+        self.runtime = runtime;
+        self
+    }
+
+    /// The clock entries and transcripts are stamped with.
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Create the state directory when it does not exist (by default that is an error:
+    /// a mistyped directory must not be created by a read).
+    pub fn create_state_dir(mut self, create: bool) -> Self {
+        self.create = create;
+        self
+    }
+
+    /// Opens the gateway. Reads the config; writes nothing but the state directory when it
+    /// is created.
+    pub fn open(self) -> Result<Arc<EmbeddedGateway>> {
+        let dir = &self.state_dir;
+        if !dir.is_dir() {
+            if !self.create {
+                return Err(Error::StateDir { path: dir.clone(), message: "does not exist".into() });
+            }
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
+        }
+        let config = match self.config {
+            Some(config) => config,
+            None => DeploymentConfig::load(dir, self.config_path.as_deref())?,
+        };
+        EmbeddedGateway::open(dir, config, self.runtime, self.clock)
+            .map_err(|e| Error::io(format!("opening the state directory {}", dir.display()), e))
+    }
 }
 
 impl EmbeddedGateway {
-    /// Opens the gateway over a state directory. Nothing is written until a method writes:
-    /// the directory need not exist for reads.
-    pub fn open(state_dir: &Path, config: DeploymentConfig, runtime: Arc<dyn AgentRuntime>, clock: Clock) -> std::io::Result<Arc<EmbeddedGateway>> {
+    /// How to open the gateway over a state directory.
+    pub fn builder(state_dir: impl Into<PathBuf>) -> EmbeddedBuilder {
+        EmbeddedBuilder {
+            state_dir: state_dir.into(),
+            config: None,
+            config_path: None,
+            runtime: Arc::new(runtime::EchoRuntime),
+            clock: system_clock(),
+            create: false,
+        }
+    }
+
+    /// Opens the gateway over a state directory with this config. Nothing is written until
+    /// a method writes: the directory need not exist for reads.
+    pub fn open(
+        state_dir: &Path,
+        config: DeploymentConfig,
+        runtime: Arc<dyn AgentRuntime>,
+        clock: Clock,
+    ) -> std::io::Result<Arc<EmbeddedGateway>> {
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
         let registry = registry::Registry::new(&config);
@@ -120,6 +203,11 @@ impl EmbeddedGateway {
 
     pub fn now(&self) -> u64 {
         (self.clock)()
+    }
+
+    /// The clock entries and transcripts are stamped with.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     pub fn outbox(&self) -> &outbox::Outbox {

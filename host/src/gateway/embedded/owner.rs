@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use crate::gateway::*;
 use serde_json::{Map, Value};
 use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
-use session_tools_guest::ports::*;
 
 use super::{gw, EmbeddedGateway, Patch};
 

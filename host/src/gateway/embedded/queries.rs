@@ -5,12 +5,11 @@ use std::borrow::Cow;
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use crate::gateway::*;
 use session_tools_guest::keys::normalize_agent_id;
-use session_tools_guest::ports::*;
 
 use super::listing::{deduplicated, IndexedRow, StoreRows};
 use super::{gw, transcript, EmbeddedGateway, LABEL_MAX};
-use crate::gateway::SessionTree;
 
 impl EmbeddedGateway {
     /// The rows of `sessions.list`.
@@ -148,7 +147,8 @@ impl EmbeddedGateway {
         let Some(path) = self.transcript_candidates(&found)?.into_iter().find(|p| p.exists()) else {
             return Ok(History { session_id, messages: Vec::new() });
         };
-        let messages = transcript::read_messages(&path, limit).map_err(|e| gw(format!("cannot read the transcript {}: {e}", path.display())))?;
+        let messages =
+            transcript::read_messages(&path, limit).map_err(|e| gw(format!("cannot read the transcript {}: {e}", path.display())))?;
         Ok(History { session_id, messages })
     }
 }
@@ -179,5 +179,9 @@ impl SessionTree for EmbeddedGateway {
 
     fn run_session(&self, run_id: &str) -> Option<String> {
         self.runs().session_of(run_id)
+    }
+
+    fn runs_elsewhere(&self, run_id: &str) -> bool {
+        self.runs().runs_elsewhere(run_id)
     }
 }

@@ -173,7 +173,11 @@ impl EmbeddedGateway {
 
     /// [`Self::find`], reading each store at most once for all the lookups that share
     /// `snapshots`.
-    pub(super) fn find_in_snapshot(&self, key: &str, snapshots: &mut std::collections::HashMap<String, Arc<super::store::Loaded>>) -> GatewayResult<Option<Found>> {
+    pub(super) fn find_in_snapshot(
+        &self,
+        key: &str,
+        snapshots: &mut std::collections::HashMap<String, Arc<super::store::Loaded>>,
+    ) -> GatewayResult<Option<Found>> {
         let canonical = self.rules().canonical(key);
         if canonical.is_empty() {
             return Ok(None);
@@ -182,7 +186,13 @@ impl EmbeddedGateway {
         let store = self.store_for(&agent);
         let loaded = snapshots.entry(agent.clone()).or_insert_with(|| store.read()).clone();
         let entries = loaded.check().map_err(gw)?;
-        Ok(lookup(entries, &canonical, &store.agent_id).map(|(stored_keys, entry)| Found { key: canonical, agent_id: agent, stored_keys, entry, store }))
+        Ok(lookup(entries, &canonical, &store.agent_id).map(|(stored_keys, entry)| Found {
+            key: canonical,
+            agent_id: agent,
+            stored_keys,
+            entry,
+            store,
+        }))
     }
 
     /// The path `sessions.list` reports.

@@ -16,9 +16,9 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use session_tools_guest::ports::{Usage, WaitResult};
 
+use super::files::{write_atomically, Durability};
 use super::lock::OsLock;
 use super::runtime::{AgentRuntime, RunRequest, RunResult};
-use super::store::{write_atomically, Durability};
 use super::Clock;
 
 /// Finished runs are kept this long for `agent.wait`.
@@ -215,7 +215,8 @@ impl Runs {
         let started_at = (self.clock)() as i64;
         {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            let record = Record { session_key: request.session_key.clone(), started_at, owner: Some(self.liveness.claim()), finished: None };
+            let record =
+                Record { session_key: request.session_key.clone(), started_at, owner: Some(self.liveness.claim()), finished: None };
             runs.insert(request.run_id.clone(), record);
         }
         self.persist_or_warn();
@@ -348,7 +349,11 @@ fn read_registry(path: &std::path::Path) -> std::io::Result<HashMap<String, Reco
             let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
             let mut aside = path.as_os_str().to_owned();
             aside.push(format!(".unreadable-{stamp}"));
-            eprintln!("[warn] the runs registry {} is unreadable ({e}); it is kept as {}", path.display(), std::path::Path::new(&aside).display());
+            eprintln!(
+                "[warn] the runs registry {} is unreadable ({e}); it is kept as {}",
+                path.display(),
+                std::path::Path::new(&aside).display()
+            );
             let _ = std::fs::rename(path, &aside);
             Ok(HashMap::new())
         }
@@ -408,10 +413,7 @@ mod tests {
         let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(other.liveness.claim()), finished: None };
         let gone = Record { owner: Some("0f0e0d0c-dead-4000-8000-000000000000".into()), ..theirs.clone() };
         let old = Record { owner: None, ..theirs.clone() };
-        let file = Persisted {
-            version: 1,
-            runs: HashMap::from([("theirs".into(), theirs), ("gone".into(), gone), ("old".into(), old)]),
-        };
+        let file = Persisted { version: 1, runs: HashMap::from([("theirs".into(), theirs), ("gone".into(), gone), ("old".into(), old)]) };
         std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
         let runs = open(&path);
         assert!(runs.runs_elsewhere("theirs"));
@@ -433,7 +435,8 @@ mod tests {
         std::fs::write(&path, "{\"version\": 1, \"runs\": [tru").unwrap();
         let runs = open(&path);
         run(&runs, "after");
-        let aside: Vec<_> = std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains("unreadable")).collect();
+        let aside: Vec<_> =
+            std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains("unreadable")).collect();
         assert_eq!(aside.len(), 1);
         assert_eq!(std::fs::read_to_string(aside[0].path()).unwrap(), "{\"version\": 1, \"runs\": [tru");
         assert!(on_file(&path).contains_key("after"));

@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde_json::Value;
 use session_tools_guest::ports::Usage;
 
-use crate::conformance::pattern::is_match;
+use crate::gateway::pattern::is_match;
 
 /// What a run is asked to do.
 #[derive(Debug, Clone)]

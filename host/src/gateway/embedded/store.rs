@@ -10,7 +10,6 @@
 //! temporary file renamed over the store (never half-written), mode 0600. Entry fields
 //! this project does not know are kept as they are, in their order.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -19,6 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::delivery::normalize_entry;
+use super::files::{write_atomically, Durability};
 use super::lock::FileLock;
 
 /// What identifies a version of the file on disk.
@@ -254,10 +254,16 @@ impl SessionStore {
         match std::fs::read(&self.path) {
             Ok(bytes) => match parse(&bytes) {
                 Ok(entries) => Loaded { stamp: before, entries, problem: None },
-                Err(why) => Loaded { stamp: before, entries: Entries::default(), problem: Some(format!("the session store {name} is damaged: {why}")) },
+                Err(why) => Loaded {
+                    stamp: before,
+                    entries: Entries::default(),
+                    problem: Some(format!("the session store {name} is damaged: {why}")),
+                },
             },
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Loaded::default(),
-            Err(e) => Loaded { stamp: before, entries: Entries::default(), problem: Some(format!("cannot read the session store {name}: {e}")) },
+            Err(e) => {
+                Loaded { stamp: before, entries: Entries::default(), problem: Some(format!("cannot read the session store {name}: {e}")) }
+            }
         }
     }
 
@@ -305,46 +311,6 @@ impl SessionStore {
     }
 }
 
-/// Whether a write waits for the disk.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Durability {
-    /// The data reaches the disk before the rename (stores, job files).
-    Synced,
-    /// The rename alone: the host's own caches, rebuilt if lost.
-    Cache,
-}
-
-/// The name of a temporary file written beside `target`: OpenClaw's
-/// `<name>.<pid>.<uuid>.tmp`, so leftovers of either program are found by one rule.
-pub fn temporary_name(target: &Path) -> PathBuf {
-    let dir = target.parent().unwrap_or_else(|| Path::new("."));
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    dir.join(format!("{name}.{}.{}.tmp", std::process::id(), uuid::Uuid::new_v4()))
-}
-
-/// Writes a file by writing a temporary file beside it and renaming it over the target,
-/// so a reader (or a crash) never sees half a file; the result is mode 0600.
-pub fn write_atomically(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
-    let tmp = temporary_name(path);
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        }
-        file.write_all(bytes)?;
-        if durability == Durability::Synced {
-            file.sync_data()?;
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -373,7 +339,12 @@ mod tests {
             let store = SessionStore::new("main", path.clone());
             let problem = store.read().problem.clone().unwrap_or_else(|| panic!("{damaged:?} read as a store"));
             assert!(problem.contains(&path.display().to_string()) && problem.contains("damaged"), "{problem}");
-            let err = store.update(|m| Ok(m.insert("k".into(), &Map::new()))).unwrap_err();
+            let err = store
+                .update(|m| {
+                    m.insert("k".into(), &Map::new());
+                    Ok(())
+                })
+                .unwrap_err();
             assert!(err.to_string().contains("refusing"), "{err}");
             assert_eq!(std::fs::read_to_string(&path).unwrap(), damaged);
         }

@@ -11,29 +11,13 @@ use serde_json::{json, Value};
 use session_tools_guest::ports::TranscriptMessage;
 
 use super::lock::FileLock;
+pub use super::timestamps::iso_time;
 
 /// `chat.history` defaults and bounds.
 pub const DEFAULT_LIMIT: usize = 200;
 pub const MAX_LIMIT: usize = 1000;
 /// Older messages are dropped until the answer is at most this large.
 pub const MAX_HISTORY_BYTES: usize = 6 << 20;
-
-/// Milliseconds since the epoch as ISO-8601 with milliseconds and `Z`.
-pub fn iso_time(ms: u64) -> String {
-    let secs = ms / 1000;
-    let (days, rem) = ((secs / 86_400) as i64, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3600, rem % 3600 / 60, rem % 60, ms % 1000)
-}
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -422,13 +406,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn formats_times() {
-        assert_eq!(iso_time(0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(iso_time(1_769_418_001_120), "2026-01-26T09:00:01.120Z");
-        assert_eq!(iso_time(951_782_400_000), "2000-02-29T00:00:00.000Z");
-    }
-
-    #[test]
     fn strips_envelopes() {
         assert_eq!(strip_envelope("[Discord Acme HQ #general channel id:1 +10m 2026-01-26T10:00Z] alice: hi"), "alice: hi");
         assert_eq!(strip_envelope("[not an envelope] hi"), "[not an envelope] hi");
@@ -439,7 +416,10 @@ mod tests {
         assert_eq!(strip_message_id_hints("100% done — thanks!\n[message_id: 1]"), "100% done — thanks!");
         assert_eq!(strip_message_id_hints("[message_id: 1]\n谢谢你的帮助，朋友们\n[MESSAGE_ID: é]"), "谢谢你的帮助，朋友们");
         // `/^\s*\[message_id:\s*[^\]]+\]\s*$/i`: something inside, no `]` in it.
-        assert_eq!(strip_message_id_hints("[message_id:]\n[message_id:\n[message_id: a]b]"), "[message_id:]\n[message_id:\n[message_id: a]b]");
+        assert_eq!(
+            strip_message_id_hints("[message_id:]\n[message_id:\n[message_id: a]b]"),
+            "[message_id:]\n[message_id:\n[message_id: a]b]"
+        );
         assert_eq!(strip_message_id_hints("a\r\n [message_id: 7] \r\nb\n[MESSAGE_ID: 8]"), "a\nb");
         assert_eq!(strip_message_id_hints("only [MESSAGE_ID: 1]"), "only [MESSAGE_ID: 1]");
     }

@@ -8,18 +8,16 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
-use session_tools_guest::policy::Decision;
-use session_tools_guest::ports::{Gateway, HistoryParams, ListParams};
-use session_tools_guest::tools::Caller;
+use session_tools_host::config::default_state_dir;
+use session_tools_host::conformance;
+use session_tools_host::gateway::embedded::transcript::iso_time;
+use session_tools_host::gateway::embedded::Patch;
+use session_tools_host::gateway::scripted::ScriptedGateway;
+use session_tools_host::gateway::{Gateway, HistoryParams, ListParams, WaitParams};
+use session_tools_host::{stderr_log, CallError, Caller, Decision, Limits, Runtime, Service};
 
-use crate::config::default_state_dir;
-use crate::conformance;
-use crate::engine::EngineOptions;
-use crate::gateway::embedded::runtime::{AgentRuntime, EchoRuntime, ScriptedRuntime};
-use crate::gateway::embedded::Patch;
-use crate::limits::Limits;
-use crate::sandbox::{CallError, Runtime};
-use crate::service::{stderr_log, ServiceOptions, ToolService};
+use crate::options::{component, engine_options, open, Global, StateDir};
+use crate::show::{pretty, print_history, print_json, print_sessions};
 
 /// The agent session tools (sessions_list, sessions_history, sessions_send,
 /// sessions_spawn, agents_list) as a sandboxed WebAssembly component, over an OpenClaw
@@ -31,30 +29,6 @@ pub struct Cli {
     pub global: Global,
     #[command(subcommand)]
     pub command: Command,
-}
-
-#[derive(Args, Debug, Clone)]
-pub struct Global {
-    /// The OpenClaw state directory (default: $OPENCLAW_STATE_DIR, ..., else ~/.openclaw).
-    #[arg(long, global = true, value_name = "DIR")]
-    pub state: Option<PathBuf>,
-    /// The config file (default: openclaw.json, moltbot.json or clawdbot.json in the state
-    /// directory).
-    #[arg(long, global = true, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// The agent runtime for runs: `echo` (default), or `scripted:FILE` (rules like the
-    /// conformance `runs`).
-    #[arg(long, global = true, value_name = "RUNTIME", default_value = "echo")]
-    pub runtime: String,
-    /// Load this component instead of the one built in.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub component: Option<PathBuf>,
-    /// Do not use the compiled-component cache.
-    #[arg(long, global = true)]
-    pub no_cache: bool,
-    /// Log informational lines too.
-    #[arg(long, short, global = true)]
-    pub verbose: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -150,59 +124,6 @@ pub struct CallArgs {
     pub arguments: String,
 }
 
-fn runtime_of(spec: &str) -> Result<Arc<dyn AgentRuntime>> {
-    match spec.split_once(':') {
-        None if spec == "echo" => Ok(Arc::new(EchoRuntime)),
-        Some(("scripted", file)) => Ok(Arc::new(ScriptedRuntime::from_file(std::path::Path::new(file)).map_err(anyhow::Error::msg)?)),
-        _ => bail!("unknown --runtime {spec:?}: use echo or scripted:FILE"),
-    }
-}
-
-fn engine_options(global: &Global) -> EngineOptions {
-    let mut options = EngineOptions::default();
-    if global.no_cache {
-        options.cache_dir = None;
-    }
-    options
-}
-
-fn component(global: &Global) -> Result<Option<Arc<[u8]>>> {
-    match &global.component {
-        Some(path) => Ok(Some(std::fs::read(path).with_context(|| format!("reading the component {}", path.display()))?.into())),
-        None => Ok(None),
-    }
-}
-
-/// Whether a command may create the state directory: only the ones that write on
-/// purpose; a read of a directory that does not exist says so.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum StateDir {
-    MustExist,
-    MayCreate,
-}
-
-pub fn open_service(global: &Global, state: PathBuf, state_dir: StateDir) -> Result<ToolService> {
-    let mut options = ServiceOptions::new(state);
-    options.create_state_dir = state_dir == StateDir::MayCreate;
-    options.config_path = global.config.clone();
-    options.runtime = runtime_of(&global.runtime)?;
-    options.engine = engine_options(global);
-    options.log = stderr_log(global.verbose);
-    options.component = component(global)?;
-    ToolService::open(options)
-}
-
-fn print_json(value: &Value) -> Result<()> {
-    let mut out = crate::out::Out;
-    serde_json::to_writer_pretty(&mut out, value)?;
-    writeln!(out)?;
-    Ok(())
-}
-
-fn pretty(json: &str) -> String {
-    serde_json::from_str::<Value>(json).and_then(|v| serde_json::to_string_pretty(&v)).unwrap_or_else(|_| json.to_string())
-}
-
 /// Runs the CLI; answers the exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     let state = || cli.global.state.clone().unwrap_or_else(default_state_dir);
@@ -221,24 +142,20 @@ pub fn run(cli: Cli) -> Result<i32> {
                 files.extend(conformance::load_dir(dir).with_context(|| format!("reading cases from {}", dir.display()))?);
             }
             let bytes = component(&cli.global)?;
-            let runtime = Runtime::new(bytes.as_deref().unwrap_or(crate::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
+            let runtime =
+                Runtime::new(bytes.as_deref().unwrap_or(session_tools_host::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
             let reports = conformance::run_all(&runtime, &files);
             let passed = conformance::print_reports(&reports, &mut crate::out::Out)?;
             Ok(if passed { 0 } else { 1 })
         }
         Command::Describe => {
-            // Describing needs no state: an instance with an inert gateway.
-            let bytes = component(&cli.global)?;
-            let runtime = Runtime::new(bytes.as_deref().unwrap_or(crate::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
-            let setup = crate::sandbox::AgentSetup {
-                name: "describe".into(),
-                gateway: Arc::new(crate::gateway::scripted::ScriptedGateway::from_json(None, 0).map_err(anyhow::Error::msg)?),
-                services: Arc::new(crate::service::SystemServices::new(stderr_log(cli.global.verbose))),
-                config_json: "{}".into(),
-                state_dir: String::new(),
-                limits: Limits::default(),
-            };
-            let tools = runtime.instantiate(&setup).and_then(|mut s| s.describe()).map_err(|e| anyhow::anyhow!("{e}"))?;
+            // Describing needs no state: a service over an inert gateway.
+            let inert = Arc::new(ScriptedGateway::from_json(None, 0).map_err(anyhow::Error::msg)?);
+            let mut builder = Service::builder(inert).with_engine(engine_options(&cli.global)).with_log(stderr_log(cli.global.verbose));
+            if let Some(bytes) = component(&cli.global)? {
+                builder = builder.with_component(bytes);
+            }
+            let tools = builder.build()?.describe().map_err(|e| anyhow::anyhow!("{e}"))?;
             let value: Vec<Value> = tools
                 .into_iter()
                 .map(|t| json!({"name": t.name, "label": t.label, "description": t.description, "parameters": serde_json::from_str::<Value>(&t.parameters).unwrap_or(Value::Null)}))
@@ -247,7 +164,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Call(args) => {
-            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
+            let opened = open(&cli.global, state(), StateDir::MustExist)?;
+            let service = &opened.service;
             let caller = Caller {
                 agent_session_key: Some(args.as_key.clone()),
                 agent_channel: args.channel.clone(),
@@ -263,7 +181,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                     crate::outln!("{}", pretty(&result));
                     crate::out::Out.flush()?;
                     service.run_jobs(Duration::from_secs(args.wait));
-                    if !service.wait_for_runs(Duration::from_secs(args.wait.max(10))) {
+                    if !opened.gateway.runs().wait_idle(Duration::from_secs(args.wait.max(10))) {
                         eprintln!("warning: runs still going on are cut short as the process exits");
                     }
                     Ok(0)
@@ -279,13 +197,19 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Sessions { agent, limit, json } => {
-            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
-            let rows = service
-                .gateway()
-                .list_rows(&ListParams { agent_id: agent, limit, include_global: Some(true), include_unknown: Some(true), ..Default::default() })
+            let opened = open(&cli.global, state(), StateDir::MustExist)?;
+            let rows = opened
+                .gateway
+                .list_rows(&ListParams {
+                    agent_id: agent,
+                    limit,
+                    include_global: Some(true),
+                    include_unknown: Some(true),
+                    ..Default::default()
+                })
                 .map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
-                let value: Vec<Value> = rows.iter().map(row_json).collect();
+                let value: Vec<Value> = rows.iter().map(session_tools_host::gateway::wire::session_row_json).collect();
                 print_json(&Value::Array(value))?;
             } else {
                 print_sessions(&rows);
@@ -293,12 +217,12 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::History { key, limit, json } => {
-            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
-            if service.gateway().find(&key).map_err(|e| anyhow::anyhow!("{e}"))?.is_none() {
-                bail!("no session {key} in {}", service.state_dir().display());
+            let opened = open(&cli.global, state(), StateDir::MustExist)?;
+            if opened.gateway.find(&key).map_err(|e| anyhow::anyhow!("{e}"))?.is_none() {
+                bail!("no session {key} in {}", opened.gateway.state_dir().display());
             }
             let history =
-                service.gateway().chat_history(&HistoryParams { session_key: key.clone(), limit }).map_err(|e| anyhow::anyhow!("{e}"))?;
+                opened.gateway.chat_history(&HistoryParams { session_key: key.clone(), limit }).map_err(|e| anyhow::anyhow!("{e}"))?;
             if json {
                 let messages: Vec<Value> = history.messages.iter().filter_map(|m| serde_json::from_str(&m.json).ok()).collect();
                 print_json(&json!({"sessionKey": key, "sessionId": history.session_id, "messages": messages}))?;
@@ -308,8 +232,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Outbox { json } => {
-            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
-            let deliveries = service.gateway().outbox().read_all()?;
+            let opened = open(&cli.global, state(), StateDir::MustExist)?;
+            let deliveries = opened.gateway.outbox().read_all()?;
             if json {
                 print_json(&Value::Array(deliveries))?;
             } else if deliveries.is_empty() {
@@ -317,7 +241,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             } else {
                 for d in deliveries {
                     let field = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                    let ts = d.get("ts").and_then(Value::as_u64).map(crate::gateway::embedded::transcript::iso_time).unwrap_or_default();
+                    let ts = d.get("ts").and_then(Value::as_u64).map(iso_time).unwrap_or_default();
                     crate::outln!(
                         "{ts}  {}:{}{}",
                         field("channel"),
@@ -332,22 +256,20 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
         Command::Policy { key } => {
-            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
-            let canonical = service.gateway().rules().canonical(&key);
-            let (decision, why) = service.policy(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let opened = open(&cli.global, state(), StateDir::MustExist)?;
+            let canonical = opened.gateway.rules().canonical(&key);
+            let (decision, why) = opened.gateway.session_policy(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
             let word = if decision == Decision::Allow { "allow" } else { "deny" };
             crate::outln!("{canonical}: {word} ({why})");
             Ok(0)
         }
         Command::Chat { key, message } => {
-            let service = open_service(&cli.global, state(), StateDir::MayCreate)?;
-            match service.gateway().chat_send(&key, &message) {
+            let opened = open(&cli.global, state(), StateDir::MayCreate)?;
+            match opened.gateway.chat_send(&key, &message) {
                 Ok((reply, run)) => {
                     match run {
                         Some(run_id) => {
-                            let wait = service
-                                .gateway()
-                                .agent_wait(&session_tools_guest::ports::WaitParams { run_id: run_id.clone(), timeout_ms: 120_000 });
+                            let wait = opened.gateway.agent_wait(&WaitParams { run_id: run_id.clone(), timeout_ms: 120_000 });
                             crate::outln!("run {run_id}: {}", wait.ok().and_then(|w| w.status).unwrap_or_default());
                         }
                         None => crate::outln!("{reply}"),
@@ -361,14 +283,14 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Patch { key, label, model, send_policy } => {
-            let service = open_service(&cli.global, state(), StateDir::MayCreate)?;
+            let opened = open(&cli.global, state(), StateDir::MayCreate)?;
             let patch = Patch {
                 label: label.map(|l| (!l.is_empty()).then_some(l)),
                 model: model.map(|m| (!m.is_empty()).then_some(m)),
                 send_policy: send_policy.map(|p| (p != "inherit").then_some(p)),
                 spawned_by: None,
             };
-            match service.gateway().patch(&key, &patch) {
+            match opened.gateway.patch(&key, &patch) {
                 Ok(found) => {
                     print_json(&json!({"key": found.key, "entry": Value::Object(found.entry)}))?;
                     Ok(0)
@@ -380,86 +302,17 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
         }
         Command::Jobs { wait } => {
-            let service = open_service(&cli.global, state(), StateDir::MustExist)?;
+            let service = open(&cli.global, state(), StateDir::MustExist)?.service;
             let before = service.pending_jobs().len();
             let steps = service.run_jobs(Duration::from_secs(wait));
             let after = service.pending_jobs();
             crate::outln!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
             for job in after {
-                crate::outln!("  {} {} for {} ({:?})", job.kind, job.id, job.session_key, job.wake);
+                crate::outln!("  {} {} for {} (waits for {})", job.kind, job.id, job.session_key, job.waits_for);
             }
             Ok(0)
         }
         Command::Demo => crate::demo::run(&cli.global),
         Command::Bench(args) => crate::bench::run(&args),
-    }
-}
-
-/// A row as JSON (the gateway's wire shape, for `sessions --json`).
-pub fn row_json(row: &session_tools_guest::ports::SessionRow) -> Value {
-    let mut value = json!({
-        "key": row.key, "kind": row.kind, "channel": row.channel, "label": row.label, "displayName": row.display_name,
-        "updatedAt": row.updated_at, "sessionId": row.session_id, "model": row.model, "totalTokens": row.total_tokens,
-        "sendPolicy": row.send_policy, "lastChannel": row.last_channel, "lastTo": row.last_to, "spawnedBy": row.spawned_by,
-    });
-    if let Value::Object(map) = &mut value {
-        map.retain(|_, v| !v.is_null());
-    }
-    value
-}
-
-fn print_sessions(rows: &[session_tools_guest::ports::SessionRow]) {
-    if rows.is_empty() {
-        crate::outln!("(no sessions)");
-        return;
-    }
-    crate::outln!("{:<58} {:<7} {:<9} {:<24} {:<6} LABEL / NAME", "KEY", "KIND", "CHANNEL", "UPDATED", "POLICY");
-    for r in rows {
-        let updated = r.updated_at.map(|t| crate::gateway::embedded::transcript::iso_time(t.max(0) as u64)).unwrap_or_default();
-        let name = r.label.clone().or_else(|| r.display_name.clone()).unwrap_or_default();
-        crate::outln!(
-            "{:<58} {:<7} {:<9} {:<24} {:<6} {}",
-            r.key,
-            r.kind.as_deref().unwrap_or(""),
-            r.channel.as_deref().or(r.last_channel.as_deref()).unwrap_or("-"),
-            updated,
-            r.send_policy.as_deref().unwrap_or("-"),
-            name
-        );
-    }
-}
-
-/// The text of a message's content, for display.
-pub fn message_text(message: &Value) -> String {
-    match message.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .map(|b| match b.get("type").and_then(Value::as_str) {
-                Some("text") => b.get("text").and_then(Value::as_str).unwrap_or("").to_string(),
-                Some("toolCall") => format!("[tool call {}]", b.get("name").and_then(Value::as_str).unwrap_or("?")),
-                Some("thinking") => "[thinking]".to_string(),
-                Some(other) => format!("[{other}]"),
-                None => String::new(),
-            })
-            .collect::<Vec<_>>()
-            .join(" "),
-        _ => String::new(),
-    }
-}
-
-fn print_history(messages: &[session_tools_guest::ports::TranscriptMessage]) {
-    if messages.is_empty() {
-        crate::outln!("(no messages)");
-    }
-    for m in messages {
-        let value: Value = serde_json::from_str(&m.json).unwrap_or(Value::Null);
-        let role = m.role.as_deref().unwrap_or("?");
-        let text = message_text(&value);
-        let mut lines = text.lines();
-        crate::outln!("{role:>10}: {}", lines.next().unwrap_or(""));
-        for line in lines {
-            crate::outln!("{:>10}  {line}", "");
-        }
     }
 }

@@ -16,10 +16,10 @@ use super::stats::{ns_since, Stats};
 use super::sysinfo::{pss, Rss};
 use super::tools::{main_caller, open};
 use super::{BenchArgs, Ctx};
-use crate::demo::copy_dir;
-use crate::engine::EngineOptions;
-use crate::limits::Limits;
-use crate::sandbox::Runtime;
+use crate::sample::copy_dir;
+use session_tools_host::EngineOptions;
+use session_tools_host::Limits;
+use session_tools_host::Runtime;
 
 fn cwasm_in(dir: &Path) -> Option<(PathBuf, u64)> {
     std::fs::read_dir(dir)
@@ -31,7 +31,12 @@ fn cwasm_in(dir: &Path) -> Option<(PathBuf, u64)> {
 }
 
 pub fn sizes(ctx: &mut Ctx) -> Result<()> {
-    ctx.report.add(Figure::value("sizes", "component (.wasm, embedded in the host)", crate::COMPONENT.len() as f64, Unit::Bytes));
+    ctx.report.add(Figure::value(
+        "sizes",
+        "component (.wasm, embedded in the host)",
+        session_tools_host::COMPONENT.len() as f64,
+        Unit::Bytes,
+    ));
     match cwasm_in(&ctx.cache) {
         Some((_, len)) => ctx.report.add(Figure::value("sizes", "compiled component (.cwasm in the cache)", len as f64, Unit::Bytes)),
         None => eprintln!("  no .cwasm in {}", ctx.cache.display()),
@@ -129,7 +134,7 @@ pub fn memory_child(args: &BenchArgs, n: usize) -> Result<i32> {
     let state = args.child_state.clone().ok_or_else(|| anyhow!("--child-state is required"))?;
     let options = EngineOptions { pooling: true, pool_instances: n as u32 + 16, cache_dir: args.child_cache.clone() };
     let t = Instant::now();
-    let runtime = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+    let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     let pool_ns = ns_since(t);
     let o = open(&state)?;
     let caller = main_caller();

@@ -7,29 +7,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use serde_json::{json, Value};
-use session_tools_guest::ports::Gateway as _;
-use session_tools_guest::tools::Caller;
+use session_tools_host::gateway::Gateway as _;
+use session_tools_host::{Caller, Service};
 
-use crate::cli::{open_service, Global};
-use crate::service::ToolService;
-
-/// The sample state shipped with the project.
-pub const SAMPLE_STATE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/openclaw-state");
-
-/// Copies a directory tree (the demo and the benchmark start from copies of states).
-pub(crate) fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to)?;
-    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
-        let entry = entry?;
-        let target = to.join(entry.file_name());
-        if entry.file_type()?.is_dir() {
-            copy_dir(&entry.path(), &target)?;
-        } else {
-            std::fs::copy(entry.path(), &target)?;
-        }
-    }
-    Ok(())
-}
+use crate::options::{open, Global, StateDir};
+use crate::sample::{copy_dir, SAMPLE_STATE};
+use crate::show::message_text;
 
 /// The demo's config: the sample's, with agent-to-agent messaging on and `main` allowed to
 /// spawn sub-agents for `ops`.
@@ -52,7 +35,7 @@ fn heading(text: &str) {
     crate::outln!("\n== {text}");
 }
 
-fn call(service: &ToolService, caller: &Caller, tool: &str, args: Value) -> Result<Value> {
+fn call(service: &Service, caller: &Caller, tool: &str, args: Value) -> Result<Value> {
     let shown = serde_json::to_string(&args)?;
     crate::outln!(
         "$ session-tools call --as {}{} {tool} '{shown}'",
@@ -95,7 +78,8 @@ pub fn run(global: &Global) -> Result<i32> {
 
     let mut global = global.clone();
     global.state = Some(dir.clone());
-    let service = open_service(&global, dir.clone(), crate::cli::StateDir::MustExist)?;
+    let opened = open(&global, dir.clone(), StateDir::MustExist)?;
+    let (service, gateway) = (&opened.service, &opened.gateway);
     let alice = Caller {
         agent_session_key: Some("agent:main:main".into()),
         agent_channel: Some("discord".into()),
@@ -111,10 +95,10 @@ pub fn run(global: &Global) -> Result<i32> {
     }
 
     heading("sessions_list: every session the main agent may see, with its last message");
-    let listed = call(&service, &alice, "sessions_list", json!({"messageLimit": 1}))?;
+    let listed = call(service, &alice, "sessions_list", json!({"messageLimit": 1}))?;
     crate::outln!("  {} sessions:", listed["count"]);
     for row in listed["sessions"].as_array().into_iter().flatten() {
-        let last = row["messages"].as_array().and_then(|m| m.last()).map(crate::cli::message_text).unwrap_or_default();
+        let last = row["messages"].as_array().and_then(|m| m.last()).map(message_text).unwrap_or_default();
         let last: String = last.split_whitespace().collect::<Vec<_>>().join(" ").chars().take(60).collect();
         crate::outln!(
             "  {:<60} {:<6} {:<9} {last}",
@@ -126,18 +110,18 @@ pub fn run(global: &Global) -> Result<i32> {
 
     heading("sessions_history: the Discord channel, without tool results");
     show(
-        &call(&service, &alice, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938", "limit": 2}))?,
+        &call(service, &alice, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938", "limit": 2}))?,
         24,
     );
 
     heading("agents_list: who main may spawn sub-agents for");
-    show(&call(&service, &alice, "agents_list", json!({}))?, 20);
+    show(&call(service, &alice, "agents_list", json!({}))?, 20);
 
     heading("sessions_send: main asks ops in its Slack channel; they ping-pong, then ops announces");
     let message = format!("Demo run {run}: is the incident channel quiet?");
     show(
         &call(
-            &service,
+            service,
             &alice,
             "sessions_send",
             json!({"sessionKey": "agent:ops:slack:channel:c07abcdef12", "message": message, "timeoutSeconds": 30}),
@@ -147,7 +131,7 @@ pub fn run(global: &Global) -> Result<i32> {
 
     heading("sessions_spawn from a sandboxed session: a sub-agent for ops, announced back to main");
     let spawned = call(
-        &service,
+        service,
         &sandboxed,
         "sessions_spawn",
         json!({"task": format!("Check the deploy log for run {run}"), "label": format!("demo-run-{run}"), "agentId": "ops"}),
@@ -156,23 +140,23 @@ pub fn run(global: &Global) -> Result<i32> {
     let child = spawned["childSessionKey"].as_str().unwrap_or("").to_string();
 
     heading("What the sandboxed session can see: only the sub-agents it spawned");
-    let visible = call(&service, &sandboxed, "sessions_list", json!({}))?;
+    let visible = call(service, &sandboxed, "sessions_list", json!({}))?;
     crate::outln!("  {} visible sessions (of {} in the store):", visible["count"], listed["count"]);
     for row in visible["sessions"].as_array().into_iter().flatten() {
         crate::outln!("  {} ({})", row["key"].as_str().unwrap_or(""), row["label"].as_str().unwrap_or(""));
     }
-    let denied = call(&service, &sandboxed, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938"}))?;
+    let denied = call(service, &sandboxed, "sessions_history", json!({"sessionKey": "agent:main:discord:channel:1187421193829244938"}))?;
     crate::outln!("  history of the Discord channel from the sandbox: {}", denied["error"].as_str().unwrap_or("allowed"));
     if !child.is_empty() {
-        let history = call(&service, &sandboxed, "sessions_history", json!({"sessionKey": child}))?;
+        let history = call(service, &sandboxed, "sessions_history", json!({"sessionKey": child}))?;
         for m in history["messages"].as_array().into_iter().flatten() {
-            let text: String = crate::cli::message_text(m).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(90).collect();
+            let text: String = message_text(m).split_whitespace().collect::<Vec<_>>().join(" ").chars().take(90).collect();
             crate::outln!("  {:>9}: {text}", m["role"].as_str().unwrap_or(""));
         }
     }
 
     heading("The outbox: what was delivered to channels (latest 2)");
-    let deliveries = service.gateway().outbox().read_all()?;
+    let deliveries = gateway.outbox().read_all()?;
     for d in deliveries.iter().rev().take(2).rev() {
         crate::outln!("  -> {}:{}", d["channel"].as_str().unwrap_or(""), d["to"].as_str().unwrap_or(""));
         for line in d["message"].as_str().unwrap_or("").lines() {
@@ -181,11 +165,10 @@ pub fn run(global: &Global) -> Result<i32> {
     }
 
     heading("Persistence");
-    let rows = service.gateway().list_rows(&Default::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rows = gateway.list_rows(&Default::default()).map_err(|e| anyhow::anyhow!("{e}"))?;
     let subagents = rows.iter().filter(|r| r.key.contains(":subagent:")).count();
-    let history = service
-        .gateway()
-        .chat_history(&session_tools_guest::ports::HistoryParams {
+    let history = gateway
+        .chat_history(&session_tools_host::gateway::HistoryParams {
             session_key: "agent:ops:slack:channel:c07abcdef12".into(),
             limit: Some(1000),
         })
@@ -194,7 +177,7 @@ pub fn run(global: &Global) -> Result<i32> {
         .messages
         .iter()
         .filter(|m| m.role.as_deref() == Some("user"))
-        .filter(|m| serde_json::from_str::<Value>(&m.json).is_ok_and(|v| crate::cli::message_text(&v).starts_with("Demo run ")))
+        .filter(|m| serde_json::from_str::<Value>(&m.json).is_ok_and(|v| message_text(&v).starts_with("Demo run ")))
         .count();
     crate::outln!("  {} sessions on disk, {subagents} of them sub-agents; {} deliveries in the outbox", rows.len(), deliveries.len());
     crate::outln!("  the ops Slack transcript holds {earlier} demo requests so far (one a run: this is run {run})");

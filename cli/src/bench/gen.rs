@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use crate::gateway::embedded::transcript::iso_time;
+use session_tools_host::gateway::embedded::transcript::iso_time;
 
 /// 2026-01-26T09:00Z, as in the Python generator.
 const T0: u64 = 1_769_418_000_000;

@@ -12,7 +12,7 @@
 //!   (the same guest crate compiled into this process), same gateway, same state;
 //! - `cold`: process start to the first tool result, with and without the cache;
 //! - `memory`: resident memory per live agent instance (in child processes);
-//! - `scale`: many agents calling at once through [`crate::service::ToolService`], each
+//! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
 //!   checked to see only its own sessions;
 //! - `sizes`: the component and the compiled component.
 
@@ -31,10 +31,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::engine::EngineOptions;
-use crate::limits::Limits;
-use crate::sandbox::Runtime;
 use report::{Figure, Report, Unit};
+use session_tools_host::EngineOptions;
+use session_tools_host::Limits;
+use session_tools_host::Runtime;
 use stats::Plan;
 
 /// The sections, in the order they run (`variants` only when asked for).
@@ -192,7 +192,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     eprintln!("== engine");
     let options = EngineOptions { cache_dir: Some(cache.clone()), ..EngineOptions::default() };
     let t = Instant::now();
-    let runtime = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+    let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     report.add(
         Figure::value("engine", "Runtime::new, compiling the component (empty cache)", stats::ns_since(t), Unit::Ns)
             .note("Cranelift, in this process; done once per component and machine"),
@@ -202,7 +202,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let plan = Plan::new(1, if ctx.quick { 3 } else { 10 }, 50, ctx.budget);
     let from_cache = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let rt = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+        let rt = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
         let ns = stats::ns_since(t);
         drop(rt);
         Ok(ns)
@@ -210,7 +210,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let limits = Limits::default();
     let engine_only = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let engine = crate::engine::build_engine(&options, &limits)?;
+        let engine = session_tools_host::unstable::build_engine(&options, &limits)?;
         let ns = stats::ns_since(t);
         drop(engine);
         Ok(ns)
@@ -218,7 +218,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let small_pool = EngineOptions { pool_instances: 16, ..options.clone() };
     let engine_small = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let engine = crate::engine::build_engine(&small_pool, &limits)?;
+        let engine = session_tools_host::unstable::build_engine(&small_pool, &limits)?;
         let ns = stats::ns_since(t);
         drop(engine);
         Ok(ns)
@@ -226,22 +226,22 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let unpooled = EngineOptions { pooling: false, ..options.clone() };
     let engine_unpooled = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let engine = crate::engine::build_engine(&unpooled, &limits)?;
+        let engine = session_tools_host::unstable::build_engine(&unpooled, &limits)?;
         let ns = stats::ns_since(t);
         drop(engine);
         Ok(ns)
     })?;
-    let engine = crate::engine::build_engine(&options, &limits)?;
+    let engine = session_tools_host::unstable::build_engine(&options, &limits)?;
     let load_only = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let component = crate::engine::load_component(&engine, crate::COMPONENT, options.cache_dir.as_deref())?;
+        let component = session_tools_host::unstable::load_component(&engine, session_tools_host::COMPONENT, options.cache_dir.as_deref())?;
         let ns = stats::ns_since(t);
         drop(component);
         Ok(ns)
     })?;
     drop(engine);
     let dropping = stats::sample(plan, || -> Result<f64> {
-        let rt = Runtime::new(crate::COMPONENT, &options, &Limits::default())?;
+        let rt = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
         let t = Instant::now();
         drop(rt);
         Ok(stats::ns_since(t))

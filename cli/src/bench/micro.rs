@@ -11,8 +11,9 @@ use super::stats::{ns_since, sample, Plan};
 use super::sysinfo::minor_faults;
 use super::tools::{main_caller, Opened};
 use super::Ctx;
-use crate::sandbox::{CallError, StoreState};
-use session_tools_guest::tools::ToolError;
+use session_tools_host::unstable::StoreState;
+use session_tools_host::CallError;
+use session_tools_host::ToolError;
 
 fn plan(ctx: &Ctx, per_call: Duration) -> Plan {
     let mut plan = ctx.plan(per_call);

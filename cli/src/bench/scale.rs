@@ -1,4 +1,4 @@
-//! Many agents calling at once through [`ToolService`] against the embedded gateway, each
+//! Many agents calling at once through a [`Service`] against the embedded gateway, each
 //! agent with its own instance, each answer checked for data of other agents.
 
 use std::collections::HashSet;
@@ -9,18 +9,19 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
 use serde_json::Value;
-use session_tools_guest::ports::ListParams;
-use session_tools_guest::tools::Caller;
+use session_tools_host::gateway::embedded::EmbeddedGateway;
+use session_tools_host::gateway::ListParams;
+use session_tools_host::Caller;
 
 use super::gen::{self, Spec};
 use super::report::{ms, thousands, Figure, Target, Unit};
 use super::stats::{ns_since, Stats};
 use super::Ctx;
-use crate::engine::EngineOptions;
-use crate::service::{stderr_log, ServiceOptions, ToolService};
+use session_tools_host::EngineOptions;
+use session_tools_host::{stderr_log, Service, ServiceBuilder};
 
 struct World {
-    service: ToolService,
+    service: Service,
     agents: Vec<String>,
     /// The sessionIds of each agent.
     own: Vec<HashSet<String>>,
@@ -140,10 +141,9 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join("state-agents"), &spec)?;
     eprintln!("  {n_agents} agents × {per_agent} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
-    let mut options = ServiceOptions::new(&manifest.dir);
-    options.engine = EngineOptions { cache_dir: Some(ctx.cache.clone()), pool_instances: (n_agents as u32 + 64).max(1_000), pooling: true };
-    options.log = stderr_log(false);
-    let service = ToolService::open(options)?;
+    let gateway = EmbeddedGateway::builder(&manifest.dir).open()?;
+    let engine = EngineOptions { cache_dir: Some(ctx.cache.clone()), pool_instances: (n_agents as u32 + 64).max(1_000), pooling: true };
+    let service = ServiceBuilder::over_embedded(&gateway).with_engine(engine).with_log(stderr_log(false)).build()?;
     let world = Arc::new(World {
         service,
         agents: spec.agents.clone(),
@@ -167,7 +167,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
     let first_call = t.elapsed().as_nanos() as f64 / warm_calls as f64;
     let duration = if ctx.quick { Duration::from_secs(1) } else { Duration::from_secs(6) };
     let mut table = format!(
-        "{n_agents} agents with {per_agent} sessions each ({} sessions in one state directory), `ToolService::call` \
+        "{n_agents} agents with {per_agent} sessions each ({} sessions in one state directory), `Service::call` \
          from several threads, each agent served by its own instance (an agent is only ever called from one thread). \
          Mix: 8 in 10 `sessions_list {{}}` (the answer must hold exactly the agent's own sessions: agent-to-agent is off), \
          1 in 10 `sessions_history` of the agent's main session (limit 5), 1 in 10 `sessions_history` of another \
@@ -178,7 +178,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
     );
     // What one sessions_list costs the gateway: every agent's rows (what the tool asks
     // for today; the guest drops the other agents' rows) against one agent's rows.
-    let gateway = world.service.gateway().clone();
+    let gateway = gateway.clone();
     let plan = super::stats::Plan::new(2, 5, 500, ctx.budget / 4);
     let all = super::stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();

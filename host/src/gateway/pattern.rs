@@ -1,6 +1,8 @@
-//! The conformance pattern language (`../shared/conformance/README.md`, "Patterns").
+//! The pattern language of the conformance format (`tests/conformance/FORMAT.md`, "Patterns"): what
+//! the scripted gateway and the scripted agent runtime match calls with, and what the
+//! conformance runner checks answers against.
 
-use regex::Regex;
+use regex_lite::Regex;
 use serde_json::Value;
 
 /// Where and why a value did not match.

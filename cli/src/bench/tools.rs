@@ -8,20 +8,20 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
-use session_tools_guest::ports::{Gateway, ListParams};
-use session_tools_guest::tools::{call_tool, Caller, Env};
+use session_tools_guest::{call_tool, Caller};
+use session_tools_host::gateway::{Gateway, ListParams};
 
 use super::gen::{self, Manifest, Spec};
 use super::report::{ms, ratio, Figure, Target, Unit};
 use super::stats::{ns_since, sample, sample_pair, Plan, Stats};
 use super::sysinfo::minor_faults;
 use super::Ctx;
-use crate::config::DeploymentConfig;
-use crate::gateway::embedded::runtime::EchoRuntime;
-use crate::gateway::embedded::{system_clock, EmbeddedGateway};
-use crate::limits::Limits;
-use crate::sandbox::{AgentSetup, Sandbox};
-use crate::service::{stderr_log, SystemServices};
+use session_tools_host::config::DeploymentConfig;
+use session_tools_host::gateway::embedded::runtime::EchoRuntime;
+use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
+use session_tools_host::Limits;
+use session_tools_host::{stderr_log, SystemServices};
+use session_tools_host::{AgentSetup, Sandbox};
 
 /// A state directory opened the way the service opens it.
 pub struct Opened {
@@ -54,7 +54,8 @@ pub fn main_caller() -> Caller {
 
 /// The tool, natively.
 pub fn native(o: &Opened, tool: &str, caller: &Caller, args: &str) -> Result<String> {
-    let env = Env { gw: &*o.gateway, host: &*o.services, cfg: &o.cfg };
+    let gateway = session_tools_host::unstable::Native(o.gateway.as_ref());
+    let env = session_tools_guest::context::Env { gw: &gateway, host: &*o.services, cfg: &o.cfg };
     call_tool(&env, tool, caller, args).map(|out| out.result).map_err(|e| anyhow!("{tool} (native): {e}"))
 }
 

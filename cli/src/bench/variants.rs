@@ -15,11 +15,12 @@ use super::stats::{ns_since, sample};
 use super::sysinfo::minor_faults;
 use super::tools::Opened;
 use super::Ctx;
-use crate::bindings::exports::openclaw::session_tools::setup::Settings;
-use crate::bindings::{SessionTools, SessionToolsPre};
-use crate::engine::{build_engine_with, load_component, EngineOptions};
-use crate::limits::Limits;
-use crate::sandbox::StoreState;
+use session_tools_host::unstable::Settings;
+use session_tools_host::unstable::StoreState;
+use session_tools_host::unstable::{build_engine_with, load_component};
+use session_tools_host::unstable::{SessionTools, SessionToolsPre};
+use session_tools_host::EngineOptions;
+use session_tools_host::Limits;
 
 type Tweak = fn(&mut Config, &mut PoolingAllocationConfig);
 
@@ -60,7 +61,7 @@ struct Raw {
 impl Raw {
     fn new(ctx: &Ctx, tweak: Tweak) -> Result<Raw> {
         let engine = engine(&Limits::default(), tweak)?;
-        let component = load_component(&engine, crate::COMPONENT, Some(&ctx.cache))?;
+        let component = load_component(&engine, session_tools_host::COMPONENT, Some(&ctx.cache))?;
         let mut linker = Linker::new(&engine);
         SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |s| s)?;
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;

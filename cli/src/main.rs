@@ -1,11 +1,10 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use session_tools_host::cli::{run, Cli};
+use session_tools_cli::{run, Cli};
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    match run(Cli::parse()) {
         Ok(code) => ExitCode::from(code.clamp(0, 255) as u8),
         Err(error) => {
             eprintln!("error: {error:#}");

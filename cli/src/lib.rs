@@ -1,0 +1,15 @@
+//! The `session-tools` command line over the host library: one tool call as a session,
+//! inspection and owner commands on an OpenClaw state directory, the demo, the
+//! conformance runner and the benchmark. Only this crate knows about argument parsing,
+//! exit codes and the terminal.
+
+pub mod bench;
+mod commands;
+mod demo;
+mod options;
+mod out;
+mod sample;
+mod show;
+
+pub use commands::{run, Cli, Command};
+pub use options::Global;

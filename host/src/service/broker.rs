@@ -1,0 +1,97 @@
+//! The instance broker: an idle instance of the caller's pool, or a new one of its agent.
+//! Instances are never shared between agents, nor between a restricted caller and anyone
+//! who may see more (see `access.rs`); how many are kept idle is bounded, and when the
+//! engine's slots run out, idle instances of other pools give theirs up.
+
+use std::sync::{Arc, Mutex};
+
+use crate::engine::EngineOptions;
+use crate::gateway::Gateway;
+use crate::limits::AgentLimits;
+use crate::sandbox::pool::IdlePool;
+use crate::sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services};
+
+pub(crate) struct Broker {
+    runtime: Arc<Runtime>,
+    idle: Mutex<IdlePool>,
+    /// What every new instance is given (its gateway is set per call).
+    gateway: Arc<dyn Gateway>,
+    services: Arc<dyn Services>,
+    config_json: Arc<str>,
+    state_dir: String,
+    limits: AgentLimits,
+}
+
+/// How many idle instances a service keeps: with a pooling engine, three quarters of its
+/// slots, so calls and jobs in flight always find one free.
+fn max_idle(engine: &EngineOptions) -> usize {
+    if engine.pooling {
+        (engine.pool_instances as usize * 3 / 4).max(1)
+    } else {
+        4_096
+    }
+}
+
+impl Broker {
+    pub fn new(
+        runtime: Arc<Runtime>,
+        engine: &EngineOptions,
+        gateway: Arc<dyn Gateway>,
+        services: Arc<dyn Services>,
+        config_json: Arc<str>,
+        state_dir: String,
+        limits: AgentLimits,
+    ) -> Broker {
+        Broker { runtime, idle: Mutex::new(IdlePool::new(max_idle(engine))), gateway, services, config_json, state_dir, limits }
+    }
+
+    pub fn limits(&self) -> &AgentLimits {
+        &self.limits
+    }
+
+    /// What an instance of `agent` is given.
+    pub fn setup(&self, agent: &str) -> AgentSetup {
+        AgentSetup {
+            name: agent.to_string(),
+            gateway: self.gateway.clone(),
+            services: self.services.clone(),
+            config_json: self.config_json.clone(),
+            state_dir: self.state_dir.clone(),
+            limits: self.limits.for_agent(agent).clone(),
+        }
+    }
+
+    /// An idle instance of the pool, or a new instance of the agent.
+    pub fn checkout(&self, agent: &str, pool: &str) -> Result<Sandbox, CallError> {
+        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).take(pool) {
+            return Ok(sandbox);
+        }
+        let setup = self.setup(agent);
+        loop {
+            match self.runtime.instantiate(&setup) {
+                Ok(sandbox) => return Ok(sandbox),
+                Err(e) => {
+                    // Dropped outside the lock: freeing a slot costs a little.
+                    let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).evict_oldest();
+                    match evicted {
+                        Some(idle) => drop(idle),
+                        None => return Err(e),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Returns an instance to its pool, unless it broke.
+    pub fn checkin(&self, pool: &str, sandbox: Sandbox) {
+        if !sandbox.is_broken() {
+            let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).put(pool, sandbox);
+            drop(evicted);
+        }
+    }
+
+    /// How many idle instances are kept.
+    pub fn idle(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}

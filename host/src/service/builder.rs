@@ -1,0 +1,300 @@
+//! Opening a [`Service`]: what can be set, and the defaults.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use session_tools_guest::ports::{self, LogLevel};
+
+use super::broker::Broker;
+use super::policy::ComponentPolicy;
+use super::{Inner, Service};
+use crate::config::DeploymentConfig;
+use crate::engine::EngineOptions;
+use crate::error::{Error, Result};
+use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway};
+use crate::gateway::{Gateway, SessionTree};
+use crate::jobs::runner::JobRunner;
+use crate::jobs::store::JobStore;
+use crate::limits::{AgentLimits, Limits};
+use crate::sandbox::{AgentSetup, Runtime, Services};
+
+/// Where log lines go.
+pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
+
+/// A log sink writing warnings and errors (and with `verbose`, everything) to stderr.
+pub fn stderr_log(verbose: bool) -> LogSink {
+    Arc::new(move |level, message| {
+        if verbose || matches!(level, LogLevel::Warn | LogLevel::Error) {
+            eprintln!("[{}] {message}", format!("{level:?}").to_lowercase());
+        }
+    })
+}
+
+/// A clock, fresh UUIDs, and a log sink: the host services an instance is given.
+pub struct SystemServices {
+    log: LogSink,
+    clock: Clock,
+}
+
+impl SystemServices {
+    /// The system clock and `log`.
+    pub fn new(log: LogSink) -> SystemServices {
+        SystemServices { log, clock: system_clock() }
+    }
+
+    /// A clock of the caller's (tests, virtual time) and `log`.
+    pub fn with_clock(log: LogSink, clock: Clock) -> SystemServices {
+        SystemServices { log, clock }
+    }
+}
+
+impl ports::Host for SystemServices {
+    fn now_ms(&self) -> u64 {
+        (self.clock)()
+    }
+
+    fn new_uuid(&self) -> String {
+        uuid::Uuid::new_v4().to_string()
+    }
+
+    fn log(&self, level: LogLevel, message: &str) {
+        (self.log)(level, message)
+    }
+}
+
+/// Where a service keeps its pending jobs.
+enum JobsAt {
+    Dir(PathBuf),
+    Memory,
+}
+
+/// How to open a [`Service`]. Every setting has a default; nothing is opened until
+/// [`build`](Self::build):
+///
+/// - config: the empty config (OpenClaw's defaults); each instance is configured with it;
+/// - state directory: `""` (the guest derives transcript paths from it, N7);
+/// - limits: [`Limits::default`] for every agent, none per agent, no limits file;
+/// - engine: [`EngineOptions::default`] (pooled instances, the compiled-component cache);
+/// - component: the one built into this library ([`crate::COMPONENT`]), compiled here;
+/// - log: warnings and errors to stderr; clock: the system clock;
+/// - jobs: kept in memory (gone with the service).
+pub struct ServiceBuilder {
+    gateway: Arc<dyn Gateway>,
+    tree: Arc<dyn SessionTree>,
+    config: DeploymentConfig,
+    state_dir: String,
+    limits: Limits,
+    agent_limits: HashMap<String, Limits>,
+    limits_file: Option<PathBuf>,
+    engine: EngineOptions,
+    component: Option<Arc<[u8]>>,
+    runtime: Option<Arc<Runtime>>,
+    log: LogSink,
+    clock: Clock,
+    jobs: JobsAt,
+    /// An embedded gateway to give the service's send policy to.
+    policy_for: Option<Arc<EmbeddedGateway>>,
+}
+
+impl ServiceBuilder {
+    pub(super) fn new(gateway: Arc<dyn Gateway>, tree: Arc<dyn SessionTree>) -> ServiceBuilder {
+        ServiceBuilder {
+            gateway,
+            tree,
+            config: DeploymentConfig::empty(),
+            state_dir: String::new(),
+            limits: Limits::default(),
+            agent_limits: HashMap::new(),
+            limits_file: None,
+            engine: EngineOptions::default(),
+            component: None,
+            runtime: None,
+            log: stderr_log(false),
+            clock: system_clock(),
+            jobs: JobsAt::Memory,
+            policy_for: None,
+        }
+    }
+
+    /// A service over an embedded gateway, set up as the command line sets it: the
+    /// gateway's config and state directory, `session-tools/limits.json` of the directory
+    /// if it exists, jobs kept in `session-tools/jobs/`, the gateway's clock, and the
+    /// gateway's send policy evaluated by this service's component.
+    pub fn over_embedded(gateway: &Arc<EmbeddedGateway>) -> ServiceBuilder {
+        let tools_dir = gateway.state_dir().join("session-tools");
+        let mut builder = ServiceBuilder::new(gateway.clone(), gateway.clone())
+            .with_config(gateway.config().clone())
+            .with_state_dir(gateway.state_dir().display().to_string())
+            .with_limits_file(tools_dir.join("limits.json"))
+            .with_jobs_dir(tools_dir.join("jobs"))
+            .with_clock(gateway.clock().clone());
+        builder.policy_for = Some(gateway.clone());
+        builder
+    }
+
+    /// The deployment config every instance is configured with.
+    pub fn with_config(mut self, config: DeploymentConfig) -> Self {
+        self.config = config;
+        self
+    }
+
+    /// The gateway's state directory as the guest shows it (transcript paths, N7).
+    pub fn with_state_dir(mut self, state_dir: impl Into<String>) -> Self {
+        self.state_dir = state_dir.into();
+        self
+    }
+
+    /// The limits of every agent's instance, unless overridden per agent.
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits of one agent's instances (by agent id).
+    pub fn with_agent_limits(mut self, agent: impl Into<String>, limits: Limits) -> Self {
+        self.agent_limits.insert(agent.into(), limits);
+        self
+    }
+
+    /// A `limits.json` (`{"default": {...}, "agents": {"<id>": {...}}}`) read at
+    /// [`build`](Self::build) when it exists; what it says wins over the limits given in code.
+    pub fn with_limits_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.limits_file = Some(path.into());
+        self
+    }
+
+    /// How the engine is set up (pooling, the compiled-component cache).
+    pub fn with_engine(mut self, engine: EngineOptions) -> Self {
+        self.engine = engine;
+        self
+    }
+
+    /// The component to load instead of the built-in one.
+    pub fn with_component(mut self, component: impl Into<Arc<[u8]>>) -> Self {
+        self.component = Some(component.into());
+        self
+    }
+
+    /// A component already compiled (shared by several services, e.g. in tests). Its engine
+    /// settings and memory limit are the ones it was made with.
+    pub fn with_runtime(mut self, runtime: Arc<Runtime>) -> Self {
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// Where log lines go.
+    pub fn with_log(mut self, log: LogSink) -> Self {
+        self.log = log;
+        self
+    }
+
+    /// The clock of the guests and the jobs.
+    pub fn with_clock(mut self, clock: Clock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// Keep pending jobs in this directory (created at the first job), so a later service
+    /// over the same directory resumes them.
+    pub fn with_jobs_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.jobs = JobsAt::Dir(dir.into());
+        self
+    }
+
+    /// Opens the service: reads the limits file, compiles (or loads from the cache) the
+    /// component, and starts the send-policy instance, which checks the config (a config
+    /// the component refuses is an error here). Blocks for the compilation: well under a
+    /// second from the cache, seconds without it.
+    pub fn build(self) -> Result<Service> {
+        let mut limits = AgentLimits { default: self.limits, agents: self.agent_limits };
+        if let Some(file) = &self.limits_file {
+            match std::fs::read_to_string(file) {
+                Ok(text) => {
+                    let origin = file.display().to_string();
+                    let from_file = AgentLimits::from_json(&limits.default, &text, &origin)
+                        .map_err(|message| Error::Config { origin: origin.clone(), message })?;
+                    limits.default = from_file.default;
+                    limits.agents.extend(from_file.agents);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(format!("reading {}", file.display()), e)),
+            }
+        }
+        let runtime = match self.runtime {
+            Some(runtime) => runtime,
+            None => {
+                // Pooled memory slots are as large as the largest agent's cap.
+                let engine_limits = Limits { memory_bytes: limits.max_memory(), ..limits.default.clone() };
+                let component: &[u8] = self.component.as_deref().unwrap_or(crate::COMPONENT);
+                Arc::new(Runtime::new(component, &self.engine, &engine_limits)?)
+            }
+        };
+        let services: Arc<dyn Services> = Arc::new(SystemServices::with_clock(self.log, self.clock));
+        let policy_setup = AgentSetup {
+            name: "send-policy".into(),
+            gateway: Arc::new(NoGateway),
+            services: services.clone(),
+            config_json: self.config.json.clone(),
+            state_dir: self.state_dir.clone(),
+            limits: limits.default.clone(),
+        };
+        let policy = Arc::new(ComponentPolicy::start(runtime.clone(), policy_setup).map_err(|e| match e {
+            crate::CallError::Setup(message) => {
+                let origin = self.config.path.as_ref().map_or_else(|| "the config".to_string(), |p| p.display().to_string());
+                Error::Config { origin, message }
+            }
+            other => Error::Instance(other),
+        })?);
+        let jobs = Arc::new(JobRunner::new(match self.jobs {
+            JobsAt::Dir(dir) => JobStore::in_dir(dir),
+            JobsAt::Memory => JobStore::in_memory(),
+        }));
+        let broker =
+            Broker::new(runtime, &self.engine, self.gateway.clone(), services.clone(), self.config.json.clone(), self.state_dir, limits);
+        let service = Service {
+            inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, services, broker, jobs, policy }),
+        };
+        if let Some(gateway) = self.policy_for {
+            gateway.set_policy(service.send_policy());
+        }
+        Ok(service)
+    }
+}
+
+/// A gateway that answers nothing (the send-policy instance makes no calls).
+struct NoGateway;
+
+fn none<T>() -> ports::GatewayResult<T> {
+    Err(ports::GatewayError::new("no gateway here"))
+}
+
+impl Gateway for NoGateway {
+    fn sessions_list(&self, _: &ports::ListParams) -> ports::GatewayResult<ports::SessionList> {
+        none()
+    }
+    fn sessions_resolve(&self, _: &ports::ResolveParams) -> ports::GatewayResult<String> {
+        none()
+    }
+    fn chat_history(&self, _: &ports::HistoryParams) -> ports::GatewayResult<ports::History> {
+        none()
+    }
+    fn chat_histories(&self, params: &[ports::HistoryParams]) -> Vec<ports::GatewayResult<ports::History>> {
+        params.iter().map(|_| none()).collect()
+    }
+    fn agent(&self, _: &ports::AgentParams) -> ports::GatewayResult<ports::AgentAccepted> {
+        none()
+    }
+    fn agent_wait(&self, _: &ports::WaitParams) -> ports::GatewayResult<ports::WaitResult> {
+        none()
+    }
+    fn send(&self, _: &ports::SendParams) -> ports::GatewayResult<()> {
+        none()
+    }
+    fn sessions_patch(&self, _: &ports::PatchParams) -> ports::GatewayResult<()> {
+        none()
+    }
+    fn sessions_delete(&self, _: &ports::DeleteParams) -> ports::GatewayResult<()> {
+        none()
+    }
+}
