@@ -7,6 +7,7 @@
 use serde_json::{Map, Value};
 
 use crate::describe::{ParamSpec, ParamType, ToolSpec};
+use crate::reply::js_trim;
 
 /// A validated argument value.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,9 +36,10 @@ impl Args {
         }
     }
 
-    /// `readStringParam`: trimmed, `None` when blank.
+    /// `readStringParam`: trimmed (as JavaScript trims: U+FEFF is whitespace, U+0085 is
+    /// not), `None` when blank.
     pub fn trimmed(&self, name: &str) -> Option<String> {
-        self.str(name).map(str::trim).filter(|s| !s.is_empty()).map(str::to_string)
+        self.str(name).map(js_trim).filter(|s| !s.is_empty()).map(str::to_string)
     }
 
     pub fn num(&self, name: &str) -> Option<f64> {
@@ -109,7 +111,7 @@ fn check_param(spec: &ParamSpec, value: &Value) -> Result<ArgValue, String> {
             let number = match value {
                 Value::Number(n) => n.as_f64(),
                 // N9: a numeric string is accepted as the number.
-                Value::String(s) => s.trim().parse::<f64>().ok().filter(|n| n.is_finite() && !s.trim().is_empty()),
+                Value::String(s) => js_trim(s).parse::<f64>().ok().filter(|n| n.is_finite() && !js_trim(s).is_empty()),
                 _ => None,
             };
             let Some(number) = number else {
@@ -172,7 +174,7 @@ pub fn validate(spec: &ToolSpec, json: &str) -> Result<Args, String> {
             }
             Some(value) => match check_param(param, value) {
                 // `readStringParam(…, {required: true})`: a blank string is a missing one.
-                Ok(ArgValue::Str(s)) if param.required && s.trim().is_empty() => problems.push(format!("{} required", param.name)),
+                Ok(ArgValue::Str(s)) if param.required && js_trim(&s).is_empty() => problems.push(format!("{} required", param.name)),
                 Ok(checked) => args.values.push((param.name, checked)),
                 Err(problem) => problems.push(problem),
             },

@@ -9,7 +9,7 @@ use crate::gateway::*;
 use serde_json::{json, Map, Value};
 use session_tools_guest::keys::{is_subagent_key, normalize_agent_id};
 
-use super::registry::{lookup, Found};
+use super::registry::{lookup, spellings, Found};
 use super::store::{Entries, StoreError};
 use super::{gw, transcript, EmbeddedGateway, LABEL_MAX};
 use crate::config::expand_home;
@@ -71,7 +71,7 @@ impl EmbeddedGateway {
         let store_agent = store.agent_id.clone();
         let entry = store
             .update(|entries| {
-                let (spellings, existing) = lookup(entries, &canonical, &store_agent).unwrap_or_default();
+                let (spellings, existing) = lookup(entries, &canonical, &store_agent)?.unwrap_or_default();
                 let mut entry = if spellings.is_empty() {
                     let mut fresh = Map::new();
                     fresh.insert("sessionId".into(), Value::String(uuid::Uuid::new_v4().to_string()));
@@ -215,7 +215,7 @@ impl EmbeddedGateway {
         let store_agent = store.agent_id.clone();
         let removed = store
             .update(|entries| {
-                let spellings = lookup(entries, &canonical, &store_agent).map(|(s, _)| s).unwrap_or_default();
+                let spellings = spellings(entries, &canonical, &store_agent);
                 for stored in &spellings {
                     entries.shift_remove(stored);
                 }

@@ -22,6 +22,7 @@ pub mod canon;
 pub mod delivery;
 pub mod entries;
 pub mod files;
+pub mod js_text;
 pub mod listing;
 pub mod lock;
 pub mod outbox;

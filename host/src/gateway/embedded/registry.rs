@@ -71,24 +71,34 @@ impl Found {
     }
 }
 
-/// The stored keys of a canonical key in one store, and its entry (merged when there are
-/// several). A store lists a bare key `k` as `agent:<store agent>:k` (`for_agent`), so
-/// besides the key itself only that one bare spelling can be the same session.
-pub fn lookup(entries: &Entries, canonical: &str, store_agent: &str) -> Option<(Vec<String>, Map<String, Value>)> {
+/// The stored keys of a canonical key in one store, in file order. A store lists a bare key
+/// `k` as `agent:<store agent>:k` (`for_agent`), so besides the key itself only that one
+/// bare spelling can be the same session.
+pub fn spellings(entries: &Entries, canonical: &str, store_agent: &str) -> Vec<String> {
     let agent = normalize_agent_id(store_agent);
     let bare = canonical.strip_prefix("agent:").and_then(|r| r.strip_prefix(agent.as_str())).and_then(|r| r.strip_prefix(':'));
     let bare = bare.filter(|b| !(*b == "global" || *b == "unknown" || b.starts_with("agent:")));
     let mut spellings: Vec<&str> = [Some(canonical), bare].into_iter().flatten().filter(|k| entries.contains_key(k)).collect();
     spellings.sort_by_key(|k| entries.position(k));
+    spellings.into_iter().map(str::to_string).collect()
+}
+
+/// The stored keys of a canonical key in one store ([`spellings`]), and its entry (merged
+/// when there are several). `Err` names an entry that is an object this host cannot read
+/// (a string with a lone surrogate): it is neither taken for a missing session nor
+/// replaced by a new one (which would lose its `sessionId`, its transcript).
+pub fn lookup(entries: &Entries, canonical: &str, store_agent: &str) -> Result<Option<(Vec<String>, Map<String, Value>)>, String> {
+    let agent = normalize_agent_id(store_agent);
+    let spellings = spellings(entries, canonical, store_agent);
     let mut merged: Option<Map<String, Value>> = None;
     for stored in &spellings {
-        let Some(entry) = entries.get(stored) else { continue };
+        let Some(entry) = entries.read(stored)? else { continue };
         merged = Some(match merged {
             None => entry,
             Some(earlier) => merge_entries(earlier, entry, &agent),
         });
     }
-    merged.map(|entry| (spellings.into_iter().map(str::to_string).collect(), entry))
+    Ok(merged.map(|entry| (spellings, entry)))
 }
 
 impl EmbeddedGateway {
@@ -186,7 +196,8 @@ impl EmbeddedGateway {
         let store = self.store_for(&agent);
         let loaded = snapshots.entry(agent.clone()).or_insert_with(|| store.read()).clone();
         let entries = loaded.check().map_err(gw)?;
-        Ok(lookup(entries, &canonical, &store.agent_id).map(|(stored_keys, entry)| Found {
+        let found = lookup(entries, &canonical, &store.agent_id).map_err(|e| gw(format!("{e} (in {})", store.path.display())))?;
+        Ok(found.map(|(stored_keys, entry)| Found {
             key: canonical,
             agent_id: agent,
             stored_keys,

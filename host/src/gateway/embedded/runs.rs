@@ -158,7 +158,9 @@ impl Runs {
     fn persist(&self) -> std::io::Result<()> {
         let _file = OsLock::acquire(&self.path)?;
         let now = (self.clock)() as i64;
-        let current = |r: &Record| r.finished.as_ref().is_none_or(|f| now - f.ended_at < KEEP_FINISHED_MS);
+        // `endedAt` is read from the file: any i64 (saturating, so an extreme one neither
+        // overflows nor keeps a run forever by wrapping).
+        let current = |r: &Record| r.finished.as_ref().is_none_or(|f| now.saturating_sub(f.ended_at) < KEEP_FINISHED_MS);
         let ours: HashMap<String, Record> = {
             let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
             runs.retain(|_, r| current(r));

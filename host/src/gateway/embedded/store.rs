@@ -42,6 +42,10 @@ fn stamp(path: &Path) -> Option<Stamp> {
 #[derive(Debug, Default, Clone)]
 pub struct Entries {
     map: IndexMap<String, Box<RawValue>>,
+    /// Why the file could be read only with some of its text replaced (valid JSON with a
+    /// key serde_json cannot hold, a lone surrogate, read by the JSON5 reader with U+FFFD):
+    /// it is read, but never written over.
+    lossy: Option<String>,
 }
 
 /// Old field names OpenClaw migrates on load.
@@ -89,9 +93,25 @@ impl Entries {
     }
 
     /// An entry, parsed (with OpenClaw's field migrations); `None` when there is no such key
-    /// or its value is not an object.
+    /// or its value is not an object, or cannot be read (see [`Self::read`]).
     pub fn get(&self, stored: &str) -> Option<Map<String, Value>> {
         parse_entry(self.map.get(stored)?)
+    }
+
+    /// An entry, parsed; `Ok(None)` when there is no such key or its value is not an object
+    /// (OpenClaw spreads such a value into a fresh entry), `Err` when it is an object this
+    /// host cannot read (a string with a lone surrogate, which `JSON.parse` keeps and
+    /// serde_json refuses): such an entry is never mistaken for a missing one.
+    pub fn read(&self, stored: &str) -> Result<Option<Map<String, Value>>, String> {
+        let Some(raw) = self.map.get(stored) else { return Ok(None) };
+        match parse_entry(raw) {
+            Some(entry) => Ok(Some(entry)),
+            None if raw.get().starts_with('{') => {
+                let why = serde_json::from_str::<Value>(raw.get()).err().map_or_else(String::new, |e| format!(" ({e})"));
+                Err(format!("the entry of {stored} cannot be read{why}; refusing to replace it"))
+            }
+            None => Ok(None),
+        }
     }
 
     /// Sets an entry, in its place if the key exists, else at the end.
@@ -114,7 +134,7 @@ impl Entries {
 
     /// `JSON.stringify(store, null, 2)`, every object entry's delivery fields normalised
     /// first (`normalizeSessionStore`). Entries are formatted one at a time.
-    fn render(&self) -> Result<Vec<u8>, serde_json::Error> {
+    fn render(&self) -> Result<Vec<u8>, String> {
         if self.map.is_empty() {
             return Ok(b"{}".to_vec());
         }
@@ -125,16 +145,18 @@ impl Entries {
                 out.extend_from_slice(b",\n");
             }
             out.extend_from_slice(b"  ");
-            serde_json::to_writer(&mut out, key)?;
+            serde_json::to_writer(&mut out, key).map_err(|e| e.to_string())?;
             out.extend_from_slice(b": ");
-            let mut value: Value = serde_json::from_str(raw.get())?;
+            // An entry this host cannot read (a lone surrogate) is not written over: the
+            // write is refused, naming it.
+            let mut value: Value = lenient(raw.get()).map_err(|e| format!("the entry of {key} cannot be read ({e}); refusing to write the store"))?;
             if let Value::Object(entry) = &mut value {
                 migrate(entry);
                 normalize_entry(entry);
             }
             // Nested lines move in by the entry's own indentation. A JSON text has line
             // breaks only between tokens (never inside a string), so this is exact.
-            let pretty = serde_json::to_vec_pretty(&value)?;
+            let pretty = serde_json::to_vec_pretty(&value).map_err(|e| e.to_string())?;
             for (n, line) in pretty.split(|b| *b == b'\n').enumerate() {
                 if n > 0 {
                     out.extend_from_slice(b"\n  ");
@@ -147,8 +169,22 @@ impl Entries {
     }
 }
 
+/// A value as OpenClaw reads and writes it back: a number beyond a double's range is
+/// `Infinity` to `JSON.parse`, written `null` by `JSON.stringify` (serde_json's `Value`
+/// refuses it, which made the whole entry unreadable).
+fn lenient<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
+    serde_json::from_str(text).or_else(|e| {
+        let as_javascript = super::js_text::stringify(text);
+        if as_javascript == text {
+            Err(e)
+        } else {
+            serde_json::from_str(&as_javascript)
+        }
+    })
+}
+
 fn parse_entry(raw: &RawValue) -> Option<Map<String, Value>> {
-    let mut entry: Map<String, Value> = serde_json::from_str(raw.get()).ok()?;
+    let mut entry: Map<String, Value> = lenient(raw.get()).ok()?;
     migrate(&mut entry);
     Some(entry)
 }
@@ -161,12 +197,18 @@ pub fn parse(bytes: &[u8]) -> Result<Entries, String> {
     // Strict JSON first, without building the entries (the common, fast case).
     let strict = serde_json::from_slice::<IndexMap<String, Box<RawValue>>>(bytes);
     let json_err = match strict {
-        Ok(map) => return Ok(Entries { map }),
+        Ok(map) => return Ok(Entries { map, lossy: None }),
         Err(e) => e,
     };
     let text = std::str::from_utf8(bytes).map_err(|e| format!("it is not UTF-8 text ({e})"))?;
     match crate::json5::from_str(text) {
-        Ok(Value::Object(entries)) => Ok(Entries { map: entries.into_iter().map(|(k, v)| (k, raw(&v))).collect() }),
+        Ok(Value::Object(entries)) => {
+            // Valid JSON that the strict reader refused holds text it cannot keep exactly.
+            let lossy = serde_json::from_slice::<serde::de::IgnoredAny>(bytes)
+                .is_ok()
+                .then(|| format!("holds text this host cannot keep exactly ({json_err})"));
+            Ok(Entries { map: entries.into_iter().map(|(k, v)| (k, raw(&v))).collect(), lossy })
+        }
         Ok(other) => Err(format!("it holds {} where a store holds a JSON object of sessions", kind_of(&other))),
         Err(_) if json_err.is_data() => Err(format!("it is not a JSON object of sessions ({json_err})")),
         Err(json5_err) => Err(format!("it is not valid JSON ({json_err}) nor JSON5 ({json5_err})")),
@@ -300,8 +342,11 @@ impl SessionStore {
         if let Some(problem) = loaded.problem {
             return Err(StoreError::Unreadable(problem));
         }
+        if let Some(why) = &loaded.entries.lossy {
+            return Err(StoreError::Unreadable(format!("the session store {} {why}", self.path.display())));
+        }
         let result = change(&mut loaded.entries).map_err(StoreError::Refused)?;
-        let bytes = loaded.entries.render().map_err(|e| StoreError::Io(std::io::Error::other(e)))?;
+        let bytes = loaded.entries.render().map_err(StoreError::Refused)?;
         write_atomically(&self.path, &bytes, Durability::Synced)?;
         lock.sweep_temporaries(&self.path);
         drop(lock);

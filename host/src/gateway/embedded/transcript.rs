@@ -5,7 +5,6 @@
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use session_tools_guest::ports::TranscriptMessage;
@@ -19,16 +18,74 @@ pub const MAX_LIMIT: usize = 1000;
 /// Older messages are dropped until the answer is at most this large.
 pub const MAX_HISTORY_BYTES: usize = 6 << 20;
 
-#[derive(Deserialize)]
-struct Line<'a> {
-    #[serde(borrow)]
-    message: Option<&'a RawValue>,
+/// JavaScript's whitespace (`\s`, `String.prototype.trim`): OpenClaw and pi-coding-agent trim
+/// with it, not with Rust's `char::is_whitespace` (U+FEFF is JavaScript whitespace, U+0085
+/// is not), so a line or a hint is what they take it for.
+fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
 }
 
-#[derive(Deserialize)]
-struct Role<'a> {
-    #[serde(borrow)]
-    role: Option<std::borrow::Cow<'a, str>>,
+/// Picks fields of a JSON object (see [`fields`]).
+struct Pick<'n, const N: usize>(&'n [&'n str; N]);
+
+impl<'de, const N: usize> serde::de::DeserializeSeed<'de> for Pick<'_, N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de, const N: usize> serde::de::Visitor<'de> for Pick<'_, N> {
+    type Value = [Option<&'de RawValue>; N];
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut found = [None; N];
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match self.0.iter().position(|name| *name == key) {
+                Some(i) => found[i] = Some(map.next_value::<&'de RawValue>()?),
+                None => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// The fields `names` of a JSON object, each as its JSON text, as `JSON.parse` reads them:
+/// a key given twice takes its last value (serde's derived structs refuse a repeated field,
+/// which dropped the line or the role), and a value serde_json's `Value` cannot hold (a
+/// lone surrogate, a number beyond `f64`) is still read. `Err` when the text is not a JSON
+/// object.
+fn fields<'a, const N: usize>(text: &'a str, names: &[&str; N]) -> serde_json::Result<[Option<&'a RawValue>; N]> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let found = serde::de::DeserializeSeed::deserialize(Pick(names), &mut de)?;
+    de.end()?;
+    Ok(found)
+}
+
+/// A JSON string's text (`None` for anything else, or a string with a lone surrogate).
+fn string_of(raw: &RawValue) -> Option<String> {
+    serde_json::from_str::<String>(raw.get()).ok()
+}
+
+/// Whether a JSON value is truthy in JavaScript (`parsed?.message`): not `null`, `false`,
+/// `""` nor a number that is zero.
+fn js_truthy(raw: &RawValue) -> bool {
+    match raw.get() {
+        "null" | "false" | "\"\"" => false,
+        number if number.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => number.parse::<f64>().map_or(true, |n| n != 0.0),
+        _ => true,
+    }
 }
 
 const ENVELOPE_CHANNELS: [&str; 13] = [
@@ -75,7 +132,8 @@ pub fn strip_envelope(text: &str) -> &str {
     if !known {
         return text;
     }
-    rest[close + 1..].trim_start()
+    // `\s*` after the header: JavaScript's whitespace.
+    rest[close + 1..].trim_start_matches(js_space)
 }
 
 const MESSAGE_ID_HINT: &str = "[message_id:";
@@ -83,7 +141,9 @@ const MESSAGE_ID_HINT: &str = "[message_id:";
 /// `MESSAGE_ID_LINE` of the reference, `/^\s*\[message_id:\s*[^\]]+\]\s*$/i`. Text is
 /// sliced only at the hint's own (ASCII) bounds, never at a byte offset of the user's text.
 fn is_message_id_hint(line: &str) -> bool {
-    let l = line.trim();
+    // `^\s*` and `\s*$`: JavaScript's whitespace (a line `\u{85}[message_id: 1]` is kept, one
+    // `\u{feff}[message_id: 1]` is a hint).
+    let l = line.trim_matches(js_space);
     let Some(inner) = l.get(MESSAGE_ID_HINT.len()..).and_then(|rest| rest.strip_suffix(']')) else {
         return false;
     };
@@ -111,7 +171,15 @@ fn clean_user_text(text: &str) -> String {
     strip_message_id_hints(strip_envelope(text))
 }
 
-/// A user message with its envelope stripped (re-encoded only when it changed).
+/// Whether a message's role is the user's, as `stripEnvelopeFromMessage` tests it
+/// (`role.toLowerCase() === "user"`).
+fn is_user(role: Option<&str>) -> bool {
+    role.is_some_and(|r| r.to_lowercase() == "user")
+}
+
+/// A user message with its envelope stripped (re-encoded only when it changed):
+/// `stripEnvelopeFromMessage` strips `content` when it is a string, the `text` parts of
+/// `content` when it is an array, and otherwise the message's own `text`.
 fn clean_user_message(raw: &str) -> String {
     let Ok(mut value) = serde_json::from_str::<Value>(raw) else {
         return raw.to_string();
@@ -139,7 +207,15 @@ fn clean_user_message(raw: &str) -> String {
                 }
             }
         }
-        _ => {}
+        _ => {
+            if let Some(Value::String(s)) = value.get_mut("text") {
+                let cleaned = clean_user_text(s);
+                if cleaned != *s {
+                    *s = cleaned;
+                    changed = true;
+                }
+            }
+        }
     }
     if changed {
         value.to_string()
@@ -173,17 +249,26 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
         if line.trim().is_empty() {
             continue;
         }
-        let Ok(Line { message: Some(raw) }) = serde_json::from_str::<Line>(line) else {
+        // `parsed?.message`, as `JSON.parse` reads the line (a repeated key: the last one).
+        let Ok([Some(raw)]) = fields(line, &["message"]) else {
             continue;
         };
-        let role = serde_json::from_str::<Role>(raw.get()).ok().and_then(|r| r.role).map(|r| r.into_owned());
+        if !js_truthy(raw) {
+            continue;
+        }
+        let role = fields(raw.get(), &["role"]).ok().and_then(|[role]| role).and_then(string_of);
         kept.push((role, raw.get()));
     }
     kept.reverse();
     let mut messages: Vec<TranscriptMessage> = kept
         .into_iter()
         .map(|(role, raw)| {
-            let json = if role.as_deref() == Some("user") { clean_user_message(raw) } else { raw.to_string() };
+            // As the real gateway writes it: `JSON.stringify` of the parsed line.
+            let json = if is_user(role.as_deref()) {
+                super::js_text::stringify(&clean_user_message(raw)).into_owned()
+            } else {
+                super::js_text::stringify(raw).into_owned()
+            };
             TranscriptMessage { role, json }
         })
         .collect();
@@ -200,28 +285,16 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
     Ok(messages)
 }
 
-/// A transcript line's `type` or `id`: absent, or present with any JSON value (`null`
-/// included, which `Option` would take for absent).
-#[derive(Default)]
-enum Field {
-    #[default]
-    Absent,
-    Present(Value),
-}
-
-impl<'de> Deserialize<'de> for Field {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Value::deserialize(d).map(Field::Present)
-    }
-}
-
-/// The head of a transcript line (the rest is checked for syntax, not kept).
-#[derive(Deserialize)]
+/// The head of a transcript line, as pi-coding-agent reads it with `JSON.parse` (a repeated
+/// key: the last one; an id serde_json's `Value` cannot hold, a lone surrogate or a number
+/// beyond `f64`, is still an id).
 struct Head {
-    #[serde(rename = "type", default)]
-    kind: Field,
-    #[serde(default)]
-    id: Field,
+    /// `type === "session"`.
+    session: bool,
+    /// The `id` as `JSON.stringify` writes it back (`parentId` of the next entry), if any.
+    id: Option<String>,
+    /// `typeof id === "string"`.
+    id_is_string: bool,
 }
 
 /// What a line is to pi-coding-agent: not JSON (skipped), a JSON value that is not an
@@ -231,21 +304,36 @@ enum Parsed {
     Value(Option<Head>),
 }
 
-fn parse_line(bytes: &[u8]) -> Parsed {
+/// How pi-coding-agent reads the file's lines: `content.trim().split("\n")`, a line that is
+/// blank once trimmed skipped, and `JSON.parse` of the line as it is (JSON whitespace only:
+/// a line with another space around its JSON is not JSON). The file's own ends are trimmed
+/// with JavaScript's whitespace: `starts_file`/`ends_file` say this line is where the file
+/// starts or ends (blank lines aside).
+fn parse_line(bytes: &[u8], starts_file: bool, ends_file: bool) -> Parsed {
     let text = String::from_utf8_lossy(bytes);
-    let line = text.trim();
-    if line.is_empty() {
+    let mut line: &str = &text;
+    if starts_file {
+        line = line.trim_start_matches(js_space);
+    }
+    if ends_file {
+        line = line.trim_end_matches(js_space);
+    }
+    if line.trim_matches(js_space).is_empty() {
         return Parsed::Skipped;
     }
-    match serde_json::from_str::<Head>(line) {
-        Ok(head) => Parsed::Value(Some(head)),
+    match fields(line, &["type", "id"]) {
+        Ok([kind, id]) => Parsed::Value(Some(Head {
+            session: kind.and_then(string_of).as_deref() == Some("session"),
+            id: id.map(|id| super::js_text::stringify(id.get()).into_owned()),
+            id_is_string: id.is_some_and(|id| id.get().starts_with('"')),
+        })),
         Err(_) if serde_json::from_str::<serde::de::IgnoredAny>(line).is_ok() => Parsed::Value(None),
         Err(_) => Parsed::Skipped,
     }
 }
 
-fn is_session(head: &Head) -> bool {
-    matches!(&head.kind, Field::Present(Value::String(t)) if t == "session")
+fn is_blank(bytes: &[u8]) -> bool {
+    String::from_utf8_lossy(bytes).trim_matches(js_space).is_empty()
 }
 
 /// The lines of a file from its end, each read only as far as needed (a long last line is
@@ -284,37 +372,66 @@ impl Iterator for LinesBackward<'_> {
 }
 
 /// The `parentId` of the next entry, as pi-coding-agent's `SessionManager` finds it: the
-/// `id` of the last line that parses as JSON and is not a `session` line (no tree walk).
-/// `Some(null)` when there is none; `None` (no `parentId` at all) when that last value has
-/// no `id`, as pi writes it.
-fn leaf(file: &mut std::fs::File) -> std::io::Result<Option<Value>> {
+/// `id` of the last line that parses as JSON and is not a `session` line (no tree walk), as
+/// JSON text. `Some("null")` when there is none; `None` (no `parentId` at all) when that
+/// last value has no `id`, as pi writes it.
+fn leaf(file: &mut std::fs::File) -> std::io::Result<Option<String>> {
     let unread = file.metadata()?.len();
+    // The file's end is trimmed: the last line that is not blank is read without the
+    // JavaScript whitespace after it. (Its start is not: that line is the header, which
+    // has_header read, and a header is skipped here whether or not it parses.)
+    let mut ends_file = true;
     for line in (LinesBackward { file, unread, pending: Vec::new() }) {
-        match parse_line(&line?) {
+        let line = line?;
+        let parsed = parse_line(&line, false, ends_file);
+        ends_file = ends_file && is_blank(&line);
+        match parsed {
             Parsed::Skipped => continue,
-            Parsed::Value(Some(head)) if is_session(&head) => continue,
-            Parsed::Value(Some(Head { id: Field::Present(id), .. })) => return Ok(Some(id)),
+            Parsed::Value(Some(head)) if head.session => continue,
+            Parsed::Value(Some(Head { id: Some(id), .. })) => return Ok(Some(id)),
             Parsed::Value(_) => return Ok(None),
         }
     }
-    Ok(Some(Value::Null))
+    Ok(Some("null".to_string()))
 }
 
 /// Whether the first line that parses is a session header (`{"type":"session","id":…}`):
 /// pi-coding-agent empties a transcript that does not start so when it opens it, so such
 /// a file is reported, not written to.
 fn has_header(file: &mut std::fs::File) -> std::io::Result<bool> {
+    /// How much of a file's end is looked at to tell whether only whitespace follows a line.
+    const TAIL: u64 = 64 * 1024;
+    let len = file.metadata()?.len();
     file.seek(SeekFrom::Start(0))?;
     let mut reader = std::io::BufReader::new(&mut *file);
     let mut line = Vec::new();
+    let mut read: u64 = 0;
+    // The file's start is trimmed: the first line that is not blank is read without the
+    // JavaScript whitespace before it.
+    let mut starts_file = true;
     loop {
         line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
             return Ok(false);
         }
-        match parse_line(&line) {
+        read += n as u64;
+        let mut parsed = parse_line(&line, starts_file, read >= len);
+        if matches!(parsed, Parsed::Skipped) && !is_blank(&line) && read < len && len - read <= TAIL {
+            // The file's end is trimmed too: a line followed by nothing but whitespace is
+            // read without the whitespace after it.
+            let mut rest = Vec::new();
+            reader.read_to_end(&mut rest)?;
+            if is_blank(&rest) {
+                parsed = parse_line(&line, starts_file, true);
+            } else {
+                reader.seek(SeekFrom::Start(read))?;
+            }
+        }
+        starts_file = starts_file && is_blank(&line);
+        match parsed {
             Parsed::Skipped => continue,
-            Parsed::Value(Some(head)) => return Ok(is_session(&head) && matches!(head.id, Field::Present(Value::String(_)))),
+            Parsed::Value(Some(head)) => return Ok(head.session && head.id_is_string),
             Parsed::Value(None) => return Ok(false),
         }
     }
@@ -334,6 +451,18 @@ pub fn valid_session_id(id: &str) -> bool {
         && id != "."
         && id != ".."
         && !id.chars().any(|c| c == '/' || c == '\\' || c == '\0' || c.is_control())
+}
+
+/// A message entry as pi-coding-agent's `appendMessage` writes it.
+#[derive(serde::Serialize)]
+struct Entry<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    id: &'a str,
+    #[serde(rename = "parentId", skip_serializing_if = "Option::is_none")]
+    parent_id: Option<&'a RawValue>,
+    timestamp: String,
+    message: &'a Value,
 }
 
 /// Appends one message under the transcript's lock (OpenClaw's, as its runs take it),
@@ -360,7 +489,7 @@ pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, mes
         let header = json!({"type": "session", "version": 3, "id": session_id, "timestamp": iso_time(now_ms), "cwd": cwd});
         out.push_str(&header.to_string());
         out.push('\n');
-        Some(Value::Null)
+        Some("null".to_string())
     } else {
         if !has_header(&mut file)? {
             return Err(std::io::Error::new(
@@ -377,15 +506,11 @@ pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, mes
         leaf(&mut file)?
     };
     let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
-    let mut line = serde_json::Map::new();
-    line.insert("type".into(), json!("message"));
-    line.insert("id".into(), json!(id));
-    if let Some(parent) = parent {
-        line.insert("parentId".into(), parent);
-    }
-    line.insert("timestamp".into(), json!(iso_time(now_ms)));
-    line.insert("message".into(), message.clone());
-    out.push_str(&Value::Object(line).to_string());
+    // The parent id is written as its JSON text (as `JSON.stringify` writes the id it
+    // parsed), so an id serde_json's `Value` cannot hold still links the tree.
+    let parent_id = parent.map(RawValue::from_string).transpose().map_err(std::io::Error::other)?;
+    let entry = Entry { kind: "message", id: &id, parent_id: parent_id.as_deref(), timestamp: iso_time(now_ms), message };
+    out.push_str(&serde_json::to_string(&entry).map_err(std::io::Error::other)?);
     out.push('\n');
     file.write_all(out.as_bytes())?;
     Ok(id)
