@@ -9,7 +9,8 @@
 //! start (the agent-to-agent ping-pong and announce, sub-agent completions). It works over
 //! any type that implements [`Gateway`] (the RPCs the tools make) and [`SessionTree`] (what
 //! the guard must know of the sessions); the library brings an
-//! [embedded gateway](gateway::embedded) over an OpenClaw state directory and a
+//! [embedded gateway](gateway::embedded) over an OpenClaw state directory, a
+//! [live one](gateway::live) for a running OpenClaw gateway, and a
 //! [scripted one](gateway::scripted) for conformance runs.
 //!
 //! ```
@@ -44,7 +45,9 @@
 //! # }
 //! # impl SessionTree for MyGateway {
 //! #     fn canonical_key(&self, key: &str) -> String { key.trim().to_string() }
-//! #     fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> { Ok(vec![("agent:main:subagent:a".into(), "agent:main:main".into())]) }
+//! #     fn spawned_trees(&self, roots: &std::collections::HashSet<String>) -> GatewayResult<std::collections::HashSet<String>> {
+//! #         Ok(trees_from_edges(roots, &[("agent:main:subagent:a".into(), "agent:main:main".into())]))
+//! #     }
 //! #     fn rows_of(&self, _: &std::collections::HashSet<String>) -> GatewayResult<Vec<SessionRow>> { Ok(Vec::new()) }
 //! #     fn exists(&self, _: &str) -> GatewayResult<bool> { Ok(true) }
 //! #     fn run_session(&self, _: &str) -> Option<String> { None }

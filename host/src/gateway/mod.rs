@@ -6,12 +6,13 @@
 //! each:
 //! - [`embedded`]: an OpenClaw state directory on disk, with OpenClaw's semantics and lock
 //!   protocol, runs by a pluggable agent runtime;
+//! - [`live`]: a running OpenClaw gateway, over its WebSocket protocol;
 //! - [`scripted`]: the conformance format's mock (answers from a script, runs in virtual
 //!   time);
 //!
 //! and [`wire`] holds the JSON shapes of every record as OpenClaw sends them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 pub use session_tools_guest::ports::{
@@ -20,6 +21,7 @@ pub use session_tools_guest::ports::{
 };
 
 pub mod embedded;
+pub mod live;
 pub(crate) mod native;
 pub mod pattern;
 pub mod scripted;
@@ -71,8 +73,10 @@ pub trait SessionTree: Send + Sync {
     /// The canonical spelling of a session key, as the gateway stores and lists it.
     fn canonical_key(&self, key: &str) -> String;
 
-    /// Every session that has a parent, as `(child, parent)`, both canonical.
-    fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>>;
+    /// The sessions of the spawn trees of `roots` (canonical keys): the roots themselves
+    /// and every session spawned from one of them, transitively. A gateway that knows
+    /// every `(child, parent)` edge answers with [`trees_from_edges`].
+    fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>>;
 
     /// The rows of these sessions (canonical keys), for their delivery targets.
     fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>>;
@@ -88,6 +92,24 @@ pub trait SessionTree: Send + Sync {
     /// to that process. A gateway that waits for runs itself (a real gateway's server-side
     /// `agent.wait`) answers `false`.
     fn runs_elsewhere(&self, run_id: &str) -> bool;
+}
+
+/// The spawn trees of `roots` from every `(child, parent)` edge (canonical keys).
+pub fn trees_from_edges(roots: &HashSet<String>, edges: &[(String, String)]) -> HashSet<String> {
+    let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (child, parent) in edges {
+        children.entry(parent.as_str()).or_default().push(child);
+    }
+    let mut trees = roots.clone();
+    let mut frontier: Vec<String> = roots.iter().cloned().collect();
+    while let Some(node) = frontier.pop() {
+        for child in children.remove(node.as_str()).unwrap_or_default() {
+            if trees.insert(child.to_string()) {
+                frontier.push(child.to_string());
+            }
+        }
+    }
+    trees
 }
 
 macro_rules! forward_gateway {
@@ -126,8 +148,8 @@ macro_rules! forward_gateway {
             fn canonical_key(&self, key: &str) -> String {
                 (**self).canonical_key(key)
             }
-            fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> {
-                (**self).spawn_edges()
+            fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
+                (**self).spawned_trees(roots)
             }
             fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
                 (**self).rows_of(keys)

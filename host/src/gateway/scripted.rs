@@ -252,8 +252,8 @@ impl SessionTree for ScriptedGateway {
         key.trim().to_string()
     }
 
-    fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> {
-        Ok(Vec::new())
+    fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
+        Ok(roots.clone())
     }
 
     fn rows_of(&self, _keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {

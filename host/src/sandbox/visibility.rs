@@ -12,7 +12,7 @@
 //! The guard works over any gateway: what it needs to know of the spawn tree is the
 //! narrow [`SessionTree`] trait.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::Services;
@@ -82,23 +82,12 @@ impl VisibilityGuard {
     /// Recomputes the caller's tree from the gateway's spawn edges; answers it, kept. When
     /// the edges cannot be read the tree is the caller's own session only (fail closed).
     fn refresh(&self) -> MutexGuard<'_, HashSet<String>> {
-        let edges = self.tree.spawn_edges().unwrap_or_default();
+        let Some(own) = &self.own else { return self.visible.lock().unwrap_or_else(|p| p.into_inner()) };
+        let mut roots = HashSet::from([own.clone()]);
+        roots.extend(self.adopted.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned());
+        // Asked without holding the lock: a live gateway answers over the network.
+        let visible = self.tree.spawned_trees(&roots).unwrap_or(roots);
         let mut kept = self.visible.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(own) = &self.own else { return kept };
-        let mut children: HashMap<&str, Vec<&str>> = HashMap::new();
-        for (child, parent) in &edges {
-            children.entry(parent.as_str()).or_default().push(child);
-        }
-        let mut visible = HashSet::from([own.clone()]);
-        visible.extend(self.adopted.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned());
-        let mut frontier: Vec<String> = visible.iter().cloned().collect();
-        while let Some(node) = frontier.pop() {
-            for child in children.remove(node.as_str()).unwrap_or_default() {
-                if visible.insert(child.to_string()) {
-                    frontier.push(child.to_string());
-                }
-            }
-        }
         *kept = visible;
         kept
     }

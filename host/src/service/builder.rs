@@ -13,6 +13,7 @@ use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway};
+use crate::gateway::live::LiveGateway;
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
@@ -131,6 +132,15 @@ impl ServiceBuilder {
             .with_clock(gateway.clock().clone());
         builder.policy_for = Some(gateway.clone());
         builder
+    }
+
+    /// A service over a running gateway: the gateway's own config (read when it was
+    /// opened) and its state directory (as it said at the handshake). Jobs stay in memory
+    /// unless [`with_jobs_dir`](Self::with_jobs_dir) says where to keep them.
+    pub fn over_live(gateway: &Arc<LiveGateway>) -> ServiceBuilder {
+        ServiceBuilder::new(gateway.clone(), gateway.clone())
+            .with_config(gateway.config().clone())
+            .with_state_dir(gateway.state_dir().unwrap_or_default().to_string())
     }
 
     /// The deployment config every instance is configured with.

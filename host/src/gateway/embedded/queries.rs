@@ -160,12 +160,13 @@ impl SessionTree for EmbeddedGateway {
         self.rules().canonical(key)
     }
 
-    fn spawn_edges(&self) -> GatewayResult<Vec<(String, String)>> {
+    fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
         let stores = self.indexed_stores()?;
-        Ok(deduplicated(&stores, self.rules())
+        let edges: Vec<(String, String)> = deduplicated(&stores, self.rules())
             .iter()
             .filter_map(|r| r.spawned_by.as_deref().map(|parent| (r.key.clone(), self.rules().canonical(parent))))
-            .collect())
+            .collect();
+        Ok(trees_from_edges(roots, &edges))
     }
 
     fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {

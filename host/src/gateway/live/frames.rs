@@ -1,0 +1,236 @@
+//! The frames of OpenClaw's gateway WebSocket protocol v3
+//! (`../shared/spec/openclaw-gateway-protocol.md` §2–§3): requests out, answers and events
+//! in, and the handshake's `connect`. Frames from the gateway are untrusted: anything that
+//! is not a well-formed frame is a [`Frame::Invalid`], never a panic.
+
+use serde_json::{json, Map, Value};
+
+/// The protocol this host speaks.
+pub const PROTOCOL: u64 = 3;
+
+/// A frame from the gateway.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Frame {
+    /// An answer to a request: `ok` read first, then the payload or the error.
+    Res {
+        id: String,
+        ok: bool,
+        payload: Option<Value>,
+        error: Option<ErrorShape>,
+    },
+    Event {
+        event: String,
+        payload: Option<Value>,
+    },
+    /// Not a frame of the protocol: why.
+    Invalid(String),
+}
+
+/// The gateway's `ErrorShape`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorShape {
+    pub code: String,
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+impl ErrorShape {
+    fn parse(v: &Value) -> ErrorShape {
+        let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+        ErrorShape { code: text("code"), message: text("message"), details: v.get("details").cloned() }
+    }
+}
+
+/// Reads a text frame.
+pub fn parse(text: &str) -> Frame {
+    let value: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return Frame::Invalid(format!("a frame that is not JSON ({e})")),
+    };
+    let kind = value.get("type").and_then(Value::as_str);
+    match kind {
+        Some("res") => {
+            let Some(id) = value.get("id").and_then(Value::as_str) else {
+                return Frame::Invalid("an answer without an id".into());
+            };
+            let Some(ok) = value.get("ok").and_then(Value::as_bool) else {
+                return Frame::Invalid(format!("an answer to {id} without ok"));
+            };
+            Frame::Res {
+                id: id.to_string(),
+                ok,
+                payload: value.get("payload").cloned(),
+                error: value.get("error").filter(|e| e.is_object()).map(ErrorShape::parse),
+            }
+        }
+        Some("event") => match value.get("event").and_then(Value::as_str) {
+            Some(event) => Frame::Event { event: event.to_string(), payload: value.get("payload").cloned() },
+            None => Frame::Invalid("an event without a name".into()),
+        },
+        Some(other) => Frame::Invalid(format!("a frame of an unknown type {other:?}")),
+        None => Frame::Invalid("a frame without a type".into()),
+    }
+}
+
+/// A request frame.
+pub fn request(id: &str, method: &str, params: &Value) -> String {
+    json!({"type": "req", "id": id, "method": method, "params": params}).to_string()
+}
+
+/// How this host authenticates.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Auth {
+    Token(String),
+    Password(String),
+}
+
+impl std::fmt::Debug for Auth {
+    // Secrets never reach a log.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Auth::Token(_) => f.write_str("Token(…)"),
+            Auth::Password(_) => f.write_str("Password(…)"),
+        }
+    }
+}
+
+/// The client this host presents itself as (an enum on the gateway side: the gateway's
+/// own backend client is `gateway-client` in `backend` mode).
+pub const CLIENT_ID: &str = "gateway-client";
+pub const CLIENT_MODE: &str = "backend";
+pub const ROLE: &str = "operator";
+pub const SCOPES: [&str; 1] = ["operator.admin"];
+
+/// The params of `connect`.
+pub fn connect_params(auth: &Auth, device: Option<Value>) -> Value {
+    let mut params = Map::new();
+    params.insert("minProtocol".into(), json!(PROTOCOL));
+    params.insert("maxProtocol".into(), json!(PROTOCOL));
+    params.insert(
+        "client".into(),
+        json!({"id": CLIENT_ID, "displayName": "session-tools", "version": env!("CARGO_PKG_VERSION"), "platform": std::env::consts::OS, "mode": CLIENT_MODE}),
+    );
+    params.insert("role".into(), json!(ROLE));
+    params.insert("scopes".into(), json!(SCOPES));
+    params.insert(
+        "auth".into(),
+        match auth {
+            Auth::Token(token) => json!({"token": token}),
+            Auth::Password(password) => json!({"password": password}),
+        },
+    );
+    if let Some(device) = device {
+        params.insert("device".into(), device);
+    }
+    Value::Object(params)
+}
+
+/// What `hello-ok` told about the gateway.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Hello {
+    pub protocol: u64,
+    pub server_version: Option<String>,
+    /// The largest frame the gateway accepts from a client.
+    pub max_payload: usize,
+    /// How often the gateway sends `tick`.
+    pub tick_interval_ms: u64,
+    pub state_dir: Option<String>,
+    pub default_agent: Option<String>,
+    pub main_key: Option<String>,
+    pub scope: Option<String>,
+}
+
+impl Hello {
+    pub fn parse(payload: &Value) -> Hello {
+        let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
+        let policy = payload.get("policy");
+        let snapshot = payload.get("snapshot");
+        let defaults = snapshot.and_then(|s| s.get("sessionDefaults"));
+        Hello {
+            protocol: payload.get("protocol").and_then(Value::as_u64).unwrap_or(0),
+            server_version: text(payload.get("server").and_then(|s| s.get("version"))),
+            max_payload: policy.and_then(|p| p.get("maxPayload")).and_then(Value::as_u64).map_or(512 * 1024, |n| n as usize),
+            tick_interval_ms: policy.and_then(|p| p.get("tickIntervalMs")).and_then(Value::as_u64).unwrap_or(30_000),
+            state_dir: text(snapshot.and_then(|s| s.get("stateDir"))),
+            default_agent: text(defaults.and_then(|d| d.get("defaultAgentId"))),
+            main_key: text(defaults.and_then(|d| d.get("mainKey"))),
+            scope: text(defaults.and_then(|d| d.get("scope"))),
+        }
+    }
+}
+
+/// Why the handshake failed, in words (§3.3).
+pub fn handshake_error(url: &str, auth: &Auth, error: &ErrorShape) -> String {
+    let message = error.message.as_str();
+    if message.contains("protocol mismatch") {
+        let expected = error.details.as_ref().and_then(|d| d.get("expectedProtocol")).and_then(Value::as_u64);
+        return match expected {
+            Some(n) => format!("the gateway at {url} speaks protocol {n}; this host speaks {PROTOCOL}"),
+            None => format!("the gateway at {url} does not speak protocol {PROTOCOL}: {message}"),
+        };
+    }
+    if message.starts_with("unauthorized") {
+        let what = if message.contains("missing") { "missing" } else { "rejected" };
+        let secret = match auth {
+            Auth::Token(_) => "token",
+            Auth::Password(_) => "password",
+        };
+        return format!("gateway {secret} {what} by {url} ({message})");
+    }
+    if error.code == "NOT_PAIRED" {
+        let request = error.details.as_ref().and_then(|d| d.get("requestId")).and_then(Value::as_str);
+        return match request {
+            Some(id) => {
+                format!("the gateway at {url} has not paired this host yet: approve pairing request {id} on the gateway ({message})")
+            }
+            None => format!("the gateway at {url} refused this host's device identity: {message}"),
+        };
+    }
+    format!("the gateway at {url} refused the connection: {message}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_read_without_trusting_them() {
+        assert_eq!(
+            parse(r#"{"type":"res","id":"1","ok":false,"payload":{"status":"error"},"error":{"code":"UNAVAILABLE","message":"boom"}}"#),
+            Frame::Res {
+                id: "1".into(),
+                ok: false,
+                payload: Some(json!({"status": "error"})),
+                error: Some(ErrorShape { code: "UNAVAILABLE".into(), message: "boom".into(), details: None })
+            }
+        );
+        assert!(matches!(parse("not json"), Frame::Invalid(_)));
+        assert!(matches!(parse(r#"{"type":"res","ok":true}"#), Frame::Invalid(_)));
+        assert!(matches!(parse(r#"[1]"#), Frame::Invalid(_)));
+        assert_eq!(
+            parse(r#"{"type":"event","event":"tick","payload":{"ts":1}}"#),
+            Frame::Event { event: "tick".into(), payload: Some(json!({"ts": 1})) }
+        );
+    }
+
+    #[test]
+    fn handshake_errors_are_said_in_words() {
+        let url = "ws://127.0.0.1:1";
+        let mismatch = ErrorShape {
+            code: "INVALID_REQUEST".into(),
+            message: "protocol mismatch".into(),
+            details: Some(json!({"expectedProtocol": 4})),
+        };
+        assert_eq!(
+            handshake_error(url, &Auth::Token("t".into()), &mismatch),
+            "the gateway at ws://127.0.0.1:1 speaks protocol 4; this host speaks 3"
+        );
+        let token = ErrorShape {
+            code: "INVALID_REQUEST".into(),
+            message: "unauthorized: gateway token mismatch (provide gateway auth token)".into(),
+            details: None,
+        };
+        assert!(handshake_error(url, &Auth::Token("t".into()), &token).starts_with("gateway token rejected by ws://127.0.0.1:1"));
+        assert_eq!(format!("{:?}", Auth::Token("secret".into())), "Token(…)");
+    }
+}

@@ -1,0 +1,481 @@
+//! A running OpenClaw gateway, reached over its WebSocket protocol v3
+//! (`../shared/spec/openclaw-gateway-protocol.md`): the third backend of [`Gateway`], next to
+//! the embedded and the scripted ones.
+//!
+//! One [`LiveGateway`] holds one connection, shared by every agent instance of the process;
+//! requests are multiplexed over it by id, each with its own timeout. The connection is
+//! made when the gateway is opened (so a wrong URL, token or protocol is an error at once),
+//! and made again, with backoff, after a drop; a request in flight during a drop is sent
+//! again only where that is safe (reads, and writes with an idempotency key), and fails with
+//! a clear error otherwise.
+//!
+//! The gateway is the authority here: it stores the sessions, runs the agents and enforces
+//! its own send policy; its errors reach the tool with the gateway's message. The host's
+//! limits and N15 guard apply exactly as over the embedded gateway, since they wrap any
+//! [`Gateway`].
+//!
+//! # Blocking
+//!
+//! [`LiveGatewayBuilder::open`] blocks until the handshake is done and the config is read
+//! (at most the connect timeout, 10 s by default, plus one request timeout). Every method
+//! of [`Gateway`] blocks until the gateway answers or the request's timeout passes (30 s by
+//! default; `agent.wait` its own timeout plus 15 s); a request made while the connection
+//! is down waits for it to come back within that timeout.
+
+mod connection;
+mod device;
+mod frames;
+mod local;
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use self::connection::{Command, Request, Settings, Shared};
+use self::frames::Auth;
+use super::embedded::canon::KeyRules;
+use super::*;
+use crate::config::DeploymentConfig;
+use crate::{Error, Result};
+
+/// Requests of one batch (`chat.history` for a list's rows, a level of a spawn tree) in
+/// flight at once: enough to hide the round trips, few enough not to crowd the gateway's
+/// event loop.
+const WINDOW: usize = 32;
+
+/// `agent.wait` is answered by the gateway after its own timeout; this is how much longer
+/// the host waits for that answer.
+const WAIT_MARGIN: Duration = Duration::from_secs(15);
+
+/// Sessions one spawn-tree walk visits at most (a tree larger than this is cut, which only
+/// hides sessions from a restricted caller: fail closed).
+const MAX_TREE: usize = 10_000;
+
+/// Runs remembered for [`SessionTree::run_session`].
+const MAX_RUNS: usize = 10_000;
+
+/// How to reach a running gateway. Defaults: no secret (the gateway then refuses), a
+/// device identity only with a password (at `$XDG_CONFIG_HOME/session-tools/device.json`),
+/// 10 s to connect, 30 s a request, answers up to 64 MiB, reconnection backoff from
+/// 250 ms to 10 s.
+#[derive(Debug, Clone)]
+pub struct LiveGatewayBuilder {
+    url: String,
+    auth: Option<Auth>,
+    device_path: Option<PathBuf>,
+    connect_timeout: Duration,
+    request_timeout: Duration,
+    max_answer_bytes: usize,
+    backoff_min: Duration,
+    backoff_max: Duration,
+}
+
+impl LiveGatewayBuilder {
+    /// Authenticates with the gateway's token (`gateway.auth.token`).
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.auth = Some(Auth::Token(token.into()));
+        self
+    }
+
+    /// Authenticates with the gateway's password (`gateway.auth.password`); the host then
+    /// presents a device identity, which a gateway on the same machine pairs silently.
+    pub fn with_password(mut self, password: impl Into<String>) -> Self {
+        self.auth = Some(Auth::Password(password.into()));
+        self
+    }
+
+    /// Where the device identity is kept (made on first use).
+    pub fn with_device_identity(mut self, path: impl Into<PathBuf>) -> Self {
+        self.device_path = Some(path.into());
+        self
+    }
+
+    /// How long the connection and its handshake may take.
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// How long a request waits for its answer (waits for runs add their own timeout).
+    pub fn with_request_timeout(mut self, timeout: Duration) -> Self {
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// The largest answer accepted (`chat.history` answers can be several MiB).
+    pub fn with_max_answer_bytes(mut self, bytes: usize) -> Self {
+        self.max_answer_bytes = bytes;
+        self
+    }
+
+    /// The pause before reconnecting after a drop: `min`, doubling up to `max`.
+    pub fn with_backoff(mut self, min: Duration, max: Duration) -> Self {
+        self.backoff_min = min;
+        self.backoff_max = max.max(min);
+        self
+    }
+
+    /// Connects, does the handshake and reads the gateway's config. Blocks for at most the
+    /// connect timeout plus a request timeout.
+    pub fn open(self) -> Result<LiveGateway> {
+        let url = self.url.trim().to_string();
+        if !(url.starts_with("ws://") || url.starts_with("wss://")) {
+            return Err(Error::Gateway(format!("{url:?} is not a gateway URL: it must start with ws:// or wss://")));
+        }
+        let Some(auth) = self.auth else {
+            return Err(Error::Gateway(format!(
+                "no secret for the gateway at {url}: give its token or password (gateway.auth in its config)"
+            )));
+        };
+        let device = match &auth {
+            Auth::Token(_) => None,
+            Auth::Password(_) => {
+                let path = self.device_path.clone().or_else(device::default_path).ok_or_else(|| {
+                    Error::Gateway("password authentication needs a device identity, and there is no home directory to keep it in".into())
+                })?;
+                Some(Arc::new(device::Device::load_or_create(&path).map_err(Error::Gateway)?))
+            }
+        };
+        let settings = Settings {
+            url: url.clone(),
+            auth,
+            device,
+            connect_timeout: self.connect_timeout,
+            max_answer_bytes: self.max_answer_bytes,
+            backoff_min: self.backoff_min,
+            backoff_max: self.backoff_max,
+        };
+        let shared = Arc::new(Shared::default());
+        let (commands, _thread) =
+            connection::spawn(settings, shared.clone()).map_err(|e| Error::io("starting the gateway connection's thread", e))?;
+        let link = Link { url: url.clone(), commands, shared, request_timeout: self.request_timeout };
+        // The first connection, now: a wrong URL, secret or protocol is said here.
+        let (reply, answer) = std::sync::mpsc::channel();
+        link.send(Command::Connect(reply));
+        let hello = match answer.recv_timeout(self.connect_timeout + Duration::from_secs(1)) {
+            Ok(Ok(hello)) => hello,
+            Ok(Err(message)) => return Err(Error::Gateway(message)),
+            Err(_) => {
+                return Err(Error::Gateway(format!("no handshake with the gateway at {url} within {} s", self.connect_timeout.as_secs())))
+            }
+        };
+        let snapshot = link
+            .call("config.get", json!({}), false)
+            .map_err(|e| Error::Gateway(format!("reading the config of the gateway at {url}: {e}")))?;
+        let config = config_of(&snapshot, &url)?;
+        let rules =
+            KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
+        Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()) })
+    }
+}
+
+/// The gateway's config from a `config.get` snapshot: the config as the gateway loaded it
+/// (its defaults applied), else the file as parsed when the gateway found it invalid.
+fn config_of(snapshot: &Value, url: &str) -> Result<DeploymentConfig> {
+    let valid = snapshot.get("valid").and_then(Value::as_bool) != Some(false);
+    let raw = if valid { snapshot.get("config") } else { snapshot.get("parsed") };
+    let raw = raw.filter(|c| c.is_object()).cloned().unwrap_or_else(|| json!({}));
+    let origin = match snapshot.get("path").and_then(Value::as_str) {
+        Some(path) => format!("the config of the gateway at {url} ({path})"),
+        None => format!("the config of the gateway at {url}"),
+    };
+    let mut config = DeploymentConfig::from_value(raw, &origin)?;
+    config.path = snapshot.get("path").and_then(Value::as_str).map(PathBuf::from);
+    Ok(config)
+}
+
+/// The handle on the connection's thread.
+struct Link {
+    url: String,
+    commands: tokio::sync::mpsc::UnboundedSender<Command>,
+    shared: Arc<Shared>,
+    request_timeout: Duration,
+}
+
+type Answer = Receiver<std::result::Result<Value, GatewayError>>;
+
+impl Link {
+    fn send(&self, command: Command) {
+        // A send fails only when the thread has ended; the answer's channel then says so.
+        let _ = self.commands.send(command);
+    }
+
+    /// Sends a request; its answer comes on the receiver by `deadline`.
+    fn submit(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> (Answer, Instant) {
+        let (reply, answer) = std::sync::mpsc::channel();
+        let deadline = crate::limits::deadline(timeout);
+        self.send(Command::Request(Request { method: method.to_string(), params, retry_safe, deadline, reply }));
+        (answer, deadline)
+    }
+
+    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> GatewayResult<Value> {
+        // The connection's thread fails a request at its deadline; the grace covers its
+        // check interval, and a thread that died is said in words.
+        let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
+        match answer.recv_timeout(left) {
+            Ok(answer) => answer,
+            Err(RecvTimeoutError::Timeout) => {
+                Err(GatewayError::new(format!("the gateway at {} did not answer {method} in time", self.url)))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(GatewayError::new(format!("the connection to the gateway at {} has ended", self.url)))
+            }
+        }
+    }
+
+    fn call(&self, method: &str, params: Value, retry_safe: bool) -> GatewayResult<Value> {
+        self.call_within(method, params, retry_safe, self.request_timeout)
+    }
+
+    fn call_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
+        let (answer, deadline) = self.submit(method, params, retry_safe, timeout);
+        self.wait(method, answer, deadline)
+    }
+
+    /// Many reads at once, answers in order.
+    fn call_many(&self, method: &str, params: Vec<Value>) -> Vec<GatewayResult<Value>> {
+        let mut answers = Vec::with_capacity(params.len());
+        let mut params = params.into_iter().peekable();
+        while params.peek().is_some() {
+            let window: Vec<(Answer, Instant)> =
+                params.by_ref().take(WINDOW).map(|p| self.submit(method, p, true, self.request_timeout)).collect();
+            answers.extend(window.into_iter().map(|(answer, deadline)| self.wait(method, answer, deadline)));
+        }
+        answers
+    }
+}
+
+impl Drop for Link {
+    fn drop(&mut self) {
+        // The thread closes the connection and ends; nobody waits for it.
+        self.send(Command::Shutdown);
+    }
+}
+
+/// Runs this host started, and their sessions (for the N15 guard's `agent.wait` check).
+#[derive(Default)]
+struct Runs {
+    sessions: HashMap<String, String>,
+    order: VecDeque<String>,
+}
+
+/// A running OpenClaw gateway as a [`Gateway`] and [`SessionTree`].
+pub struct LiveGateway {
+    link: Link,
+    hello: frames::Hello,
+    config: DeploymentConfig,
+    rules: KeyRules,
+    runs: Mutex<Runs>,
+}
+
+impl std::fmt::Debug for LiveGateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LiveGateway")
+            .field("url", &self.link.url)
+            .field("server_version", &self.hello.server_version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LiveGateway {
+    /// How to reach the gateway at `url` (`ws://host:port` or `wss://…`).
+    pub fn builder(url: impl Into<String>) -> LiveGatewayBuilder {
+        LiveGatewayBuilder {
+            url: url.into(),
+            auth: None,
+            device_path: None,
+            connect_timeout: Duration::from_secs(10),
+            request_timeout: Duration::from_secs(30),
+            max_answer_bytes: 64 << 20,
+            backoff_min: Duration::from_millis(250),
+            backoff_max: Duration::from_secs(10),
+        }
+    }
+
+    /// The gateway's URL.
+    pub fn url(&self) -> &str {
+        &self.link.url
+    }
+
+    /// The gateway's config, as read when it was opened (secrets left out of what the
+    /// guest sees, as for every config).
+    pub fn config(&self) -> &DeploymentConfig {
+        &self.config
+    }
+
+    /// The gateway's state directory, as it said at the handshake.
+    pub fn state_dir(&self) -> Option<&str> {
+        self.hello.state_dir.as_deref()
+    }
+
+    /// The gateway's version, as it said at the handshake.
+    pub fn server_version(&self) -> Option<&str> {
+        self.hello.server_version.as_deref()
+    }
+
+    /// Connections made so far (1 until the first reconnection).
+    pub fn connections(&self) -> u64 {
+        *self.link.shared.connections.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The canonical spelling of a session key, by the gateway's rules.
+    pub fn canonical(&self, key: &str) -> String {
+        self.rules.canonical(key)
+    }
+
+    /// Any method of the gateway, with its raw JSON params and answer (the owner's
+    /// commands: `chat.send`, `sessions.patch` with every field). `retry_safe` says whether
+    /// it may be sent again after a drop. Blocks up to the request timeout.
+    pub fn request(&self, method: &str, params: Value, retry_safe: bool) -> GatewayResult<Value> {
+        self.link.call(method, params, retry_safe)
+    }
+
+    /// [`request`](Self::request) with a timeout of its own.
+    pub fn request_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
+        self.link.call_within(method, params, retry_safe, timeout)
+    }
+
+    /// The payloads of the gateway's `event` broadcasts from now on (`chat`, `agent`, …),
+    /// until the receiver is dropped. Events sent while the connection is down are lost.
+    pub fn subscribe(&self, event: &str) -> Receiver<Value> {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        self.link.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push((event.to_string(), sender));
+        receiver
+    }
+
+    /// The raw `sessions.list` row of a session (every field the gateway lists, `chatType`
+    /// among them), if it exists.
+    pub fn row(&self, key: &str) -> GatewayResult<Option<Value>> {
+        let canonical = self.canonical(key);
+        let answer = self.link.call("sessions.list", row_search(&canonical), true)?;
+        Ok(answer
+            .get("sessions")
+            .and_then(Value::as_array)
+            .and_then(|rows| rows.iter().find(|r| r.get("key").and_then(Value::as_str) == Some(canonical.as_str())))
+            .cloned())
+    }
+
+    fn remember_run(&self, run_id: &str, session_key: &str) {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if runs.sessions.insert(run_id.to_string(), self.canonical(session_key)).is_none() {
+            runs.order.push_back(run_id.to_string());
+        }
+        while runs.order.len() > MAX_RUNS {
+            if let Some(old) = runs.order.pop_front() {
+                runs.sessions.remove(&old);
+            }
+        }
+    }
+}
+
+/// The `sessions.list` params that find one session by its key (the gateway's `search`
+/// matches key substrings; the exact key is picked from the answer).
+fn row_search(canonical: &str) -> Value {
+    json!({"search": canonical, "includeGlobal": true, "includeUnknown": true})
+}
+
+impl Gateway for LiveGateway {
+    fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
+        self.link.call("sessions.list", wire::list_params(params), true).map(|v| wire::session_list(&v))
+    }
+
+    fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
+        self.link.call("sessions.resolve", wire::resolve_params(params), true).map(|v| wire::resolved_key(&v))
+    }
+
+    fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
+        self.link.call("chat.history", wire::history_params(params), true).map(|v| wire::history(&v))
+    }
+
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        let answers = self.link.call_many("chat.history", params.iter().map(wire::history_params).collect());
+        answers.into_iter().map(|a| a.map(|v| wire::history(&v))).collect()
+    }
+
+    fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
+        // The first answer (`accepted`) is the one the tools wait for; the idempotency key
+        // makes a resend after a drop safe (the gateway answers its cached state).
+        let accepted = wire::agent_accepted(&self.link.call("agent", wire::agent_params(params), true)?);
+        let run = accepted.run_id.clone().unwrap_or_else(|| params.idempotency_key.clone());
+        self.remember_run(&run, params.session_key.as_deref().unwrap_or("main"));
+        Ok(accepted)
+    }
+
+    fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
+        let timeout = Duration::from_millis(params.timeout_ms) + WAIT_MARGIN;
+        self.link.call_within("agent.wait", wire::wait_params(params), true, timeout).map(|v| wire::wait_result(&v))
+    }
+
+    fn send(&self, params: &SendParams) -> GatewayResult<()> {
+        self.link.call("send", wire::send_params(params), true).map(drop)
+    }
+
+    fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
+        // Not resent after a drop: a label set twice is refused the second time.
+        self.link.call("sessions.patch", wire::patch_params(params), false).map(drop)
+    }
+
+    fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
+        self.link.call("sessions.delete", wire::delete_params(params), false).map(drop)
+    }
+}
+
+impl SessionTree for LiveGateway {
+    fn canonical_key(&self, key: &str) -> String {
+        self.canonical(key)
+    }
+
+    /// The trees, a level at a time: `sessions.list {spawnedBy}` for each session of a
+    /// level, at once (the gateway's rows do not carry their parent, and every edge would
+    /// take the whole store). At most 10,000 sessions: a larger tree is cut, which only
+    /// hides sessions from a restricted caller (fail closed).
+    fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
+        let mut seen: HashSet<String> = roots.iter().map(|r| self.canonical(r)).collect();
+        let mut level: Vec<String> = seen.iter().cloned().collect();
+        while !level.is_empty() && seen.len() < MAX_TREE {
+            let params = level.iter().map(|parent| json!({"spawnedBy": parent})).collect();
+            let mut next = Vec::new();
+            for answer in self.link.call_many("sessions.list", params) {
+                for row in wire::session_list(&answer?).sessions {
+                    if seen.len() < MAX_TREE && seen.insert(row.key.clone()) {
+                        next.push(row.key);
+                    }
+                }
+            }
+            level = next;
+        }
+        Ok(seen)
+    }
+
+    fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
+        let keys: Vec<String> = keys.iter().map(|k| self.canonical(k)).collect();
+        let answers = self.link.call_many("sessions.list", keys.iter().map(|k| row_search(k)).collect());
+        let mut rows = Vec::new();
+        for (key, answer) in keys.iter().zip(answers) {
+            let list = wire::session_list(&answer?);
+            rows.extend(list.sessions.into_iter().filter(|row| &row.key == key));
+        }
+        Ok(rows)
+    }
+
+    fn exists(&self, key: &str) -> GatewayResult<bool> {
+        match self.link.call("sessions.resolve", json!({"key": self.canonical(key)}), true) {
+            Ok(answer) => Ok(!wire::resolved_key(&answer).is_empty()),
+            Err(e) if e.message.starts_with("No session found") => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn run_session(&self, run_id: &str) -> Option<String> {
+        self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
+    }
+
+    fn runs_elsewhere(&self, _run_id: &str) -> bool {
+        // The gateway's `agent.wait` waits for any run, whoever started it.
+        false
+    }
+}
