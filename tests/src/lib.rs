@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 use session_tools_host::{EngineOptions, Limits, Runtime};
 
 pub mod cli;
-pub mod openclaw;
+pub mod fake_gateway;
+/// The real OpenClaw gateway and the mock model ([`openclaw_harness`]).
+pub use openclaw_harness as openclaw;
 pub mod oracles;
 
 /// The project root.

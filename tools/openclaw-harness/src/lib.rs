@@ -1,4 +1,4 @@
-//! A real OpenClaw gateway for the tests: installed from the npm registry into a cache
+//! A real OpenClaw gateway for the tests and the live benchmark: installed from the npm registry into a cache
 //! outside the repository ([`install`]), started on loopback against a state directory
 //! ([`Gateway::start`]), driven over its WebSocket protocol v3 ([`Gateway::rpc`],
 //! [`Client`]), and pointed at a scripted OpenAI-compatible model server on loopback
@@ -13,9 +13,9 @@
 //! directory (config, logs, fake `HOME`) for a look afterwards.
 //!
 //! ```no_run
-//! use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply};
+//! use openclaw_harness::{Gateway, GatewayOptions, MockModel, ModelReply};
 //! let model = MockModel::start(|_| ModelReply::Text("pong".into())).unwrap();
-//! let state = session_tools_tests::sample_copy();
+//! let state = tempfile::tempdir().unwrap(); // an OpenClaw state directory
 //! let options = GatewayOptions { extra_config: model.model_config("mock", "m1"), ..Default::default() };
 //! let gateway = Gateway::start(state.path(), options).unwrap_or_else(|e| panic!("{e}"));
 //! let list = gateway.rpc("sessions.list", serde_json::json!({})).unwrap();
