@@ -5,23 +5,20 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
 use session_tools_host::config::default_state_dir;
 use session_tools_host::conformance;
-use session_tools_host::gateway::embedded::transcript::iso_time;
-use session_tools_host::gateway::embedded::Patch;
 use session_tools_host::gateway::scripted::ScriptedGateway;
-use session_tools_host::gateway::{Gateway, HistoryParams, ListParams, WaitParams};
-use session_tools_host::{stderr_log, CallError, Caller, Decision, Limits, Runtime, Service};
+use session_tools_host::{stderr_log, CallError, Caller, Limits, Runtime, Service};
 
 use crate::options::{component, engine_options, open, Global, StateDir};
-use crate::show::{pretty, print_history, print_json, print_sessions};
+use crate::show::{pretty, print_json};
 
 /// The agent session tools (sessions_list, sessions_history, sessions_send,
 /// sessions_spawn, agents_list) as a sandboxed WebAssembly component, over an OpenClaw
-/// state directory.
+/// state directory or a running OpenClaw gateway.
 #[derive(Parser, Debug)]
 #[command(name = "session-tools", version, about)]
 pub struct Cli {
@@ -40,8 +37,10 @@ pub enum Command {
     },
     /// Print the tool descriptions as JSON.
     Describe,
-    /// Call one tool as a session, against the embedded gateway.
+    /// Call one tool as a session (on the state directory, or the `--gateway`).
     Call(CallArgs),
+    /// Serve the tools over MCP (stdio, or streamable HTTP for many agents) as a session.
+    Mcp(crate::mcp::McpArgs),
     /// List the sessions of the state directory.
     Sessions {
         /// Only this agent's sessions.
@@ -61,7 +60,7 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Print what was delivered to channels.
+    /// Print what the embedded gateway delivered to channels.
     Outbox {
         #[arg(long)]
         json: bool,
@@ -181,7 +180,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                     crate::outln!("{}", pretty(&result));
                     crate::out::Out.flush()?;
                     service.run_jobs(Duration::from_secs(args.wait));
-                    if !opened.gateway.runs().wait_idle(Duration::from_secs(args.wait.max(10))) {
+                    if !opened.wait_for_runs(Duration::from_secs(args.wait.max(10))) {
                         eprintln!("warning: runs still going on are cut short as the process exits");
                     }
                     Ok(0)
@@ -196,110 +195,13 @@ pub fn run(cli: Cli) -> Result<i32> {
                 }
             }
         }
-        Command::Sessions { agent, limit, json } => {
-            let opened = open(&cli.global, state(), StateDir::MustExist)?;
-            let rows = opened
-                .gateway
-                .list_rows(&ListParams {
-                    agent_id: agent,
-                    limit,
-                    include_global: Some(true),
-                    include_unknown: Some(true),
-                    ..Default::default()
-                })
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            if json {
-                let value: Vec<Value> = rows.iter().map(session_tools_host::gateway::wire::session_row_json).collect();
-                print_json(&Value::Array(value))?;
-            } else {
-                print_sessions(&rows);
-            }
-            Ok(0)
-        }
-        Command::History { key, limit, json } => {
-            let opened = open(&cli.global, state(), StateDir::MustExist)?;
-            if opened.gateway.find(&key).map_err(|e| anyhow::anyhow!("{e}"))?.is_none() {
-                bail!("no session {key} in {}", opened.gateway.state_dir().display());
-            }
-            let history =
-                opened.gateway.chat_history(&HistoryParams { session_key: key.clone(), limit }).map_err(|e| anyhow::anyhow!("{e}"))?;
-            if json {
-                let messages: Vec<Value> = history.messages.iter().filter_map(|m| serde_json::from_str(&m.json).ok()).collect();
-                print_json(&json!({"sessionKey": key, "sessionId": history.session_id, "messages": messages}))?;
-            } else {
-                print_history(&history.messages);
-            }
-            Ok(0)
-        }
-        Command::Outbox { json } => {
-            let opened = open(&cli.global, state(), StateDir::MustExist)?;
-            let deliveries = opened.gateway.outbox().read_all()?;
-            if json {
-                print_json(&Value::Array(deliveries))?;
-            } else if deliveries.is_empty() {
-                crate::outln!("(nothing delivered yet)");
-            } else {
-                for d in deliveries {
-                    let field = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                    let ts = d.get("ts").and_then(Value::as_u64).map(iso_time).unwrap_or_default();
-                    crate::outln!(
-                        "{ts}  {}:{}{}",
-                        field("channel"),
-                        field("to"),
-                        d.get("accountId").and_then(Value::as_str).map(|a| format!(" (account {a})")).unwrap_or_default()
-                    );
-                    for line in field("message").lines() {
-                        crate::outln!("    {line}");
-                    }
-                }
-            }
-            Ok(0)
-        }
-        Command::Policy { key } => {
-            let opened = open(&cli.global, state(), StateDir::MustExist)?;
-            let canonical = opened.gateway.rules().canonical(&key);
-            let (decision, why) = opened.gateway.session_policy(&key).map_err(|e| anyhow::anyhow!("{e}"))?;
-            let word = if decision == Decision::Allow { "allow" } else { "deny" };
-            crate::outln!("{canonical}: {word} ({why})");
-            Ok(0)
-        }
-        Command::Chat { key, message } => {
-            let opened = open(&cli.global, state(), StateDir::MayCreate)?;
-            match opened.gateway.chat_send(&key, &message) {
-                Ok((reply, run)) => {
-                    match run {
-                        Some(run_id) => {
-                            let wait = opened.gateway.agent_wait(&WaitParams { run_id: run_id.clone(), timeout_ms: 120_000 });
-                            crate::outln!("run {run_id}: {}", wait.ok().and_then(|w| w.status).unwrap_or_default());
-                        }
-                        None => crate::outln!("{reply}"),
-                    }
-                    Ok(0)
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Ok(2)
-                }
-            }
-        }
+        Command::Sessions { agent, limit, json } => crate::owner::sessions(&open(&cli.global, state(), StateDir::MustExist)?, agent, limit, json),
+        Command::History { key, limit, json } => crate::owner::history(&open(&cli.global, state(), StateDir::MustExist)?, &key, limit, json),
+        Command::Outbox { json } => crate::owner::outbox(&open(&cli.global, state(), StateDir::MustExist)?, json),
+        Command::Policy { key } => crate::owner::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key),
+        Command::Chat { key, message } => crate::owner::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message),
         Command::Patch { key, label, model, send_policy } => {
-            let opened = open(&cli.global, state(), StateDir::MayCreate)?;
-            let patch = Patch {
-                label: label.map(|l| (!l.is_empty()).then_some(l)),
-                model: model.map(|m| (!m.is_empty()).then_some(m)),
-                send_policy: send_policy.map(|p| (p != "inherit").then_some(p)),
-                spawned_by: None,
-            };
-            match opened.gateway.patch(&key, &patch) {
-                Ok(found) => {
-                    print_json(&json!({"key": found.key, "entry": Value::Object(found.entry)}))?;
-                    Ok(0)
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Ok(2)
-                }
-            }
+            crate::owner::patch(&open(&cli.global, state(), StateDir::MayCreate)?, &key, label, model, send_policy)
         }
         Command::Jobs { wait } => {
             let service = open(&cli.global, state(), StateDir::MustExist)?.service;
@@ -312,6 +214,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
+        Command::Mcp(args) => crate::mcp::run(&cli.global, state(), args),
         Command::Demo => crate::demo::run(&cli.global),
         Command::Bench(args) => crate::bench::run(&args),
     }

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::Gateway as _;
 use session_tools_host::{Caller, Service};
 
-use crate::options::{open, Global, StateDir};
+use crate::options::{open_embedded, Backend, Global, StateDir};
 use crate::sample::{copy_dir, SAMPLE_STATE};
 use crate::show::message_text;
 
@@ -78,8 +78,10 @@ pub fn run(global: &Global) -> Result<i32> {
 
     let mut global = global.clone();
     global.state = Some(dir.clone());
-    let opened = open(&global, dir.clone(), StateDir::MustExist)?;
-    let (service, gateway) = (&opened.service, &opened.gateway);
+    // The demo is the embedded gateway's, whatever `--gateway` says.
+    let opened = open_embedded(&global, dir.clone(), StateDir::MustExist)?;
+    let Backend::Embedded(gateway) = &opened.backend else { anyhow::bail!("the demo runs on the embedded gateway") };
+    let service = &opened.service;
     let alice = Caller {
         agent_session_key: Some("agent:main:main".into()),
         agent_channel: Some("discord".into()),

@@ -6,8 +6,10 @@
 pub mod bench;
 mod commands;
 mod demo;
+mod mcp;
 mod options;
 mod out;
+mod owner;
 mod sample;
 mod show;
 

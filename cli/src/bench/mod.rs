@@ -14,9 +14,13 @@
 //! - `memory`: resident memory per live agent instance (in child processes);
 //! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
 //!   checked to see only its own sessions;
-//! - `sizes`: the component and the compiled component.
+//! - `sizes`: the component and the compiled component;
+//! - `live` (only with `--live`): the real OpenClaw gateway, our tools through the
+//!   live-gateway client against OpenClaw's own.
 
 mod gen;
+mod http;
+mod live;
 mod micro;
 mod process;
 mod report;
@@ -37,8 +41,8 @@ use session_tools_host::Limits;
 use session_tools_host::Runtime;
 use stats::Plan;
 
-/// The sections, in the order they run (`variants` only when asked for).
-pub const SECTIONS: [&str; 8] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "memory", "cold"];
+/// The sections, in the order they run (`variants` and `live` only when asked for).
+pub const SECTIONS: [&str; 9] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "memory", "cold", "live"];
 
 /// Options of `session-tools bench`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -70,6 +74,11 @@ pub struct BenchArgs {
     /// `variants`, experiments with other engine settings, never run by default).
     #[arg(long, value_delimiter = ',', value_name = "SECTION,...")]
     pub only: Vec<String>,
+    /// Only the live section: the real OpenClaw gateway (installed from the npm registry on
+    /// first use) on generated states (--sessions; default 1000,10000, --quick 1000), our
+    /// tools through the live-gateway client against OpenClaw's own (`/tools/invoke`).
+    #[arg(long)]
+    pub live: bool,
     /// Also run the engine-variant experiments (other engine settings, the component
     /// called without the sandbox's wrapper).
     #[arg(long)]
@@ -115,10 +124,13 @@ impl Ctx {
     }
 
     fn wants(&self, section: &str) -> bool {
+        if self.args.live {
+            return section == "live";
+        }
         if section == "variants" && self.args.variants {
             return true;
         }
-        (self.args.only.is_empty() && section != "variants") || self.args.only.iter().any(|s| s == section)
+        (self.args.only.is_empty() && !matches!(section, "variants" | "live")) || self.args.only.iter().any(|s| s == section)
     }
 }
 
@@ -179,6 +191,9 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     }
     if args.variants {
         mode.push_str(" --variants");
+    }
+    if args.live {
+        mode.push_str(" --live");
     }
     if !args.only.is_empty() {
         mode.push_str(&format!(" --only {}", args.only.join(",")));
@@ -301,6 +316,11 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     if ctx.wants("cold") {
         eprintln!("== cold start");
         process::cold_start(&mut ctx, &small)?;
+    }
+    if ctx.wants("live") {
+        eprintln!("== live gateway");
+        let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
+        live::run(&mut ctx, &sessions)?;
     }
 
     let table = ctx.report.table();

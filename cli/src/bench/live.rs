@@ -1,0 +1,205 @@
+//! `session-tools bench --live`: the real OpenClaw gateway (the reference's era, installed
+//! from the npm registry on first use) on generated 1,000- and 10,000-session states, and,
+//! on the same gateway in one run, our tools through the live-gateway client against
+//! OpenClaw's own (`POST /tools/invoke`), and our plain `sessions_list` against the
+//! gateway's own `sessions.list` RPC with the same params.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Result};
+use openclaw_harness::{Gateway, GatewayOptions};
+use serde_json::{json, Value};
+use session_tools_host::gateway::live::LiveGateway;
+use session_tools_host::{Caller, EngineOptions, Service, ServiceBuilder};
+
+use super::gen::{self, Spec};
+use super::http::invoke_tool;
+use super::report::{ms, Figure, Target, Unit};
+use super::stats::{ns_since, sample_pair, Plan, Stats};
+use super::Ctx;
+
+const REQUESTER: &str = "agent:main:main";
+
+/// One case measured both ways.
+struct Case {
+    name: String,
+    ours: Stats,
+    theirs: Stats,
+    /// Rows (or messages) each answered.
+    rows: (usize, usize),
+}
+
+fn count(answer: &Value, field: &str) -> usize {
+    answer.get(field).and_then(Value::as_array).map_or(0, Vec::len)
+}
+
+/// Both answered the same sessions (or the comparison means nothing).
+fn same_rows(case: &str, ours: &Value, theirs: &Value) -> Result<()> {
+    let keys = |v: &Value| -> Vec<String> {
+        let mut keys: Vec<String> =
+            v.get("sessions").and_then(Value::as_array).into_iter().flatten().filter_map(|s| s.get("key")?.as_str().map(str::to_string)).collect();
+        keys.sort();
+        keys
+    };
+    if keys(ours) != keys(theirs) {
+        bail!("{case}: ours lists {} rows, OpenClaw's {}, not the same sessions", count(ours, "sessions"), count(theirs, "sessions"));
+    }
+    Ok(())
+}
+
+/// One timed call of OpenClaw's tool, and the rows it answered.
+fn once(f: impl FnOnce() -> Result<Value>) -> Result<(f64, usize)> {
+    let t = Instant::now();
+    let answer = f()?;
+    Ok((ns_since(t), count(&answer, "sessions")))
+}
+
+/// Times `ours` and `theirs` alternately; slow cases (OpenClaw's `messageLimit`, seconds
+/// a call) get a couple of samples.
+fn pair(ctx: &Ctx, mut ours: impl FnMut() -> Result<Value>, mut theirs: impl FnMut() -> Result<Value>) -> Result<(Stats, Stats, Value, Value)> {
+    let t = Instant::now();
+    let a = ours()?;
+    let per_ours = t.elapsed();
+    let t = Instant::now();
+    let b = theirs()?;
+    let per_theirs = t.elapsed();
+    let slowest = per_ours.max(per_theirs);
+    let plan = if slowest > Duration::from_secs(2) {
+        Plan::new(0, if ctx.quick { 1 } else { 2 }, 2, Duration::ZERO)
+    } else {
+        let mut plan = ctx.plan(slowest);
+        plan.warmup = plan.warmup.min(3);
+        plan
+    };
+    let timed = |f: &mut dyn FnMut() -> Result<Value>| -> Result<f64> {
+        let t = Instant::now();
+        f()?;
+        Ok(ns_since(t))
+    };
+    let (x, y) = sample_pair(plan, || timed(&mut ours), || timed(&mut theirs))?;
+    Ok((x, y, a, b))
+}
+
+pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
+    let mut cases: Vec<Case> = Vec::new();
+    let mut extra: Vec<String> = Vec::new();
+    let mut package = String::new();
+    for &n in sizes {
+        let t = Instant::now();
+        let manifest = gen::generate(&ctx.work.join(format!("live-{n}")), &Spec::openclaw(n, 20))?;
+        eprintln!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        let gateway = Gateway::start(&manifest.dir, GatewayOptions::default()).map_err(|e| anyhow!("starting the real OpenClaw gateway: {e}"))?;
+        package = gateway.installation().package.clone();
+        eprintln!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
+        let live = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).open()?);
+        let service = ServiceBuilder::over_live(&live)
+            .with_engine(EngineOptions { cache_dir: Some(ctx.cache.clone()), ..EngineOptions::default() })
+            .build()?;
+        let (port, token) = (gateway.port(), gateway.token().to_string());
+        let main = Caller { agent_session_key: Some(REQUESTER.into()), ..Caller::default() };
+        let call = |service: &Service, tool: &str, args: &str| -> Result<Value> {
+            let text = service.call(&main, tool, args).map_err(|e| anyhow!("{tool} {args}: {e}"))?;
+            Ok(serde_json::from_str(&text)?)
+        };
+        let theirs = |tool: &str, args: Value| invoke_tool(port, &token, tool, &args, REQUESTER);
+        let size = super::report::thousands(n as f64);
+
+        // Our sessions_list answers at most 200 rows (N3, N18); OpenClaw's is asked for as
+        // many, so both do the same work. What OpenClaw answers by default (every row) is
+        // timed once beside it.
+        let (ours, theirs_stats, a, b) =
+            pair(ctx, || call(&service, "sessions_list", "{}"), || theirs("sessions_list", json!({"limit": 200})))?;
+        same_rows("sessions_list {}", &a, &b)?;
+        cases.push(Case { name: format!("sessions_list {{}}, {size} sessions"), ours, theirs: theirs_stats, rows: (count(&a, "sessions"), count(&b, "sessions")) });
+        let (every, rows) = once(|| theirs("sessions_list", json!({})))?;
+        extra.push(format!("OpenClaw's `sessions_list {{}}` over {size} sessions (every row, {rows} rows): {} ms", ms(every)));
+
+        // Plain sessions_list against the RPC it makes (guest/src/list.rs: N18's limit,
+        // global and unknown sessions for an unrestricted caller), on the same connection.
+        let rpc_params = json!({"limit": 200, "includeGlobal": true, "includeUnknown": true});
+        let (ours, rpc, _, _) = pair(
+            ctx,
+            || call(&service, "sessions_list", "{}"),
+            || live.request("sessions.list", rpc_params.clone(), true).map_err(|e| anyhow!("sessions.list: {e}")),
+        )?;
+        let overhead = ours.median / rpc.median;
+        ctx.report.add(
+            Figure::value("live", format!("sessions_list {{}} / the sessions.list RPC it makes, {size} sessions"), overhead, Unit::Ratio)
+                .target(Target::AtMost(1.2))
+                .note(format!("ours {} ms, RPC {} ms (200 rows, same connection)", ms(ours.median), ms(rpc.median))),
+        );
+
+        // messageLimit 5: one history per row. OpenClaw's tool opens a connection per row.
+        let (ours, theirs_stats, a, b) = pair(
+            ctx,
+            || call(&service, "sessions_list", r#"{"messageLimit":5}"#),
+            || theirs("sessions_list", json!({"messageLimit": 5, "limit": 200})),
+        )?;
+        same_rows("sessions_list {messageLimit: 5}", &a, &b)?;
+        let speedup = theirs_stats.median / ours.median;
+        let mut figure = Figure::value("live", format!("OpenClaw's / ours, sessions_list messageLimit 5, {size} sessions"), speedup, Unit::Ratio)
+            .note(format!("ours {} ms, OpenClaw's {} ms; {} rows each", ms(ours.median), ms(theirs_stats.median), count(&a, "sessions")));
+        if n == 1_000 {
+            figure = figure.target(Target::AtLeast(20.0));
+        }
+        ctx.report.add(figure);
+        cases.push(Case { name: format!("sessions_list {{messageLimit: 5}}, {size} sessions"), ours, theirs: theirs_stats, rows: (count(&a, "sessions"), count(&b, "sessions")) });
+        if n <= 1_000 {
+            let (every, rows) = once(|| theirs("sessions_list", json!({"messageLimit": 5})))?;
+            extra.push(format!("OpenClaw's `sessions_list {{messageLimit: 5}}` over {size} sessions (every row, {rows} rows): {} ms", ms(every)));
+        } else {
+            extra.push(format!(
+                "OpenClaw's `sessions_list {{messageLimit: 5}}` over {size} sessions with every row is not run: it opens a connection per row \
+                 (≈ 39 min at 10,000 in `../shared/spec/openclaw-peer-perf.md`)"
+            ));
+        }
+
+        // sessions_history of a 20-message channel.
+        let key = manifest.agents[0].history_key.clone().unwrap_or_else(|| REQUESTER.to_string());
+        let args = json!({"sessionKey": key}).to_string();
+        let (ours, theirs_stats, a, b) = pair(ctx, || call(&service, "sessions_history", &args), || theirs("sessions_history", json!({"sessionKey": key})))?;
+        if a != b {
+            eprintln!("  note: sessions_history answers differ between ours and OpenClaw's ({} vs {} messages)", count(&a, "messages"), count(&b, "messages"));
+        }
+        cases.push(Case { name: format!("sessions_history, {size} sessions"), ours, theirs: theirs_stats, rows: (count(&a, "messages"), count(&b, "messages")) });
+        drop(service);
+        drop(live);
+        drop(gateway);
+    }
+    let mut table = String::new();
+    let _ = writeln!(
+        table,
+        "The real gateway ({package}) on each generated state; both columns on the same gateway in one run, alternating. \
+         Ours: the component through the live-gateway client (one WebSocket, histories 32 at a time). \
+         OpenClaw's: its own tool via `POST /tools/invoke` (each gateway call of the tool opens a connection). \
+         Medians (p90), ms.\n"
+    );
+    let _ = writeln!(table, "| case | ours | OpenClaw's | OpenClaw's / ours | rows (ours / OpenClaw's) |\n|---|---:|---:|---:|---:|");
+    for c in &cases {
+        let _ = writeln!(
+            table,
+            "| {} | {} ({}) | {} ({}) | {:.1}× | {} / {} |",
+            c.name,
+            ms(c.ours.median),
+            ms(c.ours.p90),
+            ms(c.theirs.median),
+            ms(c.theirs.p90),
+            c.theirs.median / c.ours.median,
+            c.rows.0,
+            c.rows.1
+        );
+    }
+    let _ = writeln!(
+        table,
+        "\nOur `sessions_list` answers at most 200 rows (N3, N18); OpenClaw's is asked for `limit: 200` in the table, so both list the same sessions. \
+         What OpenClaw answers by default, every row:\n"
+    );
+    for line in &extra {
+        let _ = writeln!(table, "- {line}");
+    }
+    ctx.report.section("Live: our tools through the bridge against OpenClaw's own, same gateway", table);
+    Ok(())
+}

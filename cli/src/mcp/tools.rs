@@ -1,0 +1,98 @@
+//! The component's tools as MCP tools: their descriptions as `describe()` gives them, and
+//! a call's answer as an MCP result.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use serde_json::Value;
+use session_tools_host::{CallError, Caller, Service};
+
+/// The tools of one service.
+pub struct Tools {
+    service: Service,
+    tools: Vec<Tool>,
+    names: HashSet<String>,
+}
+
+impl Tools {
+    /// Asks the component for its tools, once.
+    pub fn new(service: Service) -> anyhow::Result<Tools> {
+        let described = service.describe().map_err(|e| anyhow::anyhow!("describing the tools: {e}"))?;
+        let mut tools = Vec::new();
+        for d in described {
+            // The input schema as the component gives it.
+            let schema: JsonObject = match serde_json::from_str(&d.parameters) {
+                Ok(Value::Object(schema)) => schema,
+                _ => anyhow::bail!("the component's input schema of {} is not a JSON object", d.name),
+            };
+            let mut tool = Tool::new(d.name, d.description, Arc::new(schema));
+            if !d.label.is_empty() {
+                tool = tool.with_title(d.label);
+            }
+            tools.push(tool);
+        }
+        let names = tools.iter().map(|t| t.name.to_string()).collect();
+        Ok(Tools { service, tools, names })
+    }
+
+    pub fn list(&self) -> Vec<Tool> {
+        self.tools.clone()
+    }
+
+    pub fn knows(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// Calls a tool as `caller` in the caller's own instance (blocks while it runs).
+    pub fn call(&self, caller: &Caller, name: &str, arguments: Option<JsonObject>) -> CallToolResult {
+        let arguments = Value::Object(arguments.unwrap_or_default()).to_string();
+        match self.service.call(caller, name, &arguments) {
+            Ok(result) => answer(result),
+            Err(e) => {
+                if !matches!(e, CallError::Tool(_)) {
+                    eprintln!("[warn] {name} as {}: {e}", caller.agent_session_key.as_deref().unwrap_or("?"));
+                }
+                CallToolResult::error(vec![ContentBlock::text(e.to_string())])
+            }
+        }
+    }
+}
+
+/// A tool's JSON result as an MCP result: the object as `structuredContent` and as text.
+/// A refusal or failure the tool answers as its result (`"status": "forbidden"` or
+/// `"error"`, with the message in `error`) is an error result (`isError: true`).
+pub fn answer(result: String) -> CallToolResult {
+    match serde_json::from_str::<Value>(&result) {
+        Ok(Value::Object(object)) => {
+            let refused = matches!(object.get("status").and_then(Value::as_str), Some("forbidden" | "error"));
+            let mut answer = CallToolResult::success(vec![ContentBlock::text(result)]);
+            answer.structured_content = Some(Value::Object(object));
+            answer.is_error = Some(refused);
+            answer
+        }
+        // The host checks that results are JSON; one that is not an object is text only.
+        _ => CallToolResult::success(vec![ContentBlock::text(result)]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_carry_the_object_and_its_text() {
+        let ok = answer(r#"{"count":1,"sessions":[]}"#.into());
+        assert_eq!(ok.is_error, Some(false));
+        assert_eq!(ok.structured_content.as_ref().unwrap()["count"], 1);
+        assert_eq!(ok.content[0].as_text().unwrap().text, r#"{"count":1,"sessions":[]}"#);
+        for status in ["forbidden", "error"] {
+            let refused = answer(format!(r#"{{"status":"{status}","error":"no"}}"#));
+            assert_eq!(refused.is_error, Some(true), "{status}");
+            assert_eq!(refused.structured_content.unwrap()["error"], "no");
+        }
+        assert_eq!(answer(r#"{"status":"timeout"}"#.into()).is_error, Some(false));
+        let bare = answer("[1]".into());
+        assert!(bare.structured_content.is_none() && bare.is_error == Some(false));
+    }
+}
