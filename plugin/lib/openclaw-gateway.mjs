@@ -1,0 +1,171 @@
+// The bridge to the OpenClaw gateway the plugin runs in: every gateway call of a guest goes
+// through the gateway's own RPC client (`callGateway`, in the running gateway package's
+// `dist/gateway/call.js`), with the gateway's own credentials, which the guest never sees.
+// Plugins get no gateway-call helper in their API, so the module is found next to the
+// running gateway's entry point (or given by the plugin config's `gatewayCallModule`).
+//
+// It is also what the N15 guard must know of the spawn tree (`tree` of visibility.mjs),
+// asked of the gateway itself: keys canonicalised with the gateway's rules, a spawn tree a
+// level at a time with `sessions.list {spawnedBy}`, rows by key, existence by
+// `sessions.resolve`, and the session of every run started through this bridge.
+
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** Batches (a list's histories, a level of a spawn tree) in flight at once. */
+const WINDOW = 32;
+/** `agent.wait` answers after its own timeout; how much longer the bridge waits for it. */
+const WAIT_MARGIN_MS = 15_000;
+/** Sessions one spawn-tree walk visits at most (a larger tree is cut: fail closed). */
+const MAX_TREE = 10_000;
+const MAX_RUNS = 10_000;
+
+/** Where the running gateway's `dist/gateway/call.js` may be, from its entry point. */
+export function callModuleCandidates(entry = process.argv[1]) {
+  const out = [];
+  if (!entry) return out;
+  let dir;
+  try {
+    dir = dirname(realpathSync(entry));
+  } catch {
+    dir = dirname(resolve(entry));
+  }
+  for (let i = 0; i < 6; i++) {
+    out.push(join(dir, 'gateway/call.js'), join(dir, 'dist/gateway/call.js'));
+    for (const name of ['openclaw', 'clawdbot', 'moltbot']) out.push(join(dir, 'node_modules', name, 'dist/gateway/call.js'));
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return out;
+}
+
+/** The running gateway's `callGateway`; throws saying where it looked. */
+export async function loadCallGateway(explicit) {
+  const candidates = explicit ? [resolve(explicit)] : callModuleCandidates();
+  const found = candidates.find((c) => existsSync(c));
+  if (!found) {
+    throw new Error(
+      `cannot find the gateway's dist/gateway/call.js (looked at ${candidates.slice(0, 6).join(', ')}…): set the plugin config's gatewayCallModule to its path`,
+    );
+  }
+  const module = await import(pathToFileURL(found).href);
+  if (typeof module.callGateway !== 'function') throw new Error(`${found} has no callGateway export`);
+  return module.callGateway;
+}
+
+/** A connection-level failure (not the gateway's answer): worth trying again later. */
+export function isTransient(message) {
+  return /gateway closed|gateway timeout|ECONNREFUSED|ECONNRESET|socket hang up|connect/i.test(message ?? '');
+}
+
+async function windowed(items, f) {
+  const out = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(WINDOW, items.length) }, lane));
+  return out;
+}
+
+export class OpenClawGateway {
+  /**
+   * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (config.mjs);
+   * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
+   */
+  constructor({ callGateway, rules, gatewayConfig, requestTimeoutMs = 30_000 }) {
+    this.callGateway = callGateway;
+    this.gatewayConfig = gatewayConfig;
+    this.rules = rules;
+    this.requestTimeoutMs = requestTimeoutMs;
+    this.runs = new Map();
+  }
+
+  async call(method, params) {
+    const timeoutMs = method === 'agent.wait' ? (params.timeoutMs ?? 0) + WAIT_MARGIN_MS : this.requestTimeoutMs;
+    let answer;
+    try {
+      answer = await this.callGateway({
+        method,
+        params,
+        timeoutMs,
+        expectFinal: false,
+        clientDisplayName: 'session-tools plugin',
+        ...(this.gatewayConfig ? { config: this.gatewayConfig } : {}),
+      });
+    } catch (e) {
+      const error = new Error(e?.message ?? String(e));
+      error.transient = isTransient(error.message);
+      throw error;
+    }
+    if (method === 'agent' && answer && typeof answer.runId === 'string') {
+      this.remember(answer.runId, params.sessionKey ?? 'main');
+    }
+    return answer;
+  }
+
+  remember(runId, sessionKey) {
+    if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
+    this.runs.set(runId, this.canonicalKey(sessionKey));
+  }
+
+  async histories(list) {
+    return windowed(list, async (params) => {
+      try {
+        return { ok: await this.call('chat.history', params) };
+      } catch (e) {
+        return { error: e.message };
+      }
+    });
+  }
+
+  // ---- the spawn tree (visibility.mjs) ----
+
+  canonicalKey(key) {
+    return this.rules.canonical(key);
+  }
+
+  async spawnedTrees(roots) {
+    const seen = new Set([...roots].map((r) => this.canonicalKey(r)));
+    let level = [...seen];
+    while (level.length > 0 && seen.size < MAX_TREE) {
+      const answers = await windowed(level, (parent) => this.call('sessions.list', { spawnedBy: parent }));
+      const next = [];
+      for (const answer of answers) {
+        for (const row of Array.isArray(answer?.sessions) ? answer.sessions : []) {
+          if (typeof row?.key === 'string' && row.key && seen.size < MAX_TREE && !seen.has(row.key)) {
+            seen.add(row.key);
+            next.push(row.key);
+          }
+        }
+      }
+      level = next;
+    }
+    return seen;
+  }
+
+  async rowsOf(keys) {
+    const canonical = [...keys].map((k) => this.canonicalKey(k));
+    const answers = await windowed(canonical, (key) => this.call('sessions.list', { search: key, includeGlobal: true, includeUnknown: true }));
+    return answers.flatMap((answer, i) => (Array.isArray(answer?.sessions) ? answer.sessions.filter((r) => r?.key === canonical[i]) : []));
+  }
+
+  async exists(key) {
+    try {
+      const answer = await this.call('sessions.resolve', { key: this.canonicalKey(key) });
+      return typeof answer?.key === 'string' && answer.key !== '';
+    } catch (e) {
+      if (/^No session found/.test(e.message)) return false;
+      throw e;
+    }
+  }
+
+  runSession(runId) {
+    return this.runs.get(runId);
+  }
+}

@@ -1,0 +1,203 @@
+// The OpenClaw plugin: the five session tools, served by the component, to every agent
+// session of the gateway, each caller in a sandboxed instance of its own agent (and of its
+// own visibility scope); and a service that runs the background jobs and resumes them
+// after a restart.
+//
+// `register(api)` is synchronous (the gateway ignores a promise), and may run several
+// times in one process (the gateway loads its plugins again for another workspace or a
+// changed config): everything lives in one process-wide state, and the service over the
+// gateway is made at the first tool call or service start, then kept while the config
+// stays the same.
+
+import { dirname, join } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+import { DeploymentConfig } from './config.mjs';
+import { DirJobStore } from './jobs.mjs';
+import { AgentLimits } from './limits.mjs';
+import { normalizeAgentId } from './keys.mjs';
+import { loadCallGateway, OpenClawGateway } from './openclaw-gateway.mjs';
+import { CallError, Runtime } from './sandbox.mjs';
+import { Service } from './service.mjs';
+
+export const PLUGIN_ID = 'session-tools';
+export const PLUGIN_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const COMPONENT_DIR = join(PLUGIN_DIR, 'component');
+
+/** The component's tool names, in its order, and the plugin's default names for them. */
+export const DEFAULT_TOOL_NAMES = Object.freeze({
+  sessions_list: 'st_sessions_list',
+  sessions_history: 'st_sessions_history',
+  sessions_send: 'st_sessions_send',
+  sessions_spawn: 'st_sessions_spawn',
+  agents_list: 'st_agents_list',
+});
+
+const STATE = Symbol.for('openclaw.session-tools.plugin');
+
+function state() {
+  globalThis[STATE] ??= { runtime: null, service: null, current: null, key: null, scheduler: false, stateDir: null };
+  return globalThis[STATE];
+}
+
+/** The plugin config (validated by the manifest's schema), with defaults. */
+export function pluginSettings(pluginConfig = {}) {
+  const names = { ...DEFAULT_TOOL_NAMES, ...(pluginConfig.toolNames ?? {}) };
+  const taken = new Set();
+  for (const [tool, name] of Object.entries(names)) {
+    if (!(tool in DEFAULT_TOOL_NAMES)) throw new Error(`toolNames.${tool}: the component has no tool ${tool}`);
+    if (typeof name !== 'string' || !/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new Error(`toolNames.${tool} must be a tool name ([A-Za-z0-9_-], at most 64)`);
+    if (name in DEFAULT_TOOL_NAMES) {
+      throw new Error(`toolNames.${tool}: ${name} is the name of a core tool; the gateway skips a plugin tool that takes it (turn the core tools off with tools.deny and keep the plugin's own names)`);
+    }
+    if (taken.has(name)) throw new Error(`toolNames: ${name} is given to two tools`);
+    taken.add(name);
+  }
+  return {
+    toolNames: names,
+    visibility: pluginConfig.visibility ?? 'spawned',
+    limits: new AgentLimits(pluginConfig.limits ?? {}, normalizeAgentId),
+    maxIdleInstances: pluginConfig.maxIdleInstances ?? 16,
+    maxInstances: pluginConfig.maxInstances ?? 64,
+    gatewayCallModule: pluginConfig.gatewayCallModule,
+    requestTimeoutMs: (pluginConfig.requestTimeoutSeconds ?? 30) * 1000,
+  };
+}
+
+/** The gateway config as the instances get it: `visibility` fills in the default visibility. */
+export function effectiveConfig(config, settings) {
+  const raw = structuredClone(config ?? {});
+  const defaults = ((raw.agents ??= {}).defaults ??= {});
+  const sandbox = (defaults.sandbox ??= {});
+  if (typeof sandbox.sessionToolsVisibility !== 'string') sandbox.sessionToolsVisibility = settings.visibility;
+  return new DeploymentConfig(raw);
+}
+
+/** The tool descriptions kept with the build (component/tools.json). */
+export function toolDescriptions(componentDir = COMPONENT_DIR) {
+  return JSON.parse(readFileSync(join(componentDir, 'tools.json'), 'utf8'));
+}
+
+/** The caller of a tool, from the gateway's tool context. */
+export function callerOf(ctx = {}) {
+  return {
+    agentSessionKey: typeof ctx.sessionKey === 'string' ? ctx.sessionKey : undefined,
+    agentChannel: typeof ctx.messageChannel === 'string' ? ctx.messageChannel : undefined,
+    agentAccountId: typeof ctx.agentAccountId === 'string' ? ctx.agentAccountId : undefined,
+    sandboxed: ctx.sandboxed === true,
+  };
+}
+
+/** A tool result as the gateway's core tools give theirs. */
+export function jsonResult(payload) {
+  return { content: [{ type: 'text', text: JSON.stringify(payload, null, 2) }], details: payload };
+}
+
+/**
+ * The service for a gateway config: made once per config (a changed config makes a new one;
+ * the old one finishes its calls and stops). `makeGateway(config)` answers the bridge.
+ */
+function serviceFor(api, settings, makeGateway) {
+  const s = state();
+  // The same config objects as the last call: the same service (no need to compare).
+  if (s.service && s.lastConfig === api.config && s.lastPluginConfig === api.pluginConfig) return s.service;
+  s.lastConfig = api.config;
+  s.lastPluginConfig = api.pluginConfig;
+  const config = effectiveConfig(api.config, settings);
+  const key = JSON.stringify([config.json, api.pluginConfig ?? {}]);
+  if (s.service && s.key === key) return s.service;
+  s.key = key;
+  s.service = makeService(api, settings, makeGateway, config);
+  s.service.catch(() => {
+    if (s.key === key) {
+      s.key = null;
+      s.service = null;
+      s.lastConfig = undefined;
+    }
+  });
+  return s.service;
+}
+
+async function makeService(api, settings, makeGateway, config) {
+  const s = state();
+  s.runtime ??= new Runtime(COMPONENT_DIR);
+  // The state directory the gateway gave the job service, else the one it resolves.
+  const stateDir = s.stateDir ?? api.runtime?.state?.resolveStateDir?.();
+  if (!stateDir) throw new Error('the gateway did not say where its state directory is');
+  const gateway = await makeGateway(config, settings, api.config);
+  const log = (level, message) => (api.logger?.[level] ?? api.logger?.info ?? console.log)(`[session-tools] ${message}`);
+  const previous = s.current;
+  const service = new Service({
+    runtime: s.runtime,
+    gateway,
+    tree: gateway,
+    config,
+    stateDir,
+    limits: settings.limits,
+    log,
+    jobStore: new DirJobStore(join(stateDir, 'session-tools', 'plugin-jobs')),
+    maxIdle: settings.maxIdleInstances,
+    maxInstances: settings.maxInstances,
+  });
+  s.current = service;
+  if (s.scheduler) service.startScheduler();
+  previous?.stop().catch(() => {});
+  return service;
+}
+
+async function openClawBridge(config, settings, gatewayConfig) {
+  const callGateway = await loadCallGateway(settings.gatewayCallModule);
+  return new OpenClawGateway({ callGateway, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
+}
+
+/** Registers the tools and the job service. `options.makeGateway` replaces the bridge (tests). */
+export function register(api, options = {}) {
+  const settings = pluginSettings(api.pluginConfig ?? {});
+  const makeGateway = options.makeGateway ?? openClawBridge;
+  const described = toolDescriptions(options.componentDir);
+  const service = () => serviceFor(api, settings, makeGateway);
+
+  const tools = (ctx) => {
+    const caller = callerOf(ctx);
+    return described.map((d) => ({
+      name: settings.toolNames[d.name],
+      label: d.label,
+      description: d.description,
+      parameters: JSON.parse(d.parameters),
+      execute: async (_toolCallId, params) => {
+        let result;
+        try {
+          result = await (await service()).call(caller, d.name, JSON.stringify(params ?? {}));
+        } catch (e) {
+          // The agent runtime shows a thrown error to the model as the tool's failure.
+          throw new Error(e instanceof CallError ? e.message : `${d.name} failed: ${e.message}`);
+        }
+        return jsonResult(JSON.parse(result));
+      },
+    }));
+  };
+  api.registerTool(tools, { names: described.map((d) => settings.toolNames[d.name]) });
+
+  api.registerService({
+    id: 'session-tools-jobs',
+    start: async (ctx) => {
+      const s = state();
+      s.scheduler = true;
+      if (ctx?.stateDir) s.stateDir = ctx.stateDir;
+      // Jobs left by a previous process resume now; the gateway may still be starting, so
+      // its first answers may fail and are retried (jobs.mjs).
+      (await service()).startScheduler();
+    },
+    stop: async () => {
+      const s = state();
+      s.scheduler = false;
+      const current = s.current;
+      s.service = null;
+      s.current = null;
+      s.key = null;
+      s.lastConfig = undefined;
+      await current?.stop();
+    },
+  });
+}

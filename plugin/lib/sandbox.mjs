@@ -1,0 +1,435 @@
+// One agent's sandboxed instance, seen from the main thread: a worker thread that holds
+// exactly one instance of the component (see worker.mjs), the gateway bridge it calls
+// through, and the limits every call runs under (`host/src/sandbox/`):
+// - CPU: the guest's time in a call (wall time minus time spent answering its imports) is
+//   watched by a timer here; past the budget the worker is terminated, the call answers a
+//   clear error and the instance is gone. Other agents' workers are untouched.
+// - wall time, gateway calls and gateway time per call, `agent.wait` shortened to fit;
+// - memory: the core module's memory maximum is the cap (memcap.mjs), the worker's JS heap
+//   is bounded too;
+// - a trap (or any failure of the worker) discards the instance.
+
+import { Worker } from 'node:worker_threads';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { capMemory } from './memcap.mjs';
+
+const WORKER = new URL('./worker.mjs', import.meta.url);
+
+/** Why a call into the guest failed (`CallError` of the Rust host, same messages). */
+export class CallError extends Error {
+  constructor(kind, message, extra = {}) {
+    super(message);
+    this.name = 'CallError';
+    this.kind = kind;
+    Object.assign(this, extra);
+  }
+
+  /** Whether the instance is unusable afterwards. */
+  get discardsInstance() {
+    return ['cpu', 'wall', 'memory', 'trap', 'host-fault'].includes(this.kind);
+  }
+
+  static tool(toolError) {
+    const message =
+      toolError.tag === 'unknown-tool'
+        ? `unknown tool: ${toolError.val}`
+        : toolError.tag === 'not-configured'
+          ? 'the session tools are not configured'
+          : toolError.val;
+    return new CallError('tool', message, { toolError });
+  }
+
+  static cpu(budgetMs) {
+    return new CallError('cpu', `the tool used up its CPU budget of ${budgetMs} ms and was stopped`);
+  }
+
+  static wall(budgetMs) {
+    return new CallError('wall', `the tool took longer than its time limit of ${budgetMs} ms and was stopped`);
+  }
+
+  static memory(limit) {
+    return new CallError('memory', `the tool exceeded its memory limit of ${Math.floor(limit / 2 ** 20)} MiB and was stopped`);
+  }
+
+  static trap(message) {
+    return new CallError('trap', `the tool crashed: ${message}`);
+  }
+
+  static tooLarge(what, size, limit) {
+    return new CallError('too-large', `${what} too large: ${size} bytes (the limit is ${limit})`);
+  }
+
+  static badAnswer(message) {
+    return new CallError('bad-answer', `the tool answered something invalid: ${message}`);
+  }
+
+  static setup(message) {
+    return new CallError('setup', `the tool could not start: ${message}`);
+  }
+
+  static hostFault(message) {
+    return new CallError('host-fault', `${message}; the call was stopped`);
+  }
+}
+
+/**
+ * The transpiled component (a directory written by scripts/build-component.mjs), compiled
+ * once per memory cap and shared by every instance of the process.
+ */
+export class Runtime {
+  constructor(dir) {
+    this.dir = dir;
+    this.manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+    this.componentJs = pathToFileURL(join(dir, this.manifest.js)).href;
+    this.bytes = Object.fromEntries(this.manifest.coreModules.map((f) => [f, readFileSync(join(dir, f))]));
+    this.compiled = new Map();
+  }
+
+  /** The core modules, each memory capped at `memoryBytes`. */
+  modules(memoryBytes) {
+    let modules = this.compiled.get(memoryBytes);
+    if (!modules) {
+      modules = Promise.all(
+        Object.entries(this.bytes).map(async ([file, bytes]) => [file, await WebAssembly.compile(capMemory(bytes, memoryBytes).bytes)]),
+      ).then(Object.fromEntries);
+      this.compiled.set(memoryBytes, modules);
+      modules.catch(() => this.compiled.delete(memoryBytes));
+    }
+    return modules;
+  }
+
+  /**
+   * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
+   * fixedNow?}`; `gateway.call(method, params)` answers a gateway call (async, JSON),
+   * `gateway.histories(list)` a batch of `chat.history`.
+   */
+  async instantiate(setup) {
+    const sandbox = new Sandbox(this, setup);
+    await sandbox.start();
+    return sandbox;
+  }
+
+  /** A fresh, configured instance. */
+  async instantiateConfigured(setup, configJson, stateDir) {
+    const sandbox = await this.instantiate(setup);
+    try {
+      await sandbox.configure(configJson, stateDir);
+    } catch (e) {
+      sandbox.close();
+      throw e;
+    }
+    return sandbox;
+  }
+}
+
+let nextId = 1;
+
+export class Sandbox {
+  constructor(runtime, setup) {
+    this.runtime = runtime;
+    this.name = setup.name;
+    this.gateway = setup.gateway;
+    this.limits = setup.limits;
+    this.log = setup.log ?? (() => {});
+    this.fixedNow = setup.fixedNow;
+    this.broken = null;
+    this.current = null; // the call in progress
+    this.worker = null;
+  }
+
+  async start() {
+    const modules = await this.runtime.modules(this.limits.memoryBytes);
+    const signal = new SharedArrayBuffer(4);
+    this.flag = new Int32Array(signal);
+    const { port1, port2 } = new MessageChannel();
+    this.replyPort = port1;
+    const worker = new Worker(WORKER, {
+      workerData: {
+        componentJs: this.runtime.componentJs,
+        modules,
+        signal,
+        replyPort: port2,
+        limits: this.limits,
+        name: this.name,
+        fixedNow: this.fixedNow,
+      },
+      transferList: [port2],
+      // The worker sees nothing of the host process: no environment (N16), no argv, no
+      // stdin, and its own output is not the process's.
+      env: {},
+      argv: [],
+      execArgv: [],
+      stdin: false,
+      stdout: true,
+      stderr: true,
+      resourceLimits: { maxOldGenerationSizeMb: 64 + Math.ceil((2 * this.limits.maxResultBytes) / 2 ** 20), stackSizeMb: 4 },
+    });
+    worker.stdout.resume();
+    worker.stderr.resume();
+    this.worker = worker;
+    worker.on('message', (msg) => this.onMessage(msg));
+    worker.on('error', (e) => this.onWorkerGone(e));
+    worker.on('exit', (code) => this.onWorkerGone(null, code));
+    await new Promise((resolve, reject) => {
+      this.starting = { resolve, reject };
+    });
+    // An idle instance does not keep the process alive; a call in progress does.
+    worker.unref();
+  }
+
+  onMessage(msg) {
+    switch (msg.type) {
+      case 'ready': {
+        const starting = this.starting;
+        this.starting = null;
+        if (!starting) return;
+        if (msg.error) {
+          const error = this.errorOf(msg.error, 'instantiating');
+          this.breakWith(error);
+          starting.reject(error);
+        } else starting.resolve();
+        return;
+      }
+      case 'log':
+        this.log(msg.level, msg.message);
+        return;
+      case 'import':
+        this.onImport(msg);
+        return;
+      case 'done':
+        this.onDone(msg);
+        return;
+    }
+  }
+
+  errorOf(error, doing) {
+    switch (error.kind) {
+      case 'memory':
+        return CallError.memory(this.limits.memoryBytes);
+      case 'trap':
+        return CallError.trap(`${error.message} (while ${doing})`);
+      default:
+        return CallError.hostFault(`unexpected answer from the instance's worker (while ${doing})`);
+    }
+  }
+
+  onWorkerGone(error, code) {
+    if (this.closing) return;
+    let failure;
+    if (error && (error.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory/i.test(error.message ?? ''))) {
+      failure = CallError.memory(this.limits.memoryBytes);
+    } else if (error) {
+      failure = CallError.trap(`the instance's worker failed: ${error.message}`);
+    } else {
+      failure = CallError.trap(`the instance's worker exited (code ${code})`);
+    }
+    if (!this.broken) this.breakWith(failure);
+    if (this.starting) {
+      this.starting.reject(this.broken);
+      this.starting = null;
+    }
+    this.finish(this.broken);
+  }
+
+  breakWith(error) {
+    if (!this.broken) {
+      this.broken = error;
+      this.log('warn', `[${this.name}] ${error.message}; the instance is discarded`);
+    }
+    this.close();
+  }
+
+  /** Stops the worker (the instance is gone). */
+  close() {
+    if (this.worker && !this.closing) {
+      this.closing = true;
+      this.worker.terminate().catch(() => {});
+      this.replyPort?.close();
+    }
+  }
+
+  isBroken() {
+    return this.broken !== null;
+  }
+
+  setGateway(gateway) {
+    this.gateway = gateway;
+  }
+
+  // ---- one call at a time ----
+
+  enter(op, args, doing) {
+    if (this.broken) return Promise.reject(this.broken);
+    if (this.current) return Promise.reject(CallError.hostFault('the instance is busy with another call'));
+    const id = nextId++;
+    return new Promise((resolve, reject) => {
+      const call = {
+        id,
+        doing,
+        resolve,
+        reject,
+        cpuUsed: 0,
+        guestSince: performance.now(),
+        started: performance.now(),
+        inHost: 0,
+        gatewayCalls: 0,
+        cpuTimer: null,
+        wallTimer: null,
+      };
+      this.current = call;
+      this.worker.ref();
+      this.armCpu(call);
+      call.wallTimer = setTimeout(() => this.stop(call, CallError.wall(this.limits.wallMs)), this.limits.wallMs);
+      this.worker.postMessage({ type: 'run', id, op, args });
+    });
+  }
+
+  armCpu(call) {
+    clearTimeout(call.cpuTimer);
+    const left = this.limits.cpuMs - call.cpuUsed;
+    call.cpuTimer = setTimeout(() => {
+      if (this.current !== call || call.guestSince === null) return;
+      const used = call.cpuUsed + (performance.now() - call.guestSince);
+      if (used >= this.limits.cpuMs) this.stop(call, CallError.cpu(this.limits.cpuMs));
+      else this.armCpu(call);
+    }, Math.max(1, left));
+  }
+
+  pauseCpu(call) {
+    if (call.guestSince !== null) {
+      call.cpuUsed += performance.now() - call.guestSince;
+      call.guestSince = null;
+    }
+    clearTimeout(call.cpuTimer);
+  }
+
+  resumeCpu(call) {
+    call.guestSince = performance.now();
+    this.armCpu(call);
+  }
+
+  /** Stops a call that broke a limit: the worker is terminated, the instance discarded. */
+  stop(call, error) {
+    if (this.current !== call) return;
+    this.breakWith(error);
+    this.finish(error);
+  }
+
+  finish(error, value) {
+    const call = this.current;
+    if (!call) return;
+    this.current = null;
+    if (!this.closing) this.worker.unref();
+    clearTimeout(call.cpuTimer);
+    clearTimeout(call.wallTimer);
+    if (error) call.reject(error);
+    else call.resolve(value);
+  }
+
+  onDone(msg) {
+    const call = this.current;
+    if (!call || call.id !== msg.id) return;
+    if (msg.ok) return this.finish(null, msg.value);
+    if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload });
+    const error = this.errorOf(msg.error, call.doing);
+    this.breakWith(error);
+    this.finish(error);
+  }
+
+  reply(answer) {
+    try {
+      this.replyPort.postMessage(answer);
+    } catch (e) {
+      this.replyPort.postMessage({ error: `the host could not pass the answer on: ${e.message}` });
+    }
+    Atomics.store(this.flag, 0, 1);
+    Atomics.notify(this.flag, 0);
+  }
+
+  /** A gateway import of the guest: metered, bounded, answered through the bridge. */
+  async onImport(msg) {
+    const call = this.current;
+    if (!call) return;
+    this.pauseCpu(call);
+    const limits = this.limits;
+    const { method } = msg;
+    let params = msg.params;
+    const calls = method === 'chat.histories' ? Math.max(1, params.length) : 1;
+    call.gatewayCalls += calls;
+    const now = performance.now();
+    const wallLeft = limits.wallMs - (now - call.started);
+    const gatewayLeft = limits.gatewayMs - call.inHost;
+    let answer;
+    if (call.gatewayCalls > limits.maxGatewayCalls) {
+      answer = { error: `too many gateway calls in one call (the limit is ${limits.maxGatewayCalls})` };
+    } else if (wallLeft <= 0) {
+      answer = { error: 'the call ran out of time' };
+    } else if (gatewayLeft <= 0) {
+      answer = { error: `the call spent its gateway time (${Math.floor(limits.gatewayMs / 1000)} s) and may make no more gateway calls` };
+    } else {
+      if (method === 'agent.wait') {
+        params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
+      }
+      try {
+        if (method === 'chat.histories') {
+          const answers = await this.gateway.histories(params);
+          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error) } : { ok: a.ok })) };
+        } else {
+          answer = { ok: await this.gateway.call(method, params) };
+        }
+      } catch (e) {
+        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e) };
+      }
+      call.inHost += performance.now() - now;
+    }
+    if (this.current !== call || this.broken) return;
+    this.resumeCpu(call);
+    this.reply(answer);
+  }
+
+  // ---- the exports ----
+
+  async configure(configJson, stateDir) {
+    const out = await this.enter('configure', { config: configJson, stateDir }, 'configuring');
+    if (out && 'errorPayload' in out) throw CallError.setup(`invalid config: ${out.errorPayload}`);
+  }
+
+  async describe() {
+    return this.enter('describe', {}, 'describing the tools');
+  }
+
+  /** Calls a tool; answers `{result (JSON text), jobs (JSON)}`. */
+  async callTool(tool, caller, argumentsJson) {
+    const limits = this.limits;
+    const size = Buffer.byteLength(argumentsJson);
+    if (size > limits.maxArgumentBytes) throw CallError.tooLarge('tool arguments', size, limits.maxArgumentBytes);
+    const out = await this.enter('call', { tool, caller, arguments: argumentsJson }, `calling ${tool}`);
+    if ('errorPayload' in out) throw CallError.tool(out.errorPayload);
+    const resultSize = Buffer.byteLength(out.result);
+    if (resultSize > limits.maxResultBytes) throw CallError.tooLarge('tool result', resultSize, limits.maxResultBytes);
+    try {
+      JSON.parse(out.result);
+    } catch (e) {
+      throw CallError.badAnswer(`the result is not JSON: ${e.message}`);
+    }
+    return out;
+  }
+
+  /** Resumes a job (JSON); answers the jobs that follow it. */
+  async resumeJob(job, wakeup) {
+    const out = await this.enter('resume', { job, wakeup }, `resuming a ${job.kind} job`);
+    if (out && !Array.isArray(out) && 'errorPayload' in out) throw CallError.badAnswer(`the job could not be resumed: ${out.errorPayload}`);
+    return out;
+  }
+
+  async evaluateSendPolicy(input) {
+    return this.enter('evaluateSendPolicy', { input }, 'evaluating the send policy');
+  }
+
+  async parseSendCommand(text) {
+    return this.enter('parseSendCommand', { text }, 'parsing a send command');
+  }
+}

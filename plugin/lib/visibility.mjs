@@ -1,0 +1,189 @@
+// Host-side visibility (N15), in the plugin's gateway bridge (`host/src/sandbox/visibility.rs`):
+// for a sandboxed agent whose visibility is `spawned`, every gateway call its guest makes is
+// checked here against the caller's own session and the sessions spawned from it,
+// transitively (including sessions spawned during the run). Keys are compared in the
+// gateway's canonical form, so no spelling gets around it. A refused call is a gateway
+// error for the guest and a log line for the host; list answers are filtered.
+//
+// The guard fails closed: a caller with no session sees nothing, and a new sub-agent
+// session joins the tree only in an agent the caller may spawn for
+// (`subagents.allowAgents`), whatever the guest asks: a restricted caller may create and
+// configure its own new sub-agent session, and nothing else outside its tree.
+//
+// It works over any gateway (`{call(method, params), histories(list)}`, wire JSON) and
+// what it must know of the spawn tree (`tree`): `canonicalKey(key)`,
+// `spawnedTrees(roots) → Set`, `rowsOf(keys) → rows`, `exists(key) → bool`,
+// `runSession(runId) → key | undefined`.
+
+import { isSubagentKey, normalizeAgentId, parseAgentKey, targetFromKey } from './keys.mjs';
+
+export class GatewayError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'GatewayError';
+  }
+}
+
+function agentOf(canonical) {
+  const parsed = parseAgentKey(canonical);
+  return parsed ? normalizeAgentId(parsed.agentId) : undefined;
+}
+
+const trim = (s) => (typeof s === 'string' ? s.trim() : '');
+
+export class VisibilityGuard {
+  /** The gateway as `callerKey` may see it (null: a caller without a session, which sees nothing). */
+  constructor({ inner, tree, log, callerKey, spawnAgents }) {
+    this.inner = inner;
+    this.tree = tree;
+    this.log = log ?? (() => {});
+    this.own = callerKey === null || callerKey === undefined ? null : tree.canonicalKey(callerKey);
+    this.spawnAgents = spawnAgents ?? { any: false, ids: [] };
+    this.visible = new Set();
+    this.adopted = new Set();
+  }
+
+  /** Recomputes the caller's tree from the gateway's spawn edges (own session only when they cannot be read). */
+  async refresh() {
+    if (this.own === null) return this.visible;
+    const roots = new Set([this.own, ...this.adopted]);
+    let visible;
+    try {
+      visible = await this.tree.spawnedTrees(roots);
+    } catch {
+      visible = roots;
+    }
+    this.visible = new Set(visible);
+    return this.visible;
+  }
+
+  /** Whether a key (in any spelling) is the caller's or in its tree. */
+  async canSee(key) {
+    if (typeof key !== 'string') return false;
+    const canonical = this.tree.canonicalKey(key);
+    if (this.visible.has(canonical)) return true;
+    return (await this.refresh()).has(canonical);
+  }
+
+  refuse(method, what) {
+    this.log('warn', `N15: refused ${method}: ${what} for sandboxed session ${this.own ?? '(none)'}`);
+    throw new GatewayError(`forbidden: ${what} is not visible from this sandboxed agent session`);
+  }
+
+  async check(method, key) {
+    if (!(await this.canSee(key))) this.refuse(method, `session ${trim(key)}`);
+  }
+
+  /** A sub-agent session the caller is creating now: new, spawned from its tree, in an agent it may spawn for. */
+  async isNewChild(key, parent) {
+    if (typeof key !== 'string') return false;
+    const canonical = this.tree.canonicalKey(key);
+    if (!isSubagentKey(canonical)) return false;
+    const agent = agentOf(canonical);
+    if (!agent || !(this.spawnAgents.any || this.spawnAgents.ids.includes(agent))) return false;
+    let exists;
+    try {
+      exists = await this.tree.exists(canonical);
+    } catch {
+      return false;
+    }
+    if (exists !== false) return false;
+    return typeof parent === 'string' && (await this.canSee(parent));
+  }
+
+  adopt(key) {
+    const canonical = this.tree.canonicalKey(key);
+    this.adopted.add(canonical);
+    this.visible.add(canonical);
+  }
+
+  /** Delivery targets the caller may post to: those of its visible sessions. */
+  async maySendTo(channel, to) {
+    const visible = await this.refresh();
+    let rows = [];
+    try {
+      rows = await this.tree.rowsOf(new Set(visible));
+    } catch {
+      rows = [];
+    }
+    const channelOk = (c) => channel === undefined || (typeof c === 'string' && c.toLowerCase() === channel.toLowerCase());
+    return rows.some((row) => {
+      const dc = row.deliveryContext && typeof row.deliveryContext === 'object' ? row.deliveryContext : {};
+      const fromRow = (dc.to === to && channelOk(dc.channel)) || (row.lastTo === to && channelOk(row.lastChannel));
+      const target = typeof row.key === 'string' ? targetFromKey(row.key) : null;
+      const fromKey = !!target && target.to === to && channelOk(target.channel);
+      return fromRow || fromKey;
+    });
+  }
+
+  async call(method, params) {
+    switch (method) {
+      case 'sessions.list': {
+        const list = await this.inner.call(method, params);
+        const visible = await this.refresh();
+        if (!list || typeof list !== 'object' || !Array.isArray(list.sessions)) return list;
+        return { ...list, sessions: list.sessions.filter((row) => row && typeof row.key === 'string' && visible.has(row.key)) };
+      }
+      case 'sessions.resolve': {
+        if (params.key !== undefined) await this.check(method, params.key);
+        const answer = await this.inner.call(method, params);
+        const key = answer && typeof answer.key === 'string' ? answer.key : '';
+        if (key === '' || (await this.canSee(key))) return answer;
+        // The answer names a session outside the tree: refuse without naming it.
+        const asked = params.sessionId !== undefined ? `sessionId ${params.sessionId}` : params.label !== undefined ? `label ${params.label}` : '';
+        return this.refuse(method, asked);
+      }
+      case 'chat.history':
+        await this.check(method, params.sessionKey);
+        return this.inner.call(method, params);
+      case 'agent': {
+        const key = params.sessionKey ?? 'main';
+        if (!(await this.canSee(key))) {
+          if (!(await this.isNewChild(key, params.spawnedBy))) this.refuse(method, `session ${trim(key)}`);
+          this.adopt(key);
+        }
+        const accepted = await this.inner.call(method, params);
+        await this.refresh(); // a child it just spawned joins the tree
+        return accepted;
+      }
+      case 'agent.wait': {
+        const session = this.tree.runSession(params.runId);
+        if (session !== undefined && !(await this.canSee(session))) this.refuse(method, `run ${params.runId}`);
+        return this.inner.call(method, params);
+      }
+      case 'send':
+        if (!(await this.maySendTo(params.channel, params.to))) this.refuse(method, `target ${params.channel ?? '?'}:${params.to}`);
+        return this.inner.call(method, params);
+      case 'sessions.patch':
+        // A spawn configures its new child (its model) before it starts it: the caller may
+        // create that session, and nothing else outside its tree.
+        if (!(await this.canSee(params.key))) {
+          if (!(await this.isNewChild(params.key, this.own ?? undefined))) this.refuse(method, `session ${trim(params.key)}`);
+          this.adopt(params.key);
+        }
+        return this.inner.call(method, params);
+      case 'sessions.delete':
+        await this.check(method, params.key);
+        return this.inner.call(method, params);
+      default:
+        return this.refuse(method, `method ${method}`);
+    }
+  }
+
+  /** Each key checked; only the visible ones go to the gateway, answers put back in place. */
+  async histories(list) {
+    const checked = [];
+    for (const params of list) {
+      try {
+        await this.check('chat.history', params.sessionKey);
+        checked.push(null);
+      } catch (e) {
+        checked.push(e.message);
+      }
+    }
+    const allowed = list.filter((_, i) => checked[i] === null);
+    const answers = allowed.length > 0 ? await this.inner.histories(allowed) : [];
+    let next = 0;
+    return checked.map((refusal) => (refusal === null ? answers[next++] ?? { error: 'the gateway answered too few histories' } : { error: refusal }));
+  }
+}

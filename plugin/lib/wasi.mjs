@@ -1,0 +1,153 @@
+// The WASI a guest is given (N16): exactly the interfaces `wasm32-wasip2` std links, and
+// none of them grants anything. No environment variables (whatever the host process has:
+// gateway tokens stay out), no arguments, no working directory, an empty stdin, no
+// terminal, stdout and stderr captured into a bounded buffer the host drains into its log;
+// `exit` stops the call. No files, sockets, clocks or randomness: those interfaces are not
+// provided at all, so a component that imports them cannot be instantiated (and the build
+// refuses it before that).
+
+/** The interfaces (without version) a guest may import. */
+export const ALLOWED_IMPORTS = Object.freeze([
+  'openclaw:session-tools/gateway',
+  'openclaw:session-tools/host',
+  'wasi:cli/environment',
+  'wasi:cli/exit',
+  'wasi:cli/stderr',
+  'wasi:cli/stdin',
+  'wasi:cli/stdout',
+  'wasi:cli/terminal-input',
+  'wasi:cli/terminal-output',
+  'wasi:cli/terminal-stderr',
+  'wasi:cli/terminal-stdin',
+  'wasi:cli/terminal-stdout',
+  'wasi:io/error',
+  'wasi:io/poll',
+  'wasi:io/streams',
+]);
+
+/** A bounded capture of one output stream: bytes past `capacity` are dropped and counted. */
+export class BoundedOutput {
+  constructor(capacity) {
+    this.capacity = capacity;
+    this.chunks = [];
+    this.size = 0;
+    this.dropped = 0;
+  }
+
+  push(bytes) {
+    const room = Math.max(0, this.capacity - this.size);
+    const kept = Math.min(room, bytes.length);
+    if (kept > 0) {
+      this.chunks.push(Buffer.from(bytes.subarray(0, kept)));
+      this.size += kept;
+    }
+    this.dropped += bytes.length - kept;
+  }
+
+  /** What was written since the last take (lossy UTF-8), and how many bytes were dropped. */
+  take() {
+    const text = this.size ? Buffer.concat(this.chunks).toString('utf8') : '';
+    const dropped = this.dropped;
+    this.chunks = [];
+    this.size = 0;
+    this.dropped = 0;
+    return { text, dropped };
+  }
+}
+
+/** The guest called `exit`: a trap for the call. */
+export class GuestExit extends Error {
+  constructor(ok) {
+    super(`the guest called exit(${ok ? 'ok' : 'err'})`);
+    this.name = 'GuestExit';
+  }
+}
+
+/** The WASI part of an instance's imports, writing stdout/stderr into `stdout`/`stderr`. */
+export function wasiImports({ stdout, stderr }) {
+  class IoError {
+    constructor(message) {
+      this.message = message;
+    }
+    toDebugString() {
+      return this.message;
+    }
+  }
+  class Pollable {
+    ready() {
+      return true;
+    }
+    block() {}
+  }
+  class InputStream {
+    // An empty stdin: every read says the stream is closed.
+    read() {
+      throw { tag: 'closed' };
+    }
+    blockingRead() {
+      throw { tag: 'closed' };
+    }
+    skip() {
+      throw { tag: 'closed' };
+    }
+    blockingSkip() {
+      throw { tag: 'closed' };
+    }
+    subscribe() {
+      return new Pollable();
+    }
+  }
+  class OutputStream {
+    constructor(sink) {
+      this.sink = sink;
+    }
+    checkWrite() {
+      return 65536n;
+    }
+    write(contents) {
+      this.sink.push(contents);
+    }
+    blockingWriteAndFlush(contents) {
+      this.sink.push(contents);
+    }
+    flush() {}
+    blockingFlush() {}
+    writeZeroes(len) {
+      this.sink.push(new Uint8Array(Number(len > 65536n ? 65536n : len)));
+    }
+    blockingWriteZeroesAndFlush(len) {
+      this.writeZeroes(len);
+    }
+    subscribe() {
+      return new Pollable();
+    }
+  }
+  class TerminalInput {}
+  class TerminalOutput {}
+  return {
+    'wasi:cli/environment': {
+      getEnvironment: () => [],
+      getArguments: () => [],
+      initialCwd: () => undefined,
+    },
+    'wasi:cli/exit': {
+      exit: (status) => {
+        throw new GuestExit(status?.tag === 'ok');
+      },
+    },
+    'wasi:cli/stdin': { getStdin: () => new InputStream() },
+    'wasi:cli/stdout': { getStdout: () => new OutputStream(stdout) },
+    'wasi:cli/stderr': { getStderr: () => new OutputStream(stderr) },
+    'wasi:cli/terminal-input': { TerminalInput },
+    'wasi:cli/terminal-output': { TerminalOutput },
+    'wasi:cli/terminal-stdin': { getTerminalStdin: () => undefined },
+    'wasi:cli/terminal-stdout': { getTerminalStdout: () => undefined },
+    'wasi:cli/terminal-stderr': { getTerminalStderr: () => undefined },
+    'wasi:io/error': { Error: IoError },
+    'wasi:io/poll': {
+      Pollable,
+      poll: (list) => Uint32Array.from(list.map((_, i) => i)),
+    },
+    'wasi:io/streams': { InputStream, OutputStream },
+  };
+}

@@ -1,0 +1,178 @@
+// Shared by the plugin's tests: the hostile test component transpiled once per process,
+// a gateway with a real spawn tree in memory, and log recorders. A missing prerequisite
+// fails the test with a message saying what is missing; nothing is skipped.
+
+import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+import { buildComponent, REPO_DIR } from '../scripts/build-component.mjs';
+import { KeyRules, parseAgentKey, normalizeAgentId } from '../lib/keys.mjs';
+import { DEFAULT_LIMITS } from '../lib/limits.mjs';
+import { Runtime } from '../lib/sandbox.mjs';
+
+/** A built test-only component of `tests/hostile-guest` (`fs`: the variant importing wasi:filesystem). */
+export function hostileWasm(fs = false) {
+  const variable = fs ? 'HOSTILE_GUEST_FS_WASM' : 'HOSTILE_GUEST_WASM';
+  const file = fs ? 'hostile_guest_fs.wasm' : 'hostile_guest.wasm';
+  if (process.env[variable]) {
+    if (!existsSync(process.env[variable])) throw new Error(`${variable}=${process.env[variable]} does not exist`);
+    return process.env[variable];
+  }
+  const build = join(REPO_DIR, 'target/debug/build');
+  const found = (existsSync(build) ? readdirSync(build) : [])
+    .filter((d) => d.startsWith('session-tools-tests-'))
+    .map((d) => join(build, d, 'out', file))
+    .filter((p) => existsSync(p))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
+  if (found.length === 0) {
+    throw new Error(
+      `the hostile test component is not built: run \`cargo test -p session-tools-tests --no-run\` in ${REPO_DIR} (or set ${variable})`,
+    );
+  }
+  return found[0];
+}
+
+let hostile = null;
+
+/** The hostile component, transpiled (once per process) into a temporary directory. */
+export async function hostileRuntime() {
+  if (!hostile) {
+    hostile = (async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'session-tools-hostile-'));
+      await buildComponent(hostileWasm(), dir, { describe: false });
+      return new Runtime(dir);
+    })();
+  }
+  return hostile;
+}
+
+export const COMPONENT_DIR = resolve(REPO_DIR, 'plugin/component');
+
+/** Limits for the hostile tests (as tests/hostile.rs: 300 ms CPU, 32 MiB, 1 s wall, 100 gateway calls). */
+export function testLimits(overrides = {}) {
+  return { ...DEFAULT_LIMITS, cpuMs: 300, memoryBytes: 32 * 2 ** 20, wallMs: 1000, maxGatewayCalls: 100, maxResultBytes: 4 * 2 ** 20, ...overrides };
+}
+
+/** Collects log lines (`level` dropped) for assertions. */
+export function recorder() {
+  const lines = [];
+  const log = (_level, message) => lines.push(message);
+  return { lines, log };
+}
+
+/**
+ * A gateway with sessions and runs in memory and a real spawn tree: the gateway JSON
+ * methods (`call`, `histories`) and the tree the N15 guard asks (`canonicalKey`, …).
+ * Sessions: `{key, spawnedBy?, sessionId?, label?, deliveryContext?, lastTo?, lastChannel?}`
+ * in canonical spelling.
+ */
+export class TreeGateway {
+  constructor(sessions = [], rules = new KeyRules()) {
+    this.rules = rules;
+    this.sessions = new Map(sessions.map((s) => [s.key, { ...s }]));
+    this.calls = [];
+    this.runs = new Map();
+    this.outbox = [];
+    this.waits = [];
+  }
+
+  canonicalKey(key) {
+    return this.rules.canonical(key);
+  }
+
+  async spawnedTrees(roots) {
+    const seen = new Set(roots);
+    let frontier = [...roots];
+    while (frontier.length > 0) {
+      const next = [];
+      for (const s of this.sessions.values()) {
+        if (s.spawnedBy !== undefined && frontier.includes(s.spawnedBy) && !seen.has(s.key)) {
+          seen.add(s.key);
+          next.push(s.key);
+        }
+      }
+      frontier = next;
+    }
+    return seen;
+  }
+
+  async rowsOf(keys) {
+    return [...keys].map((k) => this.sessions.get(k)).filter(Boolean);
+  }
+
+  async exists(key) {
+    return this.sessions.has(this.canonicalKey(key));
+  }
+
+  runSession(runId) {
+    return this.runs.get(runId)?.sessionKey;
+  }
+
+  async histories(list) {
+    return Promise.all(
+      list.map(async (p) => {
+        try {
+          return { ok: await this.call('chat.history', p) };
+        } catch (e) {
+          return { error: e.message };
+        }
+      }),
+    );
+  }
+
+  async call(method, params) {
+    this.calls.push({ method, params });
+    const find = (key) => this.sessions.get(this.canonicalKey(key));
+    switch (method) {
+      case 'sessions.list': {
+        let rows = [...this.sessions.values()];
+        if (params.spawnedBy !== undefined) rows = rows.filter((r) => r.spawnedBy === this.canonicalKey(params.spawnedBy));
+        if (params.label !== undefined) rows = rows.filter((r) => r.label === params.label);
+        if (params.agentId !== undefined) rows = rows.filter((r) => normalizeAgentId(parseAgentKey(r.key)?.agentId) === normalizeAgentId(params.agentId));
+        if (params.search !== undefined) rows = rows.filter((r) => r.key.toLowerCase().includes(params.search.toLowerCase()));
+        return { path: '/state/agents/main/sessions/sessions.json', sessions: rows.slice(0, params.limit ?? rows.length) };
+      }
+      case 'sessions.resolve': {
+        let row;
+        if (params.key !== undefined) row = find(params.key);
+        else if (params.sessionId !== undefined) row = [...this.sessions.values()].find((r) => r.sessionId === params.sessionId.trim());
+        else if (params.label !== undefined) row = [...this.sessions.values()].find((r) => r.label === params.label);
+        if (!row) throw new Error(`No session found: ${params.key ?? params.sessionId ?? params.label}`);
+        return { ok: true, key: row.key };
+      }
+      case 'chat.history': {
+        const row = find(params.sessionKey);
+        return { sessionId: row?.sessionId, messages: row?.messages ?? [] };
+      }
+      case 'agent': {
+        const key = this.canonicalKey(params.sessionKey ?? 'main');
+        if (!this.sessions.has(key)) this.sessions.set(key, { key, ...(params.spawnedBy ? { spawnedBy: this.canonicalKey(params.spawnedBy) } : {}) });
+        else if (params.spawnedBy && !this.sessions.get(key).spawnedBy) this.sessions.get(key).spawnedBy = this.canonicalKey(params.spawnedBy);
+        const runId = `run-${this.runs.size + 1}`;
+        this.runs.set(runId, { sessionKey: key, message: params.message });
+        return { runId, status: 'accepted' };
+      }
+      case 'agent.wait':
+        this.waits.push(params.timeoutMs);
+        if (!this.runs.has(params.runId)) return { runId: params.runId, status: 'timeout' };
+        return { runId: params.runId, status: 'ok', startedAt: 1, endedAt: 2 };
+      case 'send':
+        this.outbox.push(params);
+        return {};
+      case 'sessions.patch': {
+        const key = this.canonicalKey(params.key);
+        const row = this.sessions.get(key) ?? { key };
+        if (params.label !== undefined) row.label = params.label;
+        if (params.model !== undefined) row.model = params.model;
+        this.sessions.set(key, row);
+        return { ok: true, key };
+      }
+      case 'sessions.delete':
+        this.sessions.delete(this.canonicalKey(params.key));
+        return { ok: true };
+      default:
+        throw new Error(`unknown method ${method}`);
+    }
+  }
+}

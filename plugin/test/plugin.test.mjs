@@ -1,0 +1,156 @@
+// The plugin as the gateway loads it: manifests, config, register() with a stand-in for the
+// gateway's plugin API (tools for every agent session with the session's context, and the
+// job service), over a gateway with a real spawn tree; and jobs kept under the state
+// directory and resumed by a new process's service after a restart.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import plugin, { register } from '../index.mjs';
+import { DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
+import { DeploymentConfig } from '../lib/config.mjs';
+import { DirJobStore } from '../lib/jobs.mjs';
+import { AgentLimits } from '../lib/limits.mjs';
+import { Runtime } from '../lib/sandbox.mjs';
+import { Service } from '../lib/service.mjs';
+import { COMPONENT_DIR, recorder, TreeGateway } from './helpers.mjs';
+
+const OWN = 'agent:main:main';
+const OTHER = 'agent:ops:main';
+const CHILD = 'agent:main:subagent:3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
+
+const readJson = (f) => JSON.parse(readFileSync(join(PLUGIN_DIR, f), 'utf8'));
+
+test('both manifests and the package name the plugin, its entry and its config schema', () => {
+  const manifest = readJson('openclaw.plugin.json');
+  assert.deepEqual(readJson('clawdbot.plugin.json'), manifest);
+  assert.equal(manifest.id, 'session-tools');
+  assert.equal(manifest.id, plugin.id);
+  assert.equal(manifest.configSchema.type, 'object');
+  for (const key of ['toolNames', 'visibility', 'limits']) assert.ok(manifest.configSchema.properties[key], key);
+  const pkg = readJson('package.json');
+  assert.deepEqual(pkg.openclaw.extensions, ['./index.mjs']);
+  assert.deepEqual(pkg.clawdbot.extensions, ['./index.mjs']);
+  assert.ok(existsSync(join(PLUGIN_DIR, 'package-lock.json')));
+  assert.equal(typeof plugin.register, 'function');
+});
+
+test('the plugin config: own tool names (never a core one), limits per agent', () => {
+  const s = pluginSettings({ toolNames: { sessions_list: 'wasm_sessions_list' }, limits: { default: { cpuMs: 200 }, agents: { Ops: { memoryMiB: 256 } } } });
+  assert.equal(s.toolNames.sessions_list, 'wasm_sessions_list');
+  assert.equal(s.toolNames.agents_list, 'st_agents_list');
+  assert.equal(s.limits.forAgent('main').cpuMs, 200);
+  assert.equal(s.limits.forAgent('ops').memoryBytes, 256 * 2 ** 20);
+  assert.equal(s.limits.forAgent('ops').cpuMs, 200, 'agents inherit the default');
+  assert.throws(() => pluginSettings({ toolNames: { sessions_list: 'sessions_list' } }), /name of a core tool/);
+  assert.throws(() => pluginSettings({ toolNames: { sessions_list: 'x', agents_list: 'x' } }), /given to two tools/);
+  assert.throws(() => pluginSettings({ limits: { default: { cpu: 1 } } }), /unknown limit "cpu"/);
+});
+
+function fakeApi(config, stateDir, pluginConfig = {}) {
+  const api = { tools: [], services: [], logs: [] };
+  Object.assign(api, {
+    id: 'session-tools',
+    config,
+    pluginConfig,
+    runtime: { state: { resolveStateDir: () => stateDir } },
+    logger: { info: (m) => api.logs.push(m), warn: (m) => api.logs.push(m), error: (m) => api.logs.push(m), debug: () => {} },
+    registerTool: (tool, opts) => api.tools.push({ tool, opts }),
+    registerService: (service) => api.services.push(service),
+  });
+  return api;
+}
+
+function gatewayWithTree() {
+  return new TreeGateway([
+    { key: OWN, sessionId: '0d6c1f7e-0000-4000-8000-000000000001', updatedAt: 1767225600000 },
+    { key: CHILD, spawnedBy: OWN, sessionId: 'e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b', label: 'pricing-research', updatedAt: 1767225500000 },
+    { key: OTHER, sessionId: '1a2b3c4d-0000-4000-8000-000000000003', updatedAt: 1767225400000 },
+  ]);
+}
+
+test('register() gives every agent session the five tools, run in the component with its context', async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'session-tools-state-'));
+  const gateway = gatewayWithTree();
+  const api = fakeApi({ tools: { agentToAgent: { enabled: true, allow: ['*'] } } }, stateDir);
+  register(api, { makeGateway: async () => gateway });
+  assert.equal(api.tools.length, 1);
+  const { tool: factory, opts } = api.tools[0];
+  assert.deepEqual(opts.names, Object.values(DEFAULT_TOOL_NAMES));
+  assert.equal(api.services.length, 1);
+  await api.services[0].start({ stateDir });
+  try {
+    const tools = factory({ sessionKey: OWN, agentId: 'main', messageChannel: 'discord', sandboxed: false });
+    assert.deepEqual(tools.map((t) => t.name), Object.values(DEFAULT_TOOL_NAMES));
+    for (const t of tools) {
+      assert.equal(typeof t.description, 'string');
+      assert.equal(t.parameters.type, 'object');
+      assert.equal(typeof t.execute, 'function');
+    }
+    const list = tools.find((t) => t.name === 'st_sessions_list');
+    const all = await list.execute('call-1', {});
+    assert.deepEqual(all.details.sessions.map((s) => s.key), ['main', CHILD, OTHER]);
+    assert.deepEqual(JSON.parse(all.content[0].text), all.details);
+    // A sandboxed session of the same agent lists only the sessions it spawned (the
+    // component's rule, reference §5), through the bridge's guard (N15 in the host).
+    const sandboxed = factory({ sessionKey: OWN, agentId: 'main', sandboxed: true }).find((t) => t.name === 'st_sessions_list');
+    assert.deepEqual((await sandboxed.execute('call-2', {})).details.sessions.map((s) => s.key), [CHILD]);
+    // Bad arguments are the tool's error, as the core tool reports it.
+    await assert.rejects(tools.find((t) => t.name === 'st_sessions_history').execute('call-3', {}), /sessionKey/);
+  } finally {
+    await api.services[0].stop();
+  }
+});
+
+test('a sandboxed list with messages asks only for the histories it may see', async () => {
+  const gateway = gatewayWithTree();
+  const runtime = new Runtime(COMPONENT_DIR);
+  const svc = new Service({ runtime, gateway, tree: gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
+  try {
+    const out = JSON.parse(await svc.call({ agentSessionKey: OWN, sandboxed: true }, 'sessions_list', JSON.stringify({ messageLimit: 2 })));
+    assert.deepEqual(out.sessions.map((s) => s.key), [CHILD]);
+    const asked = gateway.calls.filter((c) => c.method === 'chat.history').map((c) => c.params.sessionKey);
+    assert.deepEqual(asked, [CHILD]);
+  } finally {
+    await svc.stop();
+  }
+});
+
+test('background jobs are kept under the state directory and resumed after a restart', async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'session-tools-state-'));
+  const jobsDir = join(stateDir, 'session-tools', 'plugin-jobs');
+  const gateway = gatewayWithTree();
+  const runtime = new Runtime(COMPONENT_DIR);
+  const config = new DeploymentConfig({ tools: { agentToAgent: { enabled: true, allow: ['*'] } } });
+  const make = (rec) =>
+    new Service({ runtime, gateway, tree: gateway, config, stateDir, limits: new AgentLimits(), log: rec.log, jobStore: new DirJobStore(jobsDir) });
+  // The first gateway process: a send that does not wait starts the agent-to-agent flow.
+  const first = make(recorder());
+  const sent = JSON.parse(await first.call({ agentSessionKey: OWN }, 'sessions_send', JSON.stringify({ sessionKey: OTHER, message: 'ping', timeoutSeconds: 0 })));
+  assert.equal(sent.status, 'accepted', JSON.stringify(sent));
+  const pending = first.pendingJobs();
+  assert.equal(pending.length, 1);
+  assert.equal(pending[0].kind, 'a2a');
+  assert.equal(pending[0].wake.type, 'runEnd');
+  assert.equal(pending[0].wake.wait.runId, sent.runId);
+  assert.equal(readdirSync(jobsDir).length, 1, 'one file a job');
+  await first.stop(); // the gateway stops before the run ends
+  assert.ok(!gateway.calls.some((c) => c.method === 'agent.wait'));
+
+  // The next process resumes it: waits for the run's end, then runs the flow to its end.
+  const rec = recorder();
+  const second = make(rec);
+  second.startScheduler();
+  try {
+    const deadline = Date.now() + 10_000;
+    while (readdirSync(jobsDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(readdirSync(jobsDir), [], `the job ended: ${rec.lines.join('\n')}`);
+    const wait = gateway.calls.find((c) => c.method === 'agent.wait');
+    assert.equal(wait?.params.runId, sent.runId);
+  } finally {
+    await second.stop();
+  }
+});
