@@ -230,3 +230,62 @@ fn a_request_too_large_for_the_gateway_is_refused_before_it_is_sent() {
     assert!(err.message.starts_with("the agent request is ") && err.message.ends_with("accepts at most 524288"), "{}", err.message);
     assert!(fake.calls_of("agent").is_empty());
 }
+
+/// Histories on disk (`gateway/live/on_disk.rs`): a gateway on loopback whose state directory
+/// is here has the histories of the sessions it listed read from that directory, each only
+/// when its `sessionId` is the one the gateway listed; the others are asked of it.
+#[test]
+fn histories_are_read_on_disk_only_for_the_sessions_the_gateway_listed() {
+    let state = session_tools_tests::sample_copy();
+    let dir = state.path().to_str().unwrap().to_string();
+    let channel = "agent:main:discord:channel:1187421193829244938";
+    let script = move |call: &Call| match call.method.as_str() {
+        "connect" => {
+            let mut hello = session_tools_tests::fake_gateway::hello();
+            hello["snapshot"]["stateDir"] = json!(dir);
+            Reply::Ok(hello)
+        }
+        "sessions.list" => Reply::Ok(json!({"path": "(multiple)", "count": 2, "sessions": [
+            {"key": channel, "updatedAt": 2, "sessionId": "8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f"},
+            // Reset since the state on disk was written: another sessionId.
+            {"key": "agent:main:main", "updatedAt": 1, "sessionId": "00000000-0000-4000-8000-000000000000"},
+        ]})),
+        "chat.history" => Reply::Ok(json!({
+            "sessionKey": call.params["sessionKey"], "sessionId": "from-the-gateway",
+            "messages": [{"role": "user", "content": "from the gateway"}],
+        })),
+        _ => standard(call).unwrap_or_else(|| Reply::error("unexpected")),
+    };
+    let fake = FakeGateway::start(script);
+    let params = |key: &str| HistoryParams { session_key: key.into(), limit: Some(5) };
+    let asked = [params(channel), params("agent:main:main"), params("agent:main:never-listed")];
+
+    let gateway = open(&fake);
+    assert!(gateway.reads_histories_on_disk(), "{gateway:?}");
+    // Before any list, nothing is known: all from the gateway.
+    let before = gateway.chat_histories(&asked);
+    assert!(before.iter().all(|h| h.as_ref().unwrap().session_id.as_deref() == Some("from-the-gateway")));
+    assert_eq!(fake.calls_of("chat.history").len(), 3);
+
+    gateway.sessions_list(&ListParams::default()).unwrap();
+    let after = gateway.chat_histories(&asked);
+    let on_disk = after[0].as_ref().unwrap();
+    assert_eq!(on_disk.session_id.as_deref(), Some("8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f"));
+    let embedded = session_tools_host::gateway::embedded::EmbeddedGateway::builder(state.path()).open().unwrap();
+    assert_eq!(on_disk, &embedded.chat_history(&params(channel)).unwrap(), "the embedded reader's answer");
+    assert!(!on_disk.messages.is_empty());
+    for other in &after[1..] {
+        assert_eq!(other.as_ref().unwrap().session_id.as_deref(), Some("from-the-gateway"));
+    }
+    let history_calls: Vec<String> =
+        fake.calls_of("chat.history").iter().skip(3).map(|c| c.params["sessionKey"].as_str().unwrap().to_string()).collect();
+    assert_eq!(history_calls, ["agent:main:main", "agent:main:never-listed"], "only what the disk cannot answer is asked");
+
+    // Turned off, every history is a request.
+    let off = LiveGateway::builder(fake.url()).with_token("t").with_histories_on_disk(false).open().unwrap();
+    assert!(!off.reads_histories_on_disk());
+    off.sessions_list(&ListParams::default()).unwrap();
+    let answers = off.chat_histories(&asked);
+    assert!(answers.iter().all(|h| h.as_ref().unwrap().session_id.as_deref() == Some("from-the-gateway")));
+    assert_eq!(fake.calls_of("chat.history").len(), 8);
+}

@@ -25,9 +25,16 @@ fn start(state: &Path, extra_config: Value) -> Gateway {
 }
 
 fn live(gateway: &Gateway) -> Arc<LiveGateway> {
+    live_with(gateway, true)
+}
+
+/// `on_disk`: whether histories may be read from the gateway's state directory (it is on
+/// this machine), or every one is a `chat.history` request.
+fn live_with(gateway: &Gateway, on_disk: bool) -> Arc<LiveGateway> {
     Arc::new(
         LiveGateway::builder(gateway.url())
             .with_token(gateway.token())
+            .with_histories_on_disk(on_disk)
             .open()
             .unwrap_or_else(|e| panic!("opening the live gateway: {e}\n{}", gateway.log_tail(30))),
     )
@@ -87,16 +94,23 @@ fn the_tools_answer_as_over_the_embedded_gateway_on_the_same_state() {
     let gateway = start(live_state.path(), Value::Null);
     let live = live(&gateway);
     assert_eq!(live.state_dir(), Some(live_state.path().to_str().unwrap()), "the gateway's state directory, from hello-ok");
+    assert!(live.reads_histories_on_disk(), "a gateway on loopback with its state here");
     let over_live = service_over(&live, None);
+    // Every history a request: what a gateway on another machine answers.
+    let rpc_only = live_with(&gateway, false);
+    assert!(!rpc_only.reads_histories_on_disk());
+    let over_rpc = service_over(&rpc_only, None);
     // The embedded gateway reads the same config file as the running one.
     let config = gateway.config_path().to_path_buf();
     let embedded = Served::open(embedded_state.path(), |g| g.with_config_path(&config), |s| s).unwrap();
     for (key, sandboxed, tool, args) in READS {
         let who = caller(key, *sandboxed);
-        let a = answer(&over_live, &who, tool, args, live_state.path());
         let b = answer(&embedded, &who, tool, args, embedded_state.path());
-        assert_eq!(a, b, "{key} (sandboxed: {sandboxed}) {tool} {args}: live vs embedded");
-        assert!(!a.starts_with("error:"), "{tool} {args}: {a}");
+        for (service, how) in [(&over_live, "live"), (&over_rpc, "live, every history a request")] {
+            let a = answer(service, &who, tool, args, live_state.path());
+            assert_eq!(a, b, "{key} (sandboxed: {sandboxed}) {tool} {args}: {how} vs embedded");
+            assert!(!a.starts_with("error:"), "{tool} {args}: {a}");
+        }
     }
     // Every session's history, as its agent's main, as another agent, and sandboxed.
     let all = gateway.rpc("sessions.list", json!({"includeGlobal": true, "includeUnknown": true})).unwrap();

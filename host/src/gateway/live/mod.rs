@@ -26,6 +26,7 @@ mod connection;
 mod device;
 mod frames;
 mod local;
+mod on_disk;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -72,6 +73,7 @@ pub struct LiveGatewayBuilder {
     max_answer_bytes: usize,
     backoff_min: Duration,
     backoff_max: Duration,
+    on_disk: bool,
 }
 
 impl LiveGatewayBuilder {
@@ -116,6 +118,15 @@ impl LiveGatewayBuilder {
     pub fn with_backoff(mut self, min: Duration, max: Duration) -> Self {
         self.backoff_min = min;
         self.backoff_max = max.max(min);
+        self
+    }
+
+    /// Whether the histories of a `sessions_list` with `messageLimit` may be read from the
+    /// gateway's state directory when the gateway is on this machine (on by default; each
+    /// one is checked to be of the session the gateway listed, else asked of the gateway).
+    /// Off, every history is a `chat.history` request.
+    pub fn with_histories_on_disk(mut self, allowed: bool) -> Self {
+        self.on_disk = allowed;
         self
     }
 
@@ -169,7 +180,8 @@ impl LiveGatewayBuilder {
         let config = config_of(&snapshot, &url)?;
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
-        Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()) })
+        let on_disk = if self.on_disk { on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config) } else { None };
+        Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()), on_disk })
     }
 }
 
@@ -270,6 +282,7 @@ pub struct LiveGateway {
     config: DeploymentConfig,
     rules: KeyRules,
     runs: Mutex<Runs>,
+    on_disk: Option<on_disk::OnDisk>,
 }
 
 impl std::fmt::Debug for LiveGateway {
@@ -277,6 +290,7 @@ impl std::fmt::Debug for LiveGateway {
         f.debug_struct("LiveGateway")
             .field("url", &self.link.url)
             .field("server_version", &self.hello.server_version)
+            .field("histories_on_disk", &self.on_disk.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -293,6 +307,7 @@ impl LiveGateway {
             max_answer_bytes: 64 << 20,
             backoff_min: Duration::from_millis(250),
             backoff_max: Duration::from_secs(10),
+            on_disk: true,
         }
     }
 
@@ -315,6 +330,12 @@ impl LiveGateway {
     /// The gateway's version, as it said at the handshake.
     pub fn server_version(&self) -> Option<&str> {
         self.hello.server_version.as_deref()
+    }
+
+    /// Whether histories are read from the gateway's state directory on this machine (see
+    /// [`LiveGatewayBuilder::with_histories_on_disk`]).
+    pub fn reads_histories_on_disk(&self) -> bool {
+        self.on_disk.is_some()
     }
 
     /// Connections made so far (1 until the first reconnection).
@@ -380,7 +401,11 @@ fn row_search(canonical: &str) -> Value {
 
 impl Gateway for LiveGateway {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
-        self.link.call("sessions.list", wire::list_params(params), true).map(|v| wire::session_list(&v))
+        let list = self.link.call("sessions.list", wire::list_params(params), true).map(|v| wire::session_list(&v))?;
+        if let Some(on_disk) = &self.on_disk {
+            on_disk.remember(&list.sessions, |k| self.canonical(k));
+        }
+        Ok(list)
     }
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
@@ -392,8 +417,24 @@ impl Gateway for LiveGateway {
     }
 
     fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
-        let answers = self.link.call_many("chat.history", params.iter().map(wire::history_params).collect());
-        answers.into_iter().map(|a| a.map(|v| wire::history(&v))).collect()
+        let mut read: Vec<Option<History>> = match &self.on_disk {
+            Some(on_disk) => on_disk.histories(params, |k| self.canonical(k)),
+            None => vec![None; params.len()],
+        };
+        // The rest from the gateway, concurrently.
+        let asked: Vec<&HistoryParams> = params.iter().zip(&read).filter(|(_, r)| r.is_none()).map(|(p, _)| p).collect();
+        let mut answers = if asked.is_empty() {
+            Vec::new()
+        } else {
+            self.link.call_many("chat.history", asked.iter().map(|p| wire::history_params(p)).collect())
+        }
+        .into_iter();
+        read.iter_mut()
+            .map(|r| match r.take() {
+                Some(history) => Ok(history),
+                None => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer"))).map(|v| wire::history(&v)),
+            })
+            .collect()
     }
 
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
