@@ -317,6 +317,8 @@ pub struct Spec {
     /// Messages of the first Discord channel, the history target (at least `messages`).
     pub history_messages: usize,
     pub seed: u64,
+    /// Whether transcript files are written (without them: a store to list, nothing to read).
+    pub transcripts: bool,
 }
 
 impl Spec {
@@ -329,6 +331,7 @@ impl Spec {
             main_messages: messages.max(20),
             history_messages: messages.max(20),
             seed: 1,
+            transcripts: true,
         }
     }
 }
@@ -563,8 +566,10 @@ pub fn generate(out: &Path, spec: &Spec) -> Result<Manifest> {
             }
             let (tr, t_end, u) = build_transcript(&mut g, &sid, kind, &meta, start, msgs);
             let path = sdir.join(format!("{sid}.jsonl"));
-            std::fs::write(&path, &tr.out).with_context(|| format!("writing {}", path.display()))?;
-            manifest.transcript_bytes += tr.out.len() as u64;
+            if spec.transcripts {
+                std::fs::write(&path, &tr.out).with_context(|| format!("writing {}", path.display()))?;
+                manifest.transcript_bytes += tr.out.len() as u64;
+            }
             if matches!(
                 kind,
                 Kind::Main | Kind::DiscordChannel | Kind::DiscordGroup | Kind::SlackChannel | Kind::TelegramGroup | Kind::TelegramChannel

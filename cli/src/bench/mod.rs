@@ -96,6 +96,9 @@ pub struct BenchArgs {
     pub child_state: Option<PathBuf>,
     #[arg(long, hide = true)]
     pub child_cache: Option<PathBuf>,
+    /// Sessions of the store N18's memory figure lists (default 300,000).
+    #[arg(long, value_name = "N")]
+    pub big_sessions: Option<usize>,
     /// Internal: the memory child makes bare (unconfigured) instances and calls nothing.
     #[arg(long, hide = true)]
     pub child_bare: bool,
@@ -312,6 +315,8 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         eprintln!("== memory");
         let agents = or_default(&args.agents, &[1_000, 10_000], &[1_000], ctx.quick);
         process::memory(&mut ctx, &small, &agents)?;
+        let big = ctx.args.big_sessions.unwrap_or(300_000);
+        process::big_store(&mut ctx, big)?;
     }
     if ctx.wants("cold") {
         eprintln!("== cold start");

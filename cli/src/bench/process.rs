@@ -315,3 +315,80 @@ pub fn memory(ctx: &mut Ctx, small: &Manifest, agents: &[usize]) -> Result<()> {
     ctx.report.section("Memory per live agent instance", table);
     Ok(())
 }
+
+/// N18 over a store of `sessions` sessions (300,000 by default): `sessions_list {}` as a
+/// separate process with the default limits, its time and its peak memory (VmHWM)
+/// against the size of `sessions.json`. Without N18 the component was handed every row
+/// and failed at the 128 MiB memory limit from about 100,000 sessions.
+pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
+    let t = Instant::now();
+    let spec = super::gen::Spec { transcripts: false, main_messages: 1, history_messages: 1, ..super::gen::Spec::openclaw(sessions, 1) };
+    let manifest = super::gen::generate(&ctx.work.join(format!("big-{sessions}")), &spec)?;
+    eprintln!("  store of {} sessions ({} MiB) generated in {:.1} s", thousands(sessions as f64), manifest.store_bytes >> 20, t.elapsed().as_secs_f64());
+    let exe = std::env::current_exe()?;
+    let t = Instant::now();
+    let child = Command::new(exe)
+        .arg("--state")
+        .arg(&manifest.dir)
+        .args(["call", "--as", "agent:main:main", "--wait", "0", "sessions_list", "{}"])
+        .env("SESSION_TOOLS_CACHE_DIR", &ctx.cache)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("starting session-tools call")?;
+    // The peak is read from the child's own VmHWM while it lives: `ru_maxrss` after a fork
+    // and exec also counts the forked copy of this (large) process.
+    let pid = child.id();
+    let watcher = std::thread::spawn(move || {
+        let mut peak_kib = 0u64;
+        while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+            let Some(kib) = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()) else {
+                break; // a zombie: no memory left to read
+            };
+            peak_kib = peak_kib.max(kib);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        peak_kib
+    });
+    let output = read_all(child)?;
+    let peak_kib = watcher.join().unwrap_or(0);
+    let mut status = 0;
+    // SAFETY: plain waitpid on our own child, which read_all left unwaited.
+    let waited = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, 0) };
+    let wall = ns_since(t);
+    if waited != pid as libc::pid_t {
+        bail!("waiting for session-tools call: {}", std::io::Error::last_os_error());
+    }
+    let answer: serde_json::Value = serde_json::from_slice(&output.0)
+        .map_err(|e| anyhow!("sessions_list {{}} over {sessions} sessions did not answer JSON ({e}): {}", String::from_utf8_lossy(&output.1)))?;
+    let rows = answer.get("count").and_then(serde_json::Value::as_u64).unwrap_or(0);
+    if status != 0 || rows != 200 {
+        bail!("sessions_list {{}} over {sessions} sessions: exit status {status}, {rows} rows: {}", String::from_utf8_lossy(&output.1));
+    }
+    let peak = peak_kib as f64 * 1024.0;
+    let size = thousands(sessions as f64);
+    ctx.report.add(
+        Figure::value("memory", format!("N18: sessions_list {{}} over {size} sessions, a process's peak memory / sessions.json"), peak / manifest.store_bytes as f64, Unit::Ratio)
+            .target(Target::AtMost(4.0))
+            .note(format!("peak {} MiB for a {} MiB store; 200 rows, default limits", (peak as u64) >> 20, manifest.store_bytes >> 20)),
+    );
+    ctx.report.add(Figure::value("memory", format!("N18: sessions_list {{}} over {size} sessions, the whole process"), wall, Unit::Ns));
+    Ok(())
+}
+
+/// A child's stdout and stderr, read to their ends (without waiting for it).
+fn read_all(mut child: std::process::Child) -> Result<(Vec<u8>, Vec<u8>)> {
+    let mut stderr = child.stderr.take().ok_or_else(|| anyhow!("no stderr"))?;
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stderr.read_to_end(&mut text);
+        text
+    });
+    let mut out = Vec::new();
+    child.stdout.take().ok_or_else(|| anyhow!("no stdout"))?.read_to_end(&mut out)?;
+    let err = errors.join().unwrap_or_default();
+    // The child is waited for by its pid (wait4), not by `Child::wait`.
+    std::mem::forget(child);
+    Ok((out, err))
+}

@@ -137,6 +137,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
         main_messages: 5,
         history_messages: 5,
         seed: 7,
+        transcripts: true,
     };
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join("state-agents"), &spec)?;
