@@ -185,10 +185,7 @@ fn two_http_tokens_are_two_callers_and_others_are_refused() {
             {"token": sandboxed, "sessionKey": "agent:main:main", "sandboxed": true},
         ]}),
     );
-    let plan = json!([
-        call_step("sessions_list", json!({})),
-        call_step("sessions_history", json!({"sessionKey": DISCORD, "limit": 1})),
-    ]);
+    let plan = json!([call_step("sessions_list", json!({})), call_step("sessions_history", json!({"sessionKey": DISCORD, "limit": 1})),]);
     let as_main = python_client(&["http", &server.url, &main], &plan);
     let as_sandboxed = python_client(&["http", &server.url, &sandboxed], &plan);
     for output in [&as_main, &as_sandboxed] {
@@ -196,8 +193,7 @@ fn two_http_tokens_are_two_callers_and_others_are_refused() {
     }
     assert_eq!(ok_result(&as_main["results"][0])["count"], 6);
     assert_eq!(ok_result(&as_main["results"][1])["sessionKey"], DISCORD);
-    let keys: Vec<&Value> =
-        ok_result(&as_sandboxed["results"][0])["sessions"].as_array().unwrap().iter().map(|r| &r["key"]).collect();
+    let keys: Vec<&Value> = ok_result(&as_sandboxed["results"][0])["sessions"].as_array().unwrap().iter().map(|r| &r["key"]).collect();
     assert_eq!(keys, [SUBAGENT]);
     assert_eq!(as_sandboxed["results"][1]["isError"], true, "{}", as_sandboxed["results"][1]);
 
@@ -267,7 +263,8 @@ fn background_flows_run_while_the_server_lives_and_resume_after_a_restart() {
     let args = format!(r#"{{"sessionKey":"{DISCORD}","message":"resumed ping","timeoutSeconds":0}}"#);
     let left = cli(&["--state", dir, "call", "--as", "agent:main:main", "--wait", "0", "sessions_send", &args]);
     assert!(left.status.success(), "{}", stderr(&left));
-    let before = call(state.path(), "agent:main:main", &["--wait", "0"], "sessions_history", &format!(r#"{{"sessionKey":"{DISCORD}","limit":50}}"#));
+    let before =
+        call(state.path(), "agent:main:main", &["--wait", "0"], "sessions_history", &format!(r#"{{"sessionKey":"{DISCORD}","limit":50}}"#));
     assert!(!before.to_string().contains("Thanks, noted: echo: resumed ping"), "the flow had not run yet");
     let output = python_stdio(
         state.path(),
@@ -297,7 +294,8 @@ fn node_client_over_stdio_and_http() {
     assert_eq!(listed, call(state.path(), "agent:main:main", &[], "sessions_list", "{}"));
 
     let token = random_hex(24);
-    let server = HttpServer::start(state.path(), &json!({"agents": [{"token": token, "sessionKey": "agent:main:main", "sandboxed": true}]}));
+    let server =
+        HttpServer::start(state.path(), &json!({"agents": [{"token": token, "sessionKey": "agent:main:main", "sandboxed": true}]}));
     let listed = check(&node_client_run(&["http", &server.url, &token], "sessions_list", &json!({})));
     assert_eq!(listed["sessions"][0]["key"], SUBAGENT, "{listed}");
     assert_eq!(listed["count"], 1, "{listed}");
@@ -307,7 +305,8 @@ fn node_client_over_stdio_and_http() {
 fn stdout_carries_only_protocol_frames_and_end_of_input_ends_the_server() {
     let state = sample_copy();
     let argv = server_command(state.path(), &["--as", "agent:main:main", "--verbose"]);
-    let mut child = Command::new(&argv[0]).args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut child =
+        Command::new(&argv[0]).args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let frames = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}),
@@ -536,4 +535,34 @@ fn raw_post(url: &str, token: Option<&str>, session: Option<&str>, body: &Value)
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     RawAnswer { status, head: head.to_string(), body: body.to_string() }
+}
+
+/// `--gateway`: the same server over a running OpenClaw gateway (the real one, on a copy of
+/// the sample state) answers `sessions_list {}` as `session-tools call` over it does.
+#[test]
+fn a_server_over_a_running_gateway_answers_as_call_does() {
+    use session_tools_tests::openclaw::{Gateway, GatewayOptions};
+    let state = sample_copy();
+    let gateway = Gateway::start(state.path(), GatewayOptions::default())
+        .unwrap_or_else(|e| panic!("starting the real OpenClaw gateway failed:\n{e}"));
+    let jobs = tempfile::tempdir().unwrap();
+    let url = gateway.url();
+    let live = ["--gateway", url.as_str(), "--token", gateway.token(), "--jobs-dir", jobs.path().to_str().unwrap()];
+    let mut extra = vec!["--as", "agent:main:main"];
+    extra.extend(live);
+    let plan = json!([{"op": "call", "tool": "sessions_list", "arguments": {}}]);
+    let output = python_stdio(state.path(), &extra, &plan);
+    let result = &output["results"][0];
+    assert_eq!(result["isError"], json!(false), "{output:#}");
+    let over_mcp = &result["structuredContent"];
+
+    let state_text = state.path().to_str().unwrap();
+    let mut args: Vec<&str> = vec!["--state", state_text];
+    args.extend(live);
+    args.extend(["call", "--as", "agent:main:main", "sessions_list", "{}"]);
+    let out = cli(&args);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let by_cli: Value = serde_json::from_str(&stdout(&out)).unwrap();
+    assert_eq!(over_mcp, &by_cli, "MCP over the gateway vs call over the gateway");
+    assert!(by_cli["count"].as_u64().unwrap() >= 6, "{by_cli:#}");
 }

@@ -104,10 +104,13 @@ pub struct CallArgs {
     /// The caller's channel (and account, target, thread).
     #[arg(long)]
     pub channel: Option<String>,
+    /// The caller's channel account (`agentAccountId`).
     #[arg(long)]
     pub account_id: Option<String>,
+    /// The caller's delivery target on its channel (`agentTo`).
     #[arg(long)]
     pub to: Option<String>,
+    /// The caller's thread on its channel (`agentThreadId`).
     #[arg(long)]
     pub thread_id: Option<String>,
     /// The requester's agent, when it differs from the session key's (cron, hooks).
@@ -195,8 +198,12 @@ pub fn run(cli: Cli) -> Result<i32> {
                 }
             }
         }
-        Command::Sessions { agent, limit, json } => crate::owner::sessions(&open(&cli.global, state(), StateDir::MustExist)?, agent, limit, json),
-        Command::History { key, limit, json } => crate::owner::history(&open(&cli.global, state(), StateDir::MustExist)?, &key, limit, json),
+        Command::Sessions { agent, limit, json } => {
+            crate::owner::sessions(&open(&cli.global, state(), StateDir::MustExist)?, agent, limit, json)
+        }
+        Command::History { key, limit, json } => {
+            crate::owner::history(&open(&cli.global, state(), StateDir::MustExist)?, &key, limit, json)
+        }
         Command::Outbox { json } => crate::owner::outbox(&open(&cli.global, state(), StateDir::MustExist)?, json),
         Command::Policy { key } => crate::owner::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key),
         Command::Chat { key, message } => crate::owner::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message),

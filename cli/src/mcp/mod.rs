@@ -43,10 +43,13 @@ pub struct McpArgs {
     /// The caller's channel (and account, target, thread).
     #[arg(long, conflicts_with = "http")]
     pub channel: Option<String>,
+    /// The caller's channel account (`agentAccountId`).
     #[arg(long, conflicts_with = "http")]
     pub account_id: Option<String>,
+    /// The caller's delivery target on its channel (`agentTo`).
     #[arg(long, conflicts_with = "http")]
     pub to: Option<String>,
+    /// The caller's thread on its channel (`agentThreadId`).
     #[arg(long, conflicts_with = "http")]
     pub thread_id: Option<String>,
     /// The requester's agent, when it differs from the session key's.
