@@ -96,7 +96,11 @@ fn a_write_in_flight_during_a_drop_fails_saying_it_may_have_taken_effect() {
     });
     let gateway = open(&fake);
     let err = gateway.sessions_patch(&PatchParams { key: "agent:main:main".into(), label: Some("x".into()), model: None }).unwrap_err();
-    assert!(err.message.contains("was lost while it answered sessions.patch") && err.message.contains("may or may not have taken effect"), "{}", err.message);
+    assert!(
+        err.message.contains("was lost while it answered sessions.patch") && err.message.contains("may or may not have taken effect"),
+        "{}",
+        err.message
+    );
     assert!(err.message.contains("1012 service restart"), "the gateway's reason is kept: {}", err.message);
     assert_eq!(fake.calls_of("sessions.patch").len(), 1, "a write without an idempotency key is not sent twice");
     // The next call reconnects.

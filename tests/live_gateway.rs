@@ -20,7 +20,12 @@ fn start(state: &Path, extra_config: Value) -> Gateway {
     let started = Instant::now();
     let options = GatewayOptions { extra_config, ..GatewayOptions::default() };
     let gateway = Gateway::start(state, options).unwrap_or_else(|e| panic!("starting the real OpenClaw gateway failed:\n{e}"));
-    eprintln!("[live_gateway] {} up on port {} in {:.1} s", gateway.installation().package, gateway.port(), started.elapsed().as_secs_f64());
+    eprintln!(
+        "[live_gateway] {} up on port {} in {:.1} s",
+        gateway.installation().package,
+        gateway.port(),
+        started.elapsed().as_secs_f64()
+    );
     gateway
 }
 
@@ -169,7 +174,11 @@ fn flows_config(model: &MockModel) -> Value {
 }
 
 fn requests_with(model: &MockModel, what: &str) -> usize {
-    model.requests().iter().filter(|r| r.system_prompt().unwrap_or_default().contains(what) || r.last_user_text().unwrap_or_default().contains(what)).count()
+    model
+        .requests()
+        .iter()
+        .filter(|r| r.system_prompt().unwrap_or_default().contains(what) || r.last_user_text().unwrap_or_default().contains(what))
+        .count()
 }
 
 /// Waits up to `timeout` for `done`; answers whether it came.
@@ -197,7 +206,11 @@ fn a_send_ping_pongs_announces_and_a_spawn_completes_through_the_running_gateway
     // A send that waits for the reply: the target's run answers through the gateway.
     let sent: Value = serde_json::from_str(
         &service
-            .call(&main, "sessions_send", r#"{"sessionKey": "agent:main:discord:channel:1187421193829244938", "message": "ping", "timeoutSeconds": 90}"#)
+            .call(
+                &main,
+                "sessions_send",
+                r#"{"sessionKey": "agent:main:discord:channel:1187421193829244938", "message": "ping", "timeoutSeconds": 90}"#,
+            )
             .unwrap_or_else(|e| panic!("sessions_send: {e}\n{}", gateway.log_tail(40))),
     )
     .unwrap();
@@ -218,7 +231,8 @@ fn a_send_ping_pongs_announces_and_a_spawn_completes_through_the_running_gateway
 
     // A spawn: the child's run, then its completion announced to the requester.
     let spawned: Value =
-        serde_json::from_str(&service.call(&main, "sessions_spawn", r#"{"task": "compute the answer", "label": "answer"}"#).unwrap()).unwrap();
+        serde_json::from_str(&service.call(&main, "sessions_spawn", r#"{"task": "compute the answer", "label": "answer"}"#).unwrap())
+            .unwrap();
     assert_eq!(spawned["status"], "accepted", "{spawned:#}");
     let child = spawned["childSessionKey"].as_str().unwrap().to_string();
     assert!(child.starts_with("agent:main:subagent:"), "{child}");
@@ -244,7 +258,10 @@ fn a_send_ping_pongs_announces_and_a_spawn_completes_through_the_running_gateway
     let listed: Value = serde_json::from_str(&service.call(&main, "sessions_list", r#"{"kinds": ["other"]}"#).unwrap()).unwrap();
     assert!(listed["sessions"].as_array().unwrap().iter().any(|s| s["key"] == child.as_str() && s["label"] == "answer"), "{listed:#}");
     let sandboxed: Value = serde_json::from_str(&service.call(&caller("agent:main:main", true), "sessions_list", "{}").unwrap()).unwrap();
-    assert!(sandboxed["sessions"].as_array().unwrap().iter().any(|s| s["key"] == child.as_str()), "a new child joins the tree: {sandboxed:#}");
+    assert!(
+        sandboxed["sessions"].as_array().unwrap().iter().any(|s| s["key"] == child.as_str()),
+        "a new child joins the tree: {sandboxed:#}"
+    );
 }
 
 #[test]
@@ -259,7 +276,8 @@ fn a_sandboxed_caller_spawns_with_a_model_and_reaches_nothing_else() {
     let service = service_over(&live, None);
     let sandboxed = caller("agent:main:main", true);
     // The spawn patches its new child (the model) before it runs: allowed (issue 11).
-    let spawned: Value = serde_json::from_str(&service.call(&sandboxed, "sessions_spawn", r#"{"task": "compute the answer"}"#).unwrap()).unwrap();
+    let spawned: Value =
+        serde_json::from_str(&service.call(&sandboxed, "sessions_spawn", r#"{"task": "compute the answer"}"#).unwrap()).unwrap();
     assert_eq!(spawned["status"], "accepted", "{spawned:#}\n{}", gateway.log_tail(30));
     assert_eq!(spawned["modelApplied"], true, "{spawned:#}");
     // Outside the tree: refused by the guest, and by the host if the guest did not.
@@ -342,9 +360,20 @@ fn the_command_line_works_against_a_running_gateway() {
 
     // `--gateway local`: the port and token from the config the gateway runs.
     let config = gateway.config_path().to_str().unwrap().to_string();
-    let out = command(&["--state", state.path().to_str().unwrap(), "--config", &config, "--gateway", "local", "call", "--as", "main", "agents_list"])
-        .output()
-        .unwrap();
+    let out = command(&[
+        "--state",
+        state.path().to_str().unwrap(),
+        "--config",
+        &config,
+        "--gateway",
+        "local",
+        "call",
+        "--as",
+        "main",
+        "agents_list",
+    ])
+    .output()
+    .unwrap();
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("\"requester\": \"main\""), "{}", stdout(&out));
 

@@ -168,7 +168,12 @@ fn the_plugin_passes_its_node_tests() {
     let ran = run(&mut command(setup, &setup.node, &args), "node --test in plugin/").unwrap_or_else(|e| panic!("{e}"));
     let (pass, fail) = (count(&ran.stdout, "# pass "), count(&ran.stdout, "# fail "));
     eprintln!("[plugin] node --test: {pass:?} passed, {fail:?} failed in {:.1} s", ran.elapsed.as_secs_f64());
-    assert!(ran.success && fail == Some(0) && pass.is_some_and(|n| n > 0), "node --test in plugin/ failed ({})\n{}", ran.status, ran.shown());
+    assert!(
+        ran.success && fail == Some(0) && pass.is_some_and(|n| n > 0),
+        "node --test in plugin/ failed ({})\n{}",
+        ran.status,
+        ran.shown()
+    );
     assert_eq!(count(&ran.stdout, "# tests "), pass, "every test ran and passed\n{}", ran.shown());
 }
 

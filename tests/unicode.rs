@@ -36,7 +36,9 @@ const DISCORD_TRANSCRIPT: &str = "agents/main/sessions/8c3d9e1f-2a4b-4c6d-8e0f-3
 fn runtime() -> Arc<Runtime> {
     static RUNTIME: OnceLock<Arc<Runtime>> = OnceLock::new();
     RUNTIME
-        .get_or_init(|| Arc::new(Runtime::new(session_tools_host::COMPONENT, &engine_options(), &Limits::default()).expect("the component")))
+        .get_or_init(|| {
+            Arc::new(Runtime::new(session_tools_host::COMPONENT, &engine_options(), &Limits::default()).expect("the component"))
+        })
         .clone()
 }
 
@@ -103,7 +105,12 @@ const ENVELOPES: &[&str] = &[
 ];
 
 fn hint() -> BoxedStrategy<String> {
-    (select(&["[message_id: ", "[MESSAGE_ID:", "[Message_Id:\t", "[message_id:", "[message_id: ]"][..]), "[0-9a-f]{0,6}", select(SPACES), select(SPACES))
+    (
+        select(&["[message_id: ", "[MESSAGE_ID:", "[Message_Id:\t", "[message_id:", "[message_id: ]"][..]),
+        "[0-9a-f]{0,6}",
+        select(SPACES),
+        select(SPACES),
+    )
         .prop_map(|(head, id, before, after)| format!("{before}{head}{id}]{after}"))
         .boxed()
 }
@@ -206,7 +213,8 @@ fn check_case(case: Case) -> Result<(), TestCaseError> {
         let mut file = std::fs::OpenOptions::new().append(true).open(&transcript).unwrap();
         for (i, message) in case.messages.iter().enumerate() {
             let id = format!("prop{i:04}");
-            let line = json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-26T12:00:00.000Z", "message": message});
+            let line =
+                json!({"type": "message", "id": id, "parentId": parent, "timestamp": "2026-01-26T12:00:00.000Z", "message": message});
             writeln!(file, "{line}").unwrap();
             parent = json!(id);
         }

@@ -175,8 +175,7 @@ fn gateway_dir(url: &str) -> Result<PathBuf> {
         .context("neither XDG_STATE_HOME nor HOME is set: give --jobs-dir")?;
     let authority = url.split_once("://").map_or(url, |(_, rest)| rest).split('/').next().unwrap_or_default();
     // Only ASCII letters, digits, dots and dashes reach the file name.
-    let name: String =
-        authority.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
+    let name: String = authority.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
     if name.trim_matches(['_', '.']).is_empty() {
         bail!("{url:?} is not a gateway URL: it must look like ws://HOST:PORT");
     }

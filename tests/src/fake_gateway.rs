@@ -163,7 +163,10 @@ fn serve(stream: TcpStream, connection: u32, script: &Script, calls: &Mutex<Vec<
         return;
     };
     let _ = ws.get_ref().set_read_timeout(Some(Duration::from_millis(20)));
-    if !send(&mut ws, json!({"type": "event", "event": "connect.challenge", "payload": {"nonce": format!("n-{connection}"), "ts": 0}}).to_string()) {
+    if !send(
+        &mut ws,
+        json!({"type": "event", "event": "connect.challenge", "payload": {"nonce": format!("n-{connection}"), "ts": 0}}).to_string(),
+    ) {
         return;
     }
     let mut later: Vec<(Instant, String, Reply)> = Vec::new();

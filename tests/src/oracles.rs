@@ -85,14 +85,10 @@ pub fn reference_strip_envelope(text: &str) -> String {
 pub fn reference_is_hint(line: &str) -> bool {
     let l = line.trim_matches(js_space);
     let head = "[message_id:";
-    l.len() > head.len()
-        && l.is_char_boundary(head.len())
-        && l[..head.len()].eq_ignore_ascii_case(head)
-        && l.ends_with(']')
-        && {
-            let inner = &l[head.len()..l.len() - 1];
-            !inner.is_empty() && !inner.contains(']')
-        }
+    l.len() > head.len() && l.is_char_boundary(head.len()) && l[..head.len()].eq_ignore_ascii_case(head) && l.ends_with(']') && {
+        let inner = &l[head.len()..l.len() - 1];
+        !inner.is_empty() && !inner.contains(']')
+    }
 }
 
 /// `stripMessageIdHints`: lines split on `\r?\n`, rejoined with `\n` when one is dropped.

@@ -72,7 +72,11 @@ fn once(f: impl FnOnce() -> Result<Value>) -> Result<(f64, usize)> {
 
 /// Times `ours` and `theirs` alternately; slow cases (OpenClaw's `messageLimit`, seconds
 /// a call) get a couple of samples.
-fn pair(ctx: &Ctx, mut ours: impl FnMut() -> Result<Value>, mut theirs: impl FnMut() -> Result<Value>) -> Result<(Stats, Stats, Value, Value)> {
+fn pair(
+    ctx: &Ctx,
+    mut ours: impl FnMut() -> Result<Value>,
+    mut theirs: impl FnMut() -> Result<Value>,
+) -> Result<(Stats, Stats, Value, Value)> {
     let t = Instant::now();
     let a = ours()?;
     let per_ours = t.elapsed();
@@ -105,7 +109,8 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let manifest = gen::generate(&ctx.work.join(format!("live-{n}")), &Spec::openclaw(n, 20))?;
         eprintln!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
         let t = Instant::now();
-        let gateway = Gateway::start(&manifest.dir, GatewayOptions::default()).map_err(|e| anyhow!("starting the real OpenClaw gateway: {e}"))?;
+        let gateway =
+            Gateway::start(&manifest.dir, GatewayOptions::default()).map_err(|e| anyhow!("starting the real OpenClaw gateway: {e}"))?;
         package = gateway.installation().package.clone();
         eprintln!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
         let live = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).open()?);
@@ -127,7 +132,12 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let (ours, theirs_stats, a, b) =
             pair(ctx, || call(&service, "sessions_list", "{}"), || theirs("sessions_list", json!({"limit": 200})))?;
         same_rows("sessions_list {}", &a, &b)?;
-        cases.push(Case { name: format!("sessions_list {{}}, {size} sessions"), ours, theirs: theirs_stats, rows: (count(&a, "sessions"), count(&b, "sessions")) });
+        cases.push(Case {
+            name: format!("sessions_list {{}}, {size} sessions"),
+            ours,
+            theirs: theirs_stats,
+            rows: (count(&a, "sessions"), count(&b, "sessions")),
+        });
         let (every, rows) = once(|| theirs("sessions_list", json!({})))?;
         extra.push(format!("OpenClaw's `sessions_list {{}}` over {size} sessions (every row, {rows} rows): {} ms", ms(every)));
 
@@ -154,13 +164,20 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         )?;
         same_rows("sessions_list {messageLimit: 5}", &a, &b)?;
         let speedup = theirs_stats.median / ours.median;
-        let mut figure = Figure::value("live", format!("OpenClaw's / ours, sessions_list messageLimit 5, {size} sessions"), speedup, Unit::Ratio)
-            .note(format!("ours {} ms, OpenClaw's {} ms; {} rows each", ms(ours.median), ms(theirs_stats.median), count(&a, "sessions")));
+        let mut figure =
+            Figure::value("live", format!("OpenClaw's / ours, sessions_list messageLimit 5, {size} sessions"), speedup, Unit::Ratio).note(
+                format!("ours {} ms, OpenClaw's {} ms; {} rows each", ms(ours.median), ms(theirs_stats.median), count(&a, "sessions")),
+            );
         if n == 1_000 {
             figure = figure.target(Target::AtLeast(20.0));
         }
         ctx.report.add(figure);
-        cases.push(Case { name: format!("sessions_list {{messageLimit: 5}}, {size} sessions"), ours, theirs: theirs_stats, rows: (count(&a, "sessions"), count(&b, "sessions")) });
+        cases.push(Case {
+            name: format!("sessions_list {{messageLimit: 5}}, {size} sessions"),
+            ours,
+            theirs: theirs_stats,
+            rows: (count(&a, "sessions"), count(&b, "sessions")),
+        });
         // The same call with every history a `chat.history` request (a gateway on another
         // machine): bound by the gateway's own cost a request (it copies its whole store).
         let rpc_only = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).with_histories_on_disk(false).open()?);
@@ -174,8 +191,17 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         )?;
         same_rows("sessions_list {messageLimit: 5}, every history a request", &c, &b)?;
         ctx.report.add(
-            Figure::value("live", format!("OpenClaw's / ours with every history a request, messageLimit 5, {size} sessions"), theirs_again.median / rpc_stats.median, Unit::Ratio)
-                .note(format!("ours {} ms, OpenClaw's {} ms: the gateway's own chat.history cost bounds both", ms(rpc_stats.median), ms(theirs_again.median))),
+            Figure::value(
+                "live",
+                format!("OpenClaw's / ours with every history a request, messageLimit 5, {size} sessions"),
+                theirs_again.median / rpc_stats.median,
+                Unit::Ratio,
+            )
+            .note(format!(
+                "ours {} ms, OpenClaw's {} ms: the gateway's own chat.history cost bounds both",
+                ms(rpc_stats.median),
+                ms(theirs_again.median)
+            )),
         );
         cases.push(Case {
             name: format!("sessions_list {{messageLimit: 5}} with every history a request, {size} sessions"),
@@ -202,11 +228,21 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         // sessions_history of a 20-message channel.
         let key = manifest.agents[0].history_key.clone().unwrap_or_else(|| REQUESTER.to_string());
         let args = json!({"sessionKey": key}).to_string();
-        let (ours, theirs_stats, a, b) = pair(ctx, || call(&service, "sessions_history", &args), || theirs("sessions_history", json!({"sessionKey": key})))?;
+        let (ours, theirs_stats, a, b) =
+            pair(ctx, || call(&service, "sessions_history", &args), || theirs("sessions_history", json!({"sessionKey": key})))?;
         if a != b {
-            eprintln!("  note: sessions_history answers differ between ours and OpenClaw's ({} vs {} messages)", count(&a, "messages"), count(&b, "messages"));
+            eprintln!(
+                "  note: sessions_history answers differ between ours and OpenClaw's ({} vs {} messages)",
+                count(&a, "messages"),
+                count(&b, "messages")
+            );
         }
-        cases.push(Case { name: format!("sessions_history, {size} sessions"), ours, theirs: theirs_stats, rows: (count(&a, "messages"), count(&b, "messages")) });
+        cases.push(Case {
+            name: format!("sessions_history, {size} sessions"),
+            ours,
+            theirs: theirs_stats,
+            rows: (count(&a, "messages"), count(&b, "messages")),
+        });
         drop(service);
         drop(live);
         drop(gateway);

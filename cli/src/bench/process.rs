@@ -324,7 +324,12 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
     let t = Instant::now();
     let spec = super::gen::Spec { transcripts: false, main_messages: 1, history_messages: 1, ..super::gen::Spec::openclaw(sessions, 1) };
     let manifest = super::gen::generate(&ctx.work.join(format!("big-{sessions}")), &spec)?;
-    eprintln!("  store of {} sessions ({} MiB) generated in {:.1} s", thousands(sessions as f64), manifest.store_bytes >> 20, t.elapsed().as_secs_f64());
+    eprintln!(
+        "  store of {} sessions ({} MiB) generated in {:.1} s",
+        thousands(sessions as f64),
+        manifest.store_bytes >> 20,
+        t.elapsed().as_secs_f64()
+    );
     let exe = std::env::current_exe()?;
     let t = Instant::now();
     let child = Command::new(exe)
@@ -343,7 +348,9 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
     let watcher = std::thread::spawn(move || {
         let mut peak_kib = 0u64;
         while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-            let Some(kib) = status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok()) else {
+            let Some(kib) =
+                status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            else {
                 break; // a zombie: no memory left to read
             };
             peak_kib = peak_kib.max(kib);
@@ -360,8 +367,9 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
     if waited != pid as libc::pid_t {
         bail!("waiting for session-tools call: {}", std::io::Error::last_os_error());
     }
-    let answer: serde_json::Value = serde_json::from_slice(&output.0)
-        .map_err(|e| anyhow!("sessions_list {{}} over {sessions} sessions did not answer JSON ({e}): {}", String::from_utf8_lossy(&output.1)))?;
+    let answer: serde_json::Value = serde_json::from_slice(&output.0).map_err(|e| {
+        anyhow!("sessions_list {{}} over {sessions} sessions did not answer JSON ({e}): {}", String::from_utf8_lossy(&output.1))
+    })?;
     let rows = answer.get("count").and_then(serde_json::Value::as_u64).unwrap_or(0);
     if status != 0 || rows != 200 {
         bail!("sessions_list {{}} over {sessions} sessions: exit status {status}, {rows} rows: {}", String::from_utf8_lossy(&output.1));
@@ -369,9 +377,14 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
     let peak = peak_kib as f64 * 1024.0;
     let size = thousands(sessions as f64);
     ctx.report.add(
-        Figure::value("memory", format!("N18: sessions_list {{}} over {size} sessions, a process's peak memory / sessions.json"), peak / manifest.store_bytes as f64, Unit::Ratio)
-            .target(Target::AtMost(4.0))
-            .note(format!("peak {} MiB for a {} MiB store; 200 rows, default limits", (peak as u64) >> 20, manifest.store_bytes >> 20)),
+        Figure::value(
+            "memory",
+            format!("N18: sessions_list {{}} over {size} sessions, a process's peak memory / sessions.json"),
+            peak / manifest.store_bytes as f64,
+            Unit::Ratio,
+        )
+        .target(Target::AtMost(4.0))
+        .note(format!("peak {} MiB for a {} MiB store; 200 rows, default limits", (peak as u64) >> 20, manifest.store_bytes >> 20)),
     );
     ctx.report.add(Figure::value("memory", format!("N18: sessions_list {{}} over {size} sessions, the whole process"), wall, Unit::Ns));
     Ok(())

@@ -137,7 +137,7 @@ fn node_package() -> Result<&'static str, String> {
 /// [`DEFAULT_PACKAGE`]) into the cache, and answers where they are. Safe to call from
 /// several processes at once: installs happen under an exclusive lock on
 /// `<cache>/install.lock`, and an install counts only once its marker file is written.
-pub fn install(package: &str) -> Result<Installation, String> {
+pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(), String>) -> Result<Installation, String> {
     let (name, version) = split_spec(package)?;
     let home = cache_home()?;
     let node_dir = home.join(format!("node-{NODE_VERSION}"));
@@ -173,7 +173,7 @@ pub fn install(package: &str) -> Result<Installation, String> {
     if !warm() {
         eprintln!("[openclaw] first start of {} (fills its transpile cache; up to a few minutes on a busy machine)", installation.package);
         let started = Instant::now();
-        super::gateway::warm_up(&installation).map_err(|e| {
+        warm_up(&installation).map_err(|e| {
             format!(
                 "{} is installed in {} but its first start failed (the next run retries it):\n{e}",
                 installation.package,

@@ -27,7 +27,14 @@ mod install;
 mod model;
 
 pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
-pub use install::{cache_home, install, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_VERSION, OPENCLAW_PACKAGE};
+pub use install::{cache_home, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_VERSION, OPENCLAW_PACKAGE};
+/// Installs (on first use, into [`cache_home`]) Node 22 and the gateway `package`
+/// (`name@version`), and starts it once to fill its transpile cache; answers where they
+/// are. Blocks for minutes the first time; other processes wait on its lock file.
+pub fn install(package: &str) -> Result<Installation, String> {
+    install::install_with(package, gateway::warm_up)
+}
+
 pub use model::{MockModel, ModelMessage, ModelReply, ModelRequest, ModelTool, ToolCall};
 
 use std::io::Read;

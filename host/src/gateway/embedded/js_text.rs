@@ -168,7 +168,8 @@ fn push_char(out: &mut String, c: char) {
 pub fn js_number(token: &str) -> Cow<'_, str> {
     let digits = token.strip_prefix('-').unwrap_or(token);
     // Integers a double holds exactly print as they are (but `-0` is `0`).
-    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0')) {
+    if !digits.is_empty() && digits.len() <= 15 && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
+    {
         return if token == "-0" { Cow::Borrowed("0") } else { Cow::Borrowed(token) };
     }
     let Ok(v) = token.parse::<f64>() else { return Cow::Borrowed(token) };
@@ -219,7 +220,8 @@ mod tests {
 
     #[test]
     fn text_is_rewritten_only_where_javascript_would_write_it_otherwise() {
-        let canonical = r#"{"role":"assistant","content":[{"type":"text","text":"olá \"x\" \n 你好 😀"}],"usage":{"input":3,"cost":0.0047}}"#;
+        let canonical =
+            r#"{"role":"assistant","content":[{"type":"text","text":"olá \"x\" \n 你好 😀"}],"usage":{"input":3,"cost":0.0047}}"#;
         assert!(matches!(stringify(canonical), Cow::Borrowed(_)));
         assert_eq!(
             stringify(r#"{ "a" : [1.0, -0, 2e0],  "s": "caf\u00e9 \/ \ud83d\ude00 \ud800 \u001f \u0022" }"#),

@@ -83,11 +83,15 @@ pub fn spellings(entries: &Entries, canonical: &str, store_agent: &str) -> Vec<S
     spellings.into_iter().map(str::to_string).collect()
 }
 
+/// A session's stored keys and its (merged) entry.
+pub type Spellings = (Vec<String>, Map<String, Value>);
+
 /// The stored keys of a canonical key in one store ([`spellings`]), and its entry (merged
 /// when there are several). `Err` names an entry that is an object this host cannot read
 /// (a string with a lone surrogate): it is neither taken for a missing session nor
 /// replaced by a new one (which would lose its `sessionId`, its transcript).
-pub fn lookup(entries: &Entries, canonical: &str, store_agent: &str) -> Result<Option<(Vec<String>, Map<String, Value>)>, String> {
+
+pub fn lookup(entries: &Entries, canonical: &str, store_agent: &str) -> Result<Option<Spellings>, String> {
     let agent = normalize_agent_id(store_agent);
     let spellings = spellings(entries, canonical, store_agent);
     let mut merged: Option<Map<String, Value>> = None;
@@ -197,13 +201,7 @@ impl EmbeddedGateway {
         let loaded = snapshots.entry(agent.clone()).or_insert_with(|| store.read()).clone();
         let entries = loaded.check().map_err(gw)?;
         let found = lookup(entries, &canonical, &store.agent_id).map_err(|e| gw(format!("{e} (in {})", store.path.display())))?;
-        Ok(found.map(|(stored_keys, entry)| Found {
-            key: canonical,
-            agent_id: agent,
-            stored_keys,
-            entry,
-            store,
-        }))
+        Ok(found.map(|(stored_keys, entry)| Found { key: canonical, agent_id: agent, stored_keys, entry, store }))
     }
 
     /// The path `sessions.list` reports.

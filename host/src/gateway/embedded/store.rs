@@ -149,7 +149,8 @@ impl Entries {
             out.extend_from_slice(b": ");
             // An entry this host cannot read (a lone surrogate) is not written over: the
             // write is refused, naming it.
-            let mut value: Value = lenient(raw.get()).map_err(|e| format!("the entry of {key} cannot be read ({e}); refusing to write the store"))?;
+            let mut value: Value =
+                lenient(raw.get()).map_err(|e| format!("the entry of {key} cannot be read ({e}); refusing to write the store"))?;
             if let Value::Object(entry) = &mut value {
                 migrate(entry);
                 normalize_entry(entry);

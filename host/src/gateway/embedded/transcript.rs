@@ -83,7 +83,7 @@ fn string_of(raw: &RawValue) -> Option<String> {
 fn js_truthy(raw: &RawValue) -> bool {
     match raw.get() {
         "null" | "false" | "\"\"" => false,
-        number if number.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => number.parse::<f64>().map_or(true, |n| n != 0.0),
+        number if number.starts_with(|c: char| c == '-' || c.is_ascii_digit()) => number.parse::<f64>() != Ok(0.0),
         _ => true,
     }
 }
