@@ -13,6 +13,9 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { connectionDetails, GatewayConnection, loadGatewayClientModules } from './gateway-connection.mjs';
+import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
+
 /** Batches (a list's histories, a level of a spawn tree) in flight at once. */
 const WINDOW = 32;
 /** `agent.wait` answers after its own timeout; how much longer the bridge waits for it. */
@@ -41,8 +44,8 @@ export function callModuleCandidates(entry = process.argv[1]) {
   return out;
 }
 
-/** The running gateway's `callGateway`; throws saying where it looked. */
-export async function loadCallGateway(explicit) {
+/** The running gateway's `dist/gateway/call.js`; throws saying where it looked. */
+export function findCallModule(explicit) {
   const candidates = explicit ? [resolve(explicit)] : callModuleCandidates();
   const found = candidates.find((c) => existsSync(c));
   if (!found) {
@@ -50,9 +53,47 @@ export async function loadCallGateway(explicit) {
       `cannot find the gateway's dist/gateway/call.js (looked at ${candidates.slice(0, 6).join(', ')}…): set the plugin config's gatewayCallModule to its path`,
     );
   }
+  return found;
+}
+
+/** The running gateway's `callGateway`; throws saying where it looked. */
+export async function loadCallGateway(explicit) {
+  const found = findCallModule(explicit);
   const module = await import(pathToFileURL(found).href);
   if (typeof module.callGateway !== 'function') throw new Error(`${found} has no callGateway export`);
   return module.callGateway;
+}
+
+/**
+ * How the bridge reaches the gateway: one persistent connection made with the gateway's own
+ * client (gateway-connection.mjs), or, when this gateway package's modules are not laid out
+ * as expected, its `callGateway` (a connection per call, slower but the same answers).
+ * Answers `{callGateway, close, persistent, histories}` (`histories`: the in-process reader
+ * of gateway-histories.mjs, or null); `log(level, message)` says which.
+ */
+export async function connectToGateway({ explicit, gatewayConfig, log = () => {} }) {
+  const found = findCallModule(explicit);
+  let histories = null;
+  try {
+    histories = new GatewayHistories(await loadHistoryModules(found));
+  } catch (e) {
+    log('warn', `a list's histories are asked of the gateway one chat.history at a time (${e.message})`);
+  }
+  try {
+    const modules = await loadGatewayClientModules(found);
+    const details = await connectionDetails(modules, gatewayConfig ?? {});
+    const connection = new GatewayConnection(modules, details);
+    return {
+      persistent: true,
+      connection,
+      histories,
+      callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
+      close: () => connection.stop(),
+    };
+  } catch (e) {
+    log('warn', `no persistent gateway connection (${e.message}); every gateway call opens its own through callGateway`);
+    return { persistent: false, histories, callGateway: await loadCallGateway(explicit), close: () => {} };
+  }
 }
 
 /** A connection-level failure (not the gateway's answer): worth trying again later. */
@@ -78,8 +119,10 @@ export class OpenClawGateway {
    * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (config.mjs);
    * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
    */
-  constructor({ callGateway, rules, gatewayConfig, requestTimeoutMs = 30_000 }) {
+  constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000 }) {
     this.callGateway = callGateway;
+    this.closeConnection = close;
+    this.localHistories = histories ?? null;
     this.gatewayConfig = gatewayConfig;
     this.rules = rules;
     this.requestTimeoutMs = requestTimeoutMs;
@@ -109,19 +152,39 @@ export class OpenClawGateway {
     return answer;
   }
 
+  /** Ends the bridge's connection (the service that owns it is stopping). */
+  close() {
+    this.closeConnection?.();
+  }
+
   remember(runId, sessionKey) {
     if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
     this.runs.set(runId, this.canonicalKey(sessionKey));
   }
 
+  /** A batch of `chat.history`: read in this process where it can be (gateway-histories.mjs), else asked. */
   async histories(list) {
-    return windowed(list, async (params) => {
+    let local = [];
+    if (this.localHistories) {
       try {
-        return { ok: await this.call('chat.history', params) };
+        local = this.localHistories.read(list);
+      } catch {
+        local = [];
+      }
+    }
+    const asked = list.map((_, i) => i).filter((i) => !local[i]?.ok);
+    const answers = await windowed(asked, async (i) => {
+      try {
+        return { ok: await this.call('chat.history', list[i]) };
       } catch (e) {
         return { error: e.message };
       }
     });
+    const out = list.map((_, i) => local[i]);
+    asked.forEach((i, j) => {
+      out[i] = answers[j];
+    });
+    return out;
   }
 
   // ---- the spawn tree (visibility.mjs) ----

@@ -17,7 +17,7 @@ import { DeploymentConfig } from './config.mjs';
 import { DirJobStore } from './jobs.mjs';
 import { AgentLimits } from './limits.mjs';
 import { normalizeAgentId } from './keys.mjs';
-import { loadCallGateway, OpenClawGateway } from './openclaw-gateway.mjs';
+import { connectToGateway, OpenClawGateway } from './openclaw-gateway.mjs';
 import { CallError, Runtime } from './sandbox.mjs';
 import { Service } from './service.mjs';
 
@@ -125,8 +125,8 @@ async function makeService(api, settings, makeGateway, config) {
   // The state directory the gateway gave the job service, else the one it resolves.
   const stateDir = s.stateDir ?? api.runtime?.state?.resolveStateDir?.();
   if (!stateDir) throw new Error('the gateway did not say where its state directory is');
-  const gateway = await makeGateway(config, settings, api.config);
   const log = (level, message) => (api.logger?.[level] ?? api.logger?.info ?? console.log)(`[session-tools] ${message}`);
+  const gateway = await makeGateway(config, settings, api.config, log);
   const previous = s.current;
   const service = new Service({
     runtime: s.runtime,
@@ -146,9 +146,9 @@ async function makeService(api, settings, makeGateway, config) {
   return service;
 }
 
-async function openClawBridge(config, settings, gatewayConfig) {
-  const callGateway = await loadCallGateway(settings.gatewayCallModule);
-  return new OpenClawGateway({ callGateway, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
+async function openClawBridge(config, settings, gatewayConfig, log) {
+  const { callGateway, close, histories } = await connectToGateway({ explicit: settings.gatewayCallModule, gatewayConfig, log });
+  return new OpenClawGateway({ callGateway, close, histories, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
 }
 
 /** Registers the tools and the job service. `options.makeGateway` replaces the bridge (tests). */

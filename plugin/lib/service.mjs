@@ -202,6 +202,8 @@ export class Service {
     this.scheduler = null;
     await scheduler?.stop();
     this.broker.close();
+    // The bridge's connection (openclaw-gateway.mjs) ends with the service that owns it.
+    this.gateway?.close?.();
   }
 
   pendingJobs() {

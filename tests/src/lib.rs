@@ -10,6 +10,7 @@ pub mod fake_gateway;
 /// The real OpenClaw gateway and the mock model ([`openclaw_harness`]).
 pub use openclaw_harness as openclaw;
 pub mod oracles;
+pub mod plugin;
 
 /// The project root.
 pub fn root() -> PathBuf {

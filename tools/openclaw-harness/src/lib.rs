@@ -25,6 +25,7 @@
 mod gateway;
 mod install;
 mod model;
+mod plugin;
 
 pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
 pub use install::{cache_home, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_VERSION, OPENCLAW_PACKAGE};
@@ -36,6 +37,7 @@ pub fn install(package: &str) -> Result<Installation, String> {
 }
 
 pub use model::{MockModel, ModelMessage, ModelReply, ModelRequest, ModelTool, ToolCall};
+pub use plugin::{install_plugin, pack};
 
 use std::io::Read;
 use std::path::Path;

@@ -1,0 +1,176 @@
+// One persistent connection to the gateway the plugin runs in, made with the gateway's own
+// client (`GatewayClient`, next to `dist/gateway/call.js`) and exactly the connection
+// details its `callGateway` would use (URL, TLS fingerprint, token or password, device
+// identity). `callGateway` opens a new WebSocket and handshake (device signature
+// included) for every call, 100–250 ms each on the test machine, so a tool call that makes
+// a dozen gateway calls spent seconds connecting; here they share one connection,
+// requests multiplexed by id.
+//
+// The client reconnects by itself (backoff 1 s … 30 s); a request made while it is down
+// waits for the next handshake within its own time limit, and fails as transient (the job
+// runner retries it) when none comes.
+
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+/** Loads the gateway's client modules next to `callModulePath`; throws when they are not there. */
+export async function loadGatewayClientModules(callModulePath) {
+  const dir = dirname(callModulePath);
+  const load = async (path) => import(pathToFileURL(join(dir, path)).href);
+  const [call, client, identity, protocol, clientInfo] = await Promise.all([
+    load('call.js'),
+    load('client.js'),
+    load('../infra/device-identity.js'),
+    load('protocol/index.js'),
+    load('protocol/client-info.js'),
+  ]);
+  let tls = null;
+  try {
+    tls = await load('../infra/tls/gateway.js');
+  } catch {
+    tls = null; // only needed when the gateway serves TLS itself
+  }
+  const need = [
+    [client.GatewayClient, 'client.js: GatewayClient'],
+    [call.buildGatewayConnectionDetails, 'call.js: buildGatewayConnectionDetails'],
+    [identity.loadOrCreateDeviceIdentity, 'infra/device-identity.js: loadOrCreateDeviceIdentity'],
+    [protocol.PROTOCOL_VERSION, 'protocol/index.js: PROTOCOL_VERSION'],
+    [clientInfo.GATEWAY_CLIENT_NAMES, 'protocol/client-info.js: GATEWAY_CLIENT_NAMES'],
+  ];
+  const missing = need.filter(([v]) => v === undefined).map(([, what]) => what);
+  if (missing.length > 0) throw new Error(`the gateway package lacks ${missing.join(', ')}`);
+  return {
+    GatewayClient: client.GatewayClient,
+    buildGatewayConnectionDetails: call.buildGatewayConnectionDetails,
+    loadOrCreateDeviceIdentity: identity.loadOrCreateDeviceIdentity,
+    loadGatewayTlsRuntime: tls?.loadGatewayTlsRuntime,
+    PROTOCOL_VERSION: protocol.PROTOCOL_VERSION,
+    names: clientInfo.GATEWAY_CLIENT_NAMES,
+    modes: clientInfo.GATEWAY_CLIENT_MODES ?? {},
+  };
+}
+
+const trimmed = (v) => (typeof v === 'string' && v.trim().length > 0 ? v.trim() : undefined);
+
+/** The first of the gateway's env variables for `name` (all three prefixes) that is set. */
+function env(name) {
+  for (const prefix of ['OPENCLAW', 'CLAWDBOT', 'MOLTBOT']) {
+    const value = trimmed(process.env[`${prefix}_${name}`]);
+    if (value) return value;
+  }
+  return undefined;
+}
+
+/**
+ * What `callGateway` connects with, for `config` (the gateway's own): `{url, token,
+ * password, tlsFingerprint}`. Mirrors `callGateway` of the packages of the reference's era.
+ */
+export async function connectionDetails(modules, config) {
+  const gateway = config?.gateway ?? {};
+  const remote = gateway.mode === 'remote' ? gateway.remote ?? {} : undefined;
+  if (remote && !trimmed(remote.url)) throw new Error('gateway remote mode misconfigured: gateway.remote.url missing');
+  const { url } = modules.buildGatewayConnectionDetails({ config });
+  let tlsFingerprint;
+  if (remote) {
+    tlsFingerprint = trimmed(remote.tlsFingerprint);
+  } else if (gateway.tls?.enabled === true && url.startsWith('wss://') && modules.loadGatewayTlsRuntime) {
+    const runtime = await modules.loadGatewayTlsRuntime(gateway.tls);
+    if (runtime?.enabled) tlsFingerprint = runtime.fingerprintSha256;
+  }
+  const token = remote ? trimmed(remote.token) : env('GATEWAY_TOKEN') ?? trimmed(gateway.auth?.token);
+  const password = env('GATEWAY_PASSWORD') ?? (remote ? trimmed(remote.password) : trimmed(gateway.auth?.password));
+  return { url, token, password, tlsFingerprint };
+}
+
+export class GatewayConnection {
+  /** `modules`: [`loadGatewayClientModules`]; `details`: [`connectionDetails`]. */
+  constructor(modules, details, { displayName = 'session-tools plugin', version = 'dev' } = {}) {
+    this.modules = modules;
+    this.details = details;
+    this.displayName = displayName;
+    this.version = version;
+    this.client = null;
+    this.stopped = false;
+    this.connects = 0;
+    this.lastError = null;
+    this.#unready();
+  }
+
+  #unready() {
+    this.ready = false;
+    this.readyPromise = new Promise((resolve) => {
+      this.markReady = resolve;
+    });
+  }
+
+  #start() {
+    if (this.client || this.stopped) return;
+    const m = this.modules;
+    this.client = new m.GatewayClient({
+      url: this.details.url,
+      token: this.details.token,
+      password: this.details.password,
+      tlsFingerprint: this.details.tlsFingerprint,
+      clientName: m.names.GATEWAY_CLIENT ?? m.names.CLI,
+      clientDisplayName: this.displayName,
+      clientVersion: this.version,
+      mode: m.modes.BACKEND ?? m.modes.CLI,
+      role: 'operator',
+      scopes: ['operator.admin', 'operator.approvals', 'operator.pairing'],
+      deviceIdentity: m.loadOrCreateDeviceIdentity(),
+      minProtocol: m.PROTOCOL_VERSION,
+      maxProtocol: m.PROTOCOL_VERSION,
+      onHelloOk: () => {
+        this.connects += 1;
+        this.lastError = null;
+        this.ready = true;
+        this.markReady();
+      },
+      onConnectError: (e) => {
+        this.lastError = e?.message ?? String(e);
+      },
+      onClose: (code, reason) => {
+        this.lastError = `gateway closed (${code}): ${reason || 'no close reason'}`;
+        if (this.ready) this.#unready();
+      },
+    });
+    this.client.start();
+  }
+
+  /** One request; `expectFinal` waits past `accepted`. Blocks for at most `timeoutMs`. */
+  async request(method, params, { expectFinal = false, timeoutMs = 30_000 } = {}) {
+    if (this.stopped) throw transient('the gateway connection was stopped');
+    this.#start();
+    let timer;
+    const timeout = new Promise((_, reject) => {
+      timer = setTimeout(
+        () => reject(transient(this.ready ? `gateway timeout after ${timeoutMs}ms` : `gateway not connected within ${timeoutMs}ms${this.lastError ? ` (${this.lastError})` : ''}`)),
+        timeoutMs,
+      );
+      timer.unref?.();
+    });
+    try {
+      return await Promise.race([
+        (async () => {
+          if (!this.ready) await this.readyPromise;
+          return this.client.request(method, params, { expectFinal });
+        })(),
+        timeout,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  stop() {
+    this.stopped = true;
+    this.client?.stop();
+    this.client = null;
+  }
+}
+
+function transient(message) {
+  const error = new Error(message);
+  error.transient = true;
+  return error;
+}

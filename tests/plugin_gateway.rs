@@ -1,0 +1,330 @@
+//! The OpenClaw plugin inside a real OpenClaw gateway, for both packages of the reference's
+//! era (`clawdbot@2026.1.24-3`, `openclaw@2026.1.29`): the plugin packed with `npm pack`,
+//! installed with the gateway's own `plugins install`, configured as `plugin/README.md`
+//! says, and its tools called by the gateway's agents, whose model is a scripted
+//! OpenAI-compatible server on loopback.
+//!
+//! Shown: the model is offered the plugin's tools and none of the core session tools; each
+//! read tool answers what the Rust host answers over the same running gateway; a sandboxed
+//! session sees only what it spawned (N15); a sub-agent is not offered the tools (N12); a
+//! spawned child's completion is announced back; a `sessions_send` ping-pong runs to its
+//! announce (run by the plugin's job service, inside the gateway).
+//!
+//! Sandboxed sessions: the gateway puts a sandboxed session's tools in a Docker container,
+//! and only asks Docker to create, start and inspect it before a run (no tool here runs in
+//! it). The test gives the gateway a stand-in `docker` on its `PATH` that answers those
+//! three; everything else is the real gateway. Without Node/npm or the npm registry the
+//! tests fail saying why; they never skip.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use session_tools_host::gateway::live::LiveGateway;
+use session_tools_host::{Caller, Service, ServiceBuilder};
+use session_tools_tests::openclaw::{
+    deep_merge, install, install_plugin, pack, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, DEFAULT_PACKAGE,
+    OPENCLAW_PACKAGE,
+};
+use session_tools_tests::plugin::{plugin_dir, setup};
+use session_tools_tests::{engine_options, sample_copy};
+
+/// The core session tools, and the plugin's default names for them (`plugin/README.md`).
+const CORE: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];
+const PLUGIN: [&str; 5] = ["st_sessions_list", "st_sessions_history", "st_sessions_send", "st_sessions_spawn", "st_agents_list"];
+
+const MAIN: &str = "agent:main:main";
+const CHANNEL: &str = "agent:main:discord:channel:1187421193829244938";
+
+/// One gateway at a time: each runs agents, sandboxes and the plugin's workers.
+static SERIAL: Mutex<()> = Mutex::new(());
+static PACKED: OnceLock<Result<(tempfile::TempDir, PathBuf), String>> = OnceLock::new();
+
+/// `npm pack` of `plugin/` (after [`setup`] rebuilt its component from the host's bytes).
+fn packed() -> &'static Path {
+    let made = PACKED.get_or_init(|| {
+        setup();
+        let installation = install(DEFAULT_PACKAGE)?;
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let tgz = pack(&installation, &plugin_dir(), dir.path())?;
+        Ok((dir, tgz))
+    });
+    match made {
+        Ok((_, tgz)) => tgz,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A stand-in `docker` that answers what the gateway asks before a sandboxed run: the
+/// image exists, no container exists yet, create/start/rm succeed.
+fn fake_docker(dir: &Path) -> PathBuf {
+    let bin = dir.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let script = bin.join("docker");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\ncase \"$1\" in\n  inspect) echo \"Error: No such object: $4\" >&2; exit 1 ;;\n  *) exit 0 ;;\nesac\n",
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    bin
+}
+
+/// The model: `CALL <tool> <json>` makes it call the tool, a tool's result makes it answer
+/// "done"; the flows' steps answer as in `tests/live_gateway.rs`.
+fn script(request: &ModelRequest) -> ModelReply {
+    let system = request.system_prompt().unwrap_or_default();
+    let user = request.last_user_text().unwrap_or_default();
+    if system.contains("Agent-to-agent announce step") {
+        return ModelReply::Text("Announced: the ping went through.".into());
+    }
+    if system.contains("Agent-to-agent reply step") {
+        return ModelReply::Text("turn reply".into());
+    }
+    if !request.new_tool_results().is_empty() {
+        return ModelReply::Text("done".into());
+    }
+    if let Some(call) = user.lines().find_map(|l| l.trim().strip_prefix("CALL ")) {
+        let (tool, args) = call.split_once(' ').unwrap_or((call, "{}"));
+        return ModelReply::ToolCalls(vec![(tool.to_string(), args.to_string())]);
+    }
+    if user.contains("compute the answer") {
+        return ModelReply::Text("The answer is 42.".into());
+    }
+    if user.contains("ping") {
+        return ModelReply::Text("pong".into());
+    }
+    ModelReply::Text("ok".into())
+}
+
+struct Scene {
+    model: MockModel,
+    gateway: Gateway,
+    rust: Service,
+    _state: tempfile::TempDir,
+    _docker: tempfile::TempDir,
+}
+
+fn start(package: &str) -> Scene {
+    let tgz = packed();
+    let installation = install(package).unwrap_or_else(|e| panic!("installing {package}: {e}"));
+    let state = sample_copy();
+    let plugins = install_plugin(&installation, state.path(), tgz).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(plugins["entries"]["session-tools"]["enabled"], true, "{plugins:#}");
+    assert!(state.path().join("extensions/session-tools/openclaw.plugin.json").is_file());
+    let model = MockModel::start(script).unwrap();
+    let mut config = model.model_config("mock", "mock-1");
+    deep_merge(
+        &mut config,
+        &json!({
+            "plugins": plugins,
+            "tools": {
+                "deny": CORE,
+                "sandbox": {"tools": {"allow": PLUGIN}},
+                "subagents": {"tools": {"deny": PLUGIN}},
+            },
+            "agents": {"defaults": {"sandbox": {"mode": "non-main"}, "subagents": {"model": "mock/mock-1"}}},
+            "session": {"agentToAgent": {"maxPingPongTurns": 2}},
+        }),
+    );
+    let docker = tempfile::tempdir().unwrap();
+    let path = format!(
+        "{}:{}:{}",
+        fake_docker(docker.path()).display(),
+        installation.node.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let started = Instant::now();
+    // The gateway puts the usual bin directories before its PATH at start unless told it
+    // did already (`ensureClawdbotCliOnPath`); the stand-in must stay first.
+    let env = vec![
+        ("PATH".into(), path),
+        ("CLAWDBOT_PATH_BOOTSTRAPPED".into(), "1".into()),
+        ("OPENCLAW_PATH_BOOTSTRAPPED".into(), "1".into()),
+    ];
+    let options = GatewayOptions { extra_config: config, env, ..GatewayOptions::default() };
+    let gateway = Gateway::start_installed(installation, state.path(), options)
+        .unwrap_or_else(|e| panic!("starting {package} with the plugin installed failed:\n{e}"));
+    eprintln!("[plugin_gateway] {package} with the plugin up on port {} in {:.1} s", gateway.port(), started.elapsed().as_secs_f64());
+    let live = Arc::new(
+        LiveGateway::builder(gateway.url())
+            .with_token(gateway.token())
+            .open()
+            .unwrap_or_else(|e| panic!("opening the live gateway: {e}\n{}", gateway.log_tail(30))),
+    );
+    let rust = ServiceBuilder::over_live(&live).with_engine(engine_options()).build().unwrap();
+    Scene { model, gateway, rust, _state: state, _docker: docker }
+}
+
+/// What one agent turn did: the first model request of the run (what the model was offered)
+/// and the tool's result as the model got it.
+struct Turn {
+    offered: Vec<String>,
+    result: String,
+}
+
+impl Turn {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.result).unwrap_or_else(|e| panic!("the tool's result is not JSON ({e}): {}", self.result))
+    }
+}
+
+impl Scene {
+    fn log(&self) -> String {
+        format!("--- gateway log ---\n{}\n--- file log ---\n{}", self.gateway.log_tail(40), tail(&self.gateway.file_log_path(), 30))
+    }
+
+    /// An agent turn of session `key` in which the model calls `tool` with `args`.
+    fn turn(&self, key: &str, tool: &str, args: &str) -> Turn {
+        let message = format!("CALL {tool} {args}");
+        // Only this turn's requests (an earlier turn may have sent the same message).
+        let before = self.model.requests().len();
+        let final_answer = self.gateway.rpc_final(
+            "agent",
+            json!({"sessionKey": key, "message": message, "idempotencyKey": uuid::Uuid::new_v4().to_string(), "deliver": false}),
+        );
+        if let Err(e) = &final_answer {
+            panic!("the agent turn of {key} calling {tool} failed: {e}\n{}", self.log());
+        }
+        let requests = self.model.requests();
+        let ours: Vec<&ModelRequest> =
+            requests[before..].iter().filter(|r| r.last_user_text().is_some_and(|t| t.contains(&message))).collect();
+        let first = ours.first().unwrap_or_else(|| panic!("the model never saw `{message}`\n{}", self.log()));
+        let result = ours
+            .iter()
+            .flat_map(|r| r.new_tool_results().into_iter().map(move |(id, text)| (r, id, text)))
+            .find(|(r, id, _)| r.tool_call(id).is_some_and(|c| c.name == tool))
+            .map(|(_, _, text)| text.to_string())
+            .unwrap_or_else(|| {
+                panic!("no result of {tool} reached the model (offered {:?})\n{}", first.tool_names(), self.log())
+            });
+        Turn { offered: first.tool_names().into_iter().map(str::to_string).collect(), result }
+    }
+
+    /// The Rust host's answer for the same caller, over the same running gateway.
+    fn rust(&self, key: &str, sandboxed: bool, tool: &str, args: &str) -> Value {
+        let caller = Caller { agent_session_key: Some(key.into()), sandboxed, ..Caller::default() };
+        let text = self.rust.call(&caller, tool, args).unwrap_or_else(|e| panic!("the Rust host's {tool}: {e}"));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn wait_for(&self, what: &str, timeout: Duration, seen: impl Fn(&[ModelRequest]) -> bool) {
+        let until = Instant::now() + timeout;
+        while !seen(&self.model.requests()) {
+            if Instant::now() > until {
+                let asked: Vec<String> =
+                    self.model.requests().iter().map(|r| format!("{:?}", r.last_user_text().unwrap_or_default())).collect();
+                panic!("{what} did not happen within {} s; the model saw {asked:#?}\n{}", timeout.as_secs(), self.log());
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+fn tail(path: &Path, lines: usize) -> String {
+    session_tools_tests::openclaw::file_tail(path, lines)
+}
+
+/// A list's rows without the caller's own session (shown as `main`, N5), which its own
+/// turn keeps changing.
+fn rows_but(list: &Value, key: &str) -> Vec<Value> {
+    let rows = list["sessions"].as_array().unwrap_or_else(|| panic!("no sessions in {list:#}"));
+    rows.iter().filter(|r| r["key"] != key && r["key"] != "main").cloned().collect()
+}
+
+fn the_plugin_serves_the_gateway_s_agents(package: &str) {
+    let _serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let scene = start(package);
+
+    // The main session: not sandboxed. The model is offered the plugin's tools, not the core ones.
+    let agents = scene.turn(MAIN, "st_agents_list", "{}");
+    for name in PLUGIN {
+        assert!(agents.offered.iter().any(|o| o == name), "{name} not offered: {:?}", agents.offered);
+    }
+    for name in CORE {
+        assert!(!agents.offered.iter().any(|o| o == name), "core {name} offered: {:?}", agents.offered);
+    }
+    assert_eq!(agents.json(), scene.rust(MAIN, false, "agents_list", "{}"), "agents_list");
+
+    let args = format!(r#"{{"sessionKey": "{CHANNEL}", "limit": 50}}"#);
+    let history = scene.turn(MAIN, "st_sessions_history", &args);
+    assert_eq!(history.json(), scene.rust(MAIN, false, "sessions_history", &args), "sessions_history");
+    assert!(!history.json()["messages"].as_array().unwrap().is_empty(), "{}", history.result);
+
+    let args = r#"{"messageLimit": 2}"#;
+    let listed = scene.turn(MAIN, "st_sessions_list", args).json();
+    let expected = scene.rust(MAIN, false, "sessions_list", args);
+    assert_eq!(rows_but(&listed, MAIN), rows_but(&expected, MAIN), "sessions_list");
+    assert!(listed["sessions"].as_array().unwrap().len() >= 5, "{listed:#}");
+
+    // A send that waits for the reply, then the ping-pong and the announce in the background
+    // (the plugin's job service, inside the gateway).
+    let args = format!(r#"{{"sessionKey": "{CHANNEL}", "message": "ping", "timeoutSeconds": 90}}"#);
+    let sent = scene.turn(MAIN, "st_sessions_send", &args).json();
+    assert_eq!(sent["status"], "ok", "{sent:#}\n{}", scene.log());
+    assert_eq!(sent["reply"], "pong", "{sent:#}");
+    let count = |requests: &[ModelRequest], what: &str| {
+        requests.iter().filter(|r| r.system_prompt().unwrap_or_default().contains(what)).count()
+    };
+    scene.wait_for("the ping-pong's announce step", Duration::from_secs(120), |r| {
+        count(r, "Agent-to-agent announce step") == 1
+    });
+    assert_eq!(count(&scene.model.requests(), "Agent-to-agent reply step"), 2, "maxPingPongTurns 2");
+
+    // A spawn: the child is not offered the tools (N12), and its completion is announced.
+    let spawned = scene.turn(MAIN, "st_sessions_spawn", r#"{"task": "compute the answer", "label": "answer"}"#).json();
+    assert_eq!(spawned["status"], "accepted", "{spawned:#}\n{}", scene.log());
+    let child = spawned["childSessionKey"].as_str().unwrap().to_string();
+    // The child's own run: its task, not the requester's turn that asked for it.
+    let is_child = |r: &ModelRequest| {
+        let text = r.last_user_text().unwrap_or_default();
+        text.contains("compute the answer") && !text.contains("CALL ")
+    };
+    scene.wait_for("the child's run", Duration::from_secs(60), |r| r.iter().any(is_child));
+    for request in scene.model.requests().iter().filter(|r| is_child(r)) {
+        let names = request.tool_names();
+        assert!(!names.iter().any(|n| PLUGIN.contains(n) || CORE.contains(n)), "a sub-agent was offered {names:?}");
+    }
+    scene.wait_for("the child's completion announce", Duration::from_secs(120), |r| {
+        r.iter().any(|r| {
+            r.last_user_text().unwrap_or_default().contains("Sub-agent announce step")
+                && r.system_prompt().unwrap_or_default().contains("The answer is 42.")
+        })
+    });
+
+    // A sandboxed session (non-main): offered the plugin's tools (the sandbox allow-list),
+    // sees only what it spawned, and nothing else.
+    let own = scene.turn(CHANNEL, "st_sessions_list", "{}");
+    assert!(PLUGIN.iter().all(|n| own.offered.iter().any(|o| o == n)), "{:?}", own.offered);
+    assert_eq!(own.json(), scene.rust(CHANNEL, true, "sessions_list", "{}"), "a sandboxed sessions_list");
+    assert_eq!(own.json()["sessions"], json!([]), "the channel spawned nothing yet: {}", own.result);
+    let refused = scene.turn(CHANNEL, "st_sessions_history", &format!(r#"{{"sessionKey": "{MAIN}"}}"#)).json();
+    assert_eq!(refused["status"], "forbidden", "{refused:#}");
+    let refused = scene.turn(CHANNEL, "st_sessions_history", &format!(r#"{{"sessionKey": "{child}"}}"#)).json();
+    assert_eq!(refused["status"], "forbidden", "main's child is not the channel's: {refused:#}");
+    let spawned = scene.turn(CHANNEL, "st_sessions_spawn", r#"{"task": "compute the answer again"}"#).json();
+    assert_eq!(spawned["status"], "accepted", "{spawned:#}\n{}", scene.log());
+    let own_child = spawned["childSessionKey"].as_str().unwrap().to_string();
+    let own = scene.turn(CHANNEL, "st_sessions_list", "{}").json();
+    let keys: Vec<&str> = own["sessions"].as_array().unwrap().iter().filter_map(|s| s["key"].as_str()).collect();
+    assert_eq!(
+        keys,
+        [own_child.as_str()],
+        "{own:#}\nthe Rust host: {:#}\nsessions.list {{spawnedBy}}: {:#}",
+        scene.rust(CHANNEL, true, "sessions_list", "{}"),
+        scene.gateway.rpc("sessions.list", json!({"spawnedBy": CHANNEL})).unwrap_or_default()
+    );
+    assert_eq!(own, scene.rust(CHANNEL, true, "sessions_list", "{}"), "the same list as the Rust host's");
+}
+
+#[test]
+fn the_plugin_serves_the_agents_of_clawdbot_2026_1_24() {
+    the_plugin_serves_the_gateway_s_agents(DEFAULT_PACKAGE);
+}
+
+#[test]
+fn the_plugin_serves_the_agents_of_openclaw_2026_1_29() {
+    the_plugin_serves_the_gateway_s_agents(OPENCLAW_PACKAGE);
+}
