@@ -254,7 +254,13 @@ fn background_flows_run_while_the_server_lives_and_resume_after_a_restart() {
                  "contains": "Result: Done: live task: count to three", "seconds": 60}]),
     );
     assert_eq!(output["results"][0]["matched"], true, "the sub-agent's completion flow ran: {}", output["results"][0]);
-    let outbox = cli(&["--state", state.path().to_str().unwrap(), "outbox", "--json"]);
+    // The announce is the flow's last step, after the child's history has its result.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let mut outbox = cli(&["--state", state.path().to_str().unwrap(), "outbox", "--json"]);
+    while !stdout(&outbox).contains("Done: live task: count to three") && std::time::Instant::now() < until {
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        outbox = cli(&["--state", state.path().to_str().unwrap(), "outbox", "--json"]);
+    }
     assert!(stdout(&outbox).contains("Done: live task: count to three"), "announced: {}", stdout(&outbox));
 
     // A flow left over by an earlier process (`call --wait 0` ends before its ping-pong)

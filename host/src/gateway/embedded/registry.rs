@@ -90,7 +90,6 @@ pub type Spellings = (Vec<String>, Map<String, Value>);
 /// when there are several). `Err` names an entry that is an object this host cannot read
 /// (a string with a lone surrogate): it is neither taken for a missing session nor
 /// replaced by a new one (which would lose its `sessionId`, its transcript).
-
 pub fn lookup(entries: &Entries, canonical: &str, store_agent: &str) -> Result<Option<Spellings>, String> {
     let agent = normalize_agent_id(store_agent);
     let spellings = spellings(entries, canonical, store_agent);
