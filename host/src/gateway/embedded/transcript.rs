@@ -49,8 +49,8 @@ impl<'de, const N: usize> serde::de::Visitor<'de> for Pick<'_, N> {
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
         let mut found = [None; N];
-        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
-            match self.0.iter().position(|name| *name == key) {
+        while let Some(Key(key)) = map.next_key::<Key>()? {
+            match self.0.iter().position(|name| name.as_bytes() == key.as_slice()) {
                 Some(i) => found[i] = Some(map.next_value::<&'de RawValue>()?),
                 None => {
                     map.next_value::<serde::de::IgnoredAny>()?;
@@ -58,6 +58,30 @@ impl<'de, const N: usize> serde::de::Visitor<'de> for Pick<'_, N> {
             }
         }
         Ok(found)
+    }
+}
+
+/// An object key as bytes (WTF-8): a key with a lone surrogate (`"\ud800"`), which
+/// `JSON.parse` keeps and serde_json refuses as a `str`, is still a key, so the line's
+/// other fields are read.
+struct Key(Vec<u8>);
+
+impl<'de> serde::Deserialize<'de> for Key {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = Key;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object key")
+            }
+            fn visit_bytes<E: serde::de::Error>(self, v: &[u8]) -> Result<Key, E> {
+                Ok(Key(v.to_vec()))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Key, E> {
+                Ok(Key(v.as_bytes().to_vec()))
+            }
+        }
+        d.deserialize_bytes(Bytes)
     }
 }
 
@@ -570,6 +594,26 @@ mod tests {
         assert_eq!(messages.len(), 2);
         assert!(messages[0].json.contains("\"hi\""), "{}", messages[0].json);
         assert_eq!(read_messages(&path, 1).unwrap()[0].role.as_deref(), Some("assistant"));
+    }
+
+    /// Fuzz finding (fuzz/regressions/disk_transcript): an entry with a key holding a lone
+    /// surrogate is still an entry with an id, as `JSON.parse` reads it; the next append's
+    /// `parentId` is that id, not missing (which cut the message tree).
+    #[test]
+    fn a_key_with_a_lone_surrogate_keeps_the_entry_s_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-26T09:50:00.900Z","cwd":"/w"}"#,
+            "\n",
+            r#"{"type":"model_change","id":"dfc0227b","parentId":null,"\ud800d":"x"}"#,
+            "\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "hi"})).unwrap();
+        let last = std::fs::read_to_string(&path).unwrap().lines().last().unwrap().to_string();
+        let last: Value = serde_json::from_str(&last).unwrap();
+        assert_eq!(last["parentId"], "dfc0227b", "{last}");
     }
 
     #[test]
