@@ -258,6 +258,16 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
     let expected = scene.rust(MAIN, false, "sessions_list", args);
     assert_eq!(rows_but(&listed, MAIN), rows_but(&expected, MAIN), "sessions_list");
     assert!(listed["sessions"].as_array().unwrap().len() >= 5, "{listed:#}");
+    // The bridge found the gateway's own client and history functions in this package (it
+    // says so when it falls back to a connection per call or a chat.history per row).
+    let logged = format!(
+        "{}{}",
+        std::fs::read_to_string(scene.gateway.log_path()).unwrap_or_default(),
+        std::fs::read_to_string(scene.gateway.file_log_path()).unwrap_or_default()
+    );
+    for fallback in ["no persistent gateway connection", "one chat.history at a time"] {
+        assert!(!logged.contains(fallback), "the plugin fell back: {fallback}\n{}", scene.log());
+    }
 
     // A send that waits for the reply, then the ping-pong and the announce in the background
     // (the plugin's job service, inside the gateway).

@@ -13,6 +13,8 @@
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { nativeImport } from './native-import.mjs';
+
 /** The chat.history handler's limits (`server-methods/chat.js`). */
 const HARD_MAX = 1000;
 const DEFAULT_LIMIT = 200;
@@ -20,7 +22,7 @@ const DEFAULT_LIMIT = 200;
 /** Loads the gateway's modules the handler uses, next to `callModulePath`; throws when absent. */
 export async function loadHistoryModules(callModulePath) {
   const dir = dirname(callModulePath);
-  const load = async (path) => import(pathToFileURL(join(dir, path)).href);
+  const load = async (path) => nativeImport(pathToFileURL(join(dir, path)).href);
   const [utils, sanitize, constants, sessions, config] = await Promise.all([
     load('session-utils.js'),
     load('chat-sanitize.js'),
