@@ -20,7 +20,7 @@ use super::report::{ms, Figure, Target, Unit};
 use super::stats::{ns_since, sample_pair, Plan, Stats};
 use super::Ctx;
 
-const REQUESTER: &str = "agent:main:main";
+pub(super) const REQUESTER: &str = "agent:main:main";
 
 /// One case measured both ways.
 struct Case {
@@ -31,12 +31,12 @@ struct Case {
     rows: (usize, usize),
 }
 
-fn count(answer: &Value, field: &str) -> usize {
+pub(super) fn count(answer: &Value, field: &str) -> usize {
     answer.get(field).and_then(Value::as_array).map_or(0, Vec::len)
 }
 
 /// Both answered the same sessions (or the comparison means nothing).
-fn same_rows(case: &str, ours: &Value, theirs: &Value) -> Result<()> {
+pub(super) fn same_rows(case: &str, ours: &Value, theirs: &Value) -> Result<()> {
     // N5: ours shows the caller's own main session as "main", OpenClaw's its full key.
     let keys = |v: &Value| -> Vec<String> {
         let mut keys: Vec<String> = v
@@ -72,7 +72,7 @@ fn once(f: impl FnOnce() -> Result<Value>) -> Result<(f64, usize)> {
 
 /// Times `ours` and `theirs` alternately; slow cases (OpenClaw's `messageLimit`, seconds
 /// a call) get a couple of samples.
-fn pair(
+pub(super) fn pair(
     ctx: &Ctx,
     mut ours: impl FnMut() -> Result<Value>,
     mut theirs: impl FnMut() -> Result<Value>,

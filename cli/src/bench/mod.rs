@@ -17,10 +17,13 @@
 //! - `sizes`: the component and the compiled component;
 //! - `live` (only with `--live`): the real OpenClaw gateway, our tools through the
 //!   live-gateway client against OpenClaw's own.
+//! - `plugin` (only with `--plugin`): the OpenClaw plugin installed in the real gateway,
+//!   its tools against OpenClaw's core tools on that gateway.
 
 mod gen;
 mod http;
 mod live;
+mod plugin;
 mod micro;
 mod process;
 mod report;
@@ -42,7 +45,7 @@ use session_tools_host::Runtime;
 use stats::Plan;
 
 /// The sections, in the order they run (`variants` and `live` only when asked for).
-pub const SECTIONS: [&str; 9] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "memory", "cold", "live"];
+pub const SECTIONS: [&str; 10] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "memory", "cold", "live", "plugin"];
 
 /// Options of `session-tools bench`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -79,6 +82,14 @@ pub struct BenchArgs {
     /// tools through the live-gateway client against OpenClaw's own (`/tools/invoke`).
     #[arg(long)]
     pub live: bool,
+    /// Only the plugin section: the OpenClaw plugin (`plugin/`) installed in the real
+    /// gateway on generated states (--sessions), its tools against OpenClaw's core tools,
+    /// both through `/tools/invoke`. Needs npm.
+    #[arg(long)]
+    pub plugin: bool,
+    /// The plugin folder for --plugin (default: `plugin/` of the workspace).
+    #[arg(long, value_name = "DIR")]
+    pub plugin_dir: Option<PathBuf>,
     /// Also run the engine-variant experiments (other engine settings, the component
     /// called without the sandbox's wrapper).
     #[arg(long)]
@@ -127,13 +138,13 @@ impl Ctx {
     }
 
     fn wants(&self, section: &str) -> bool {
-        if self.args.live {
-            return section == "live";
+        if self.args.live || self.args.plugin {
+            return (self.args.live && section == "live") || (self.args.plugin && section == "plugin");
         }
         if section == "variants" && self.args.variants {
             return true;
         }
-        (self.args.only.is_empty() && !matches!(section, "variants" | "live")) || self.args.only.iter().any(|s| s == section)
+        (self.args.only.is_empty() && !matches!(section, "variants" | "live" | "plugin")) || self.args.only.iter().any(|s| s == section)
     }
 }
 
@@ -197,6 +208,9 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     }
     if args.live {
         mode.push_str(" --live");
+    }
+    if args.plugin {
+        mode.push_str(" --plugin");
     }
     if !args.only.is_empty() {
         mode.push_str(&format!(" --only {}", args.only.join(",")));
@@ -326,6 +340,11 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         eprintln!("== live gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
         live::run(&mut ctx, &sessions)?;
+    }
+    if ctx.wants("plugin") {
+        eprintln!("== plugin in the gateway");
+        let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
+        plugin::run(&mut ctx, &sessions)?;
     }
 
     let table = ctx.report.table();
