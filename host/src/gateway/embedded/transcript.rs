@@ -91,10 +91,37 @@ impl<'de> serde::Deserialize<'de> for Key {
 /// lone surrogate, a number beyond `f64`) is still read. `Err` when the text is not a JSON
 /// object.
 fn fields<'a, const N: usize>(text: &'a str, names: &[&str; N]) -> serde_json::Result<[Option<&'a RawValue>; N]> {
+    // Keys are read as bytes ([`Key`]), which serde_json does without its check for raw
+    // control characters in a string; `JSON.parse` refuses those anywhere in a string.
+    if has_raw_control_in_string(text) {
+        return Err(serde::de::Error::custom("a control character in a string"));
+    }
     let mut de = serde_json::Deserializer::from_str(text);
     let found = serde::de::DeserializeSeed::deserialize(Pick(names), &mut de)?;
     de.end()?;
     Ok(found)
+}
+
+/// Whether a raw control character (U+0000–U+001F) is inside a string of JSON text
+/// (escaped ones, `\u0000`, are fine; outside strings serde_json checks them itself).
+fn has_raw_control_in_string(text: &str) -> bool {
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text.as_bytes() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            } else if b < 0x20 {
+                return true;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        }
+    }
+    false
 }
 
 /// A JSON string's text (`None` for anything else, or a string with a lone surrogate).
@@ -614,6 +641,27 @@ mod tests {
         let last = std::fs::read_to_string(&path).unwrap().lines().last().unwrap().to_string();
         let last: Value = serde_json::from_str(&last).unwrap();
         assert_eq!(last["parentId"], "dfc0227b", "{last}");
+    }
+
+    #[test]
+    fn a_raw_control_character_in_a_key_makes_the_line_not_json() {
+        // JSON.parse refuses the third line (a raw NUL inside a key), so pi-coding-agent's
+        // leaf is the model_change line's id, and so is ours (found by disk_transcript).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let text = "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n\
+                    {\"type\":\"model_change\",\"id\":\"b2622765\",\"parentId\":null}\n\
+                    {\"type\":\"thinking_level_change\",\"id\":\"d9330ca4\",\"times\u{0}tamp\":\"x\"}\n\
+                    {\"type\":\"x\",\"id\":\"e1\",\"ok\":\"a\\u0000b\"}\n";
+        std::fs::write(&path, text).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        // The escaped NUL of the last line is fine: it is the leaf.
+        assert_eq!(leaf(&mut file).unwrap().as_deref(), Some("\"e1\""));
+        std::fs::write(&path, &text[..text.rfind("{\"type\":\"x\"").unwrap()]).unwrap();
+        let mut file = std::fs::File::open(&path).unwrap();
+        assert_eq!(leaf(&mut file).unwrap().as_deref(), Some("\"b2622765\""));
+        assert!(!has_raw_control_in_string(r#"{"a":"\u0000\"\\"}"#));
+        assert!(has_raw_control_in_string("{\"a\":\"\t\"}"));
     }
 
     #[test]
