@@ -9,9 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use session_tools_fuzz::{check_answer, default_answers, Input, QueueGateway, Services};
-use session_tools_host::engine::EngineOptions;
-use session_tools_host::limits::Limits;
-use session_tools_host::sandbox::{AgentSetup, CallError, Runtime};
+use session_tools_host::{AgentSetup, CallError, EngineOptions, Limits, Runtime};
 
 fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
@@ -39,7 +37,8 @@ fuzz_target!(|data: &[u8]| {
     match sandbox.call_tool(input.tool, &input.caller, &args) {
         Ok(output) => {
             let jobs = check_answer(input.tool, &args, &Ok(output));
-            if let Err(e) = session_tools_host::jobs::drain(&mut sandbox, gateway.as_ref(), services.as_ref(), jobs) {
+            // The host's job runner, every step in this instance (`Sandbox::run_jobs`).
+            if let Err(e) = sandbox.run_jobs(&input.caller, jobs) {
                 panic!("{}: a job broke the instance: {e}", input.tool);
             }
         }

@@ -9,7 +9,7 @@ use session_tools_fuzz::config;
 use session_tools_fuzz::oracles::{is_agent_id_char, reference_parse};
 use session_tools_guest::keys::{self, KeyScheme};
 use session_tools_guest::policy::{self, Decision, PolicyEntry, PolicyInput};
-use session_tools_guest::{announce, reply, visibility};
+use session_tools_guest::{announce, channels, reply, visibility};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
@@ -30,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
         );
         assert_eq!(keys::normalize_agent_id(&id), id, "normalize_agent_id is not idempotent on {k:?}");
         let _ = (keys::is_subagent_key(k), keys::is_acp_key(k), keys::should_resolve_as_session_id(k), keys::agent_id_of_key(Some(k)));
-        let _ = (keys::channel_from_group_key(k), announce::target_from_key(k));
+        let _ = (keys::channel_from_group_key(k), channels::target_from_key(k));
     }
     let main_key = keys::normalize_main_key(Some(main_key));
     let caller_agent = keys::agent_id_of_key(Some(other));

@@ -14,15 +14,19 @@ use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use session_tools_guest::config::Config;
 use session_tools_guest::history::MAX_HISTORY_BYTES;
-use session_tools_guest::jobs::{self, Job, Wake, Wakeup};
+use session_tools_guest::context::{Caller, Env, Job, ToolError, ToolOutput, Wake, Wakeup};
+use session_tools_guest::jobs;
 use session_tools_guest::ports::*;
-use session_tools_guest::tools::{Caller, Env, ToolError, ToolOutput};
 
 /// The host's conversions of gateway answers (`host/src/gateway/wire.rs`), included as
 /// source so the native targets need not build wasmtime.
 #[path = "../../host/src/gateway/wire.rs"]
 #[allow(dead_code)]
 pub mod wire;
+
+/// What the targets over the host share (feature `host`).
+#[cfg(feature = "host")]
+pub mod host;
 
 /// The reference's definitions the targets check against, shared with `tests/properties.rs`.
 #[path = "../../tests/src/oracles.rs"]
