@@ -139,11 +139,8 @@ fn start(package: &str) -> Scene {
     let started = Instant::now();
     // The gateway puts the usual bin directories before its PATH at start unless told it
     // did already (`ensureClawdbotCliOnPath`); the stand-in must stay first.
-    let env = vec![
-        ("PATH".into(), path),
-        ("CLAWDBOT_PATH_BOOTSTRAPPED".into(), "1".into()),
-        ("OPENCLAW_PATH_BOOTSTRAPPED".into(), "1".into()),
-    ];
+    let env =
+        vec![("PATH".into(), path), ("CLAWDBOT_PATH_BOOTSTRAPPED".into(), "1".into()), ("OPENCLAW_PATH_BOOTSTRAPPED".into(), "1".into())];
     let options = GatewayOptions { extra_config: config, env, ..GatewayOptions::default() };
     let gateway = Gateway::start_installed(installation, state.path(), options)
         .unwrap_or_else(|e| panic!("starting {package} with the plugin installed failed:\n{e}"));
@@ -197,9 +194,7 @@ impl Scene {
             .flat_map(|r| r.new_tool_results().into_iter().map(move |(id, text)| (r, id, text)))
             .find(|(r, id, _)| r.tool_call(id).is_some_and(|c| c.name == tool))
             .map(|(_, _, text)| text.to_string())
-            .unwrap_or_else(|| {
-                panic!("no result of {tool} reached the model (offered {:?})\n{}", first.tool_names(), self.log())
-            });
+            .unwrap_or_else(|| panic!("no result of {tool} reached the model (offered {:?})\n{}", first.tool_names(), self.log()));
         Turn { offered: first.tool_names().into_iter().map(str::to_string).collect(), result }
     }
 
@@ -275,12 +270,9 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
     let sent = scene.turn(MAIN, "st_sessions_send", &args).json();
     assert_eq!(sent["status"], "ok", "{sent:#}\n{}", scene.log());
     assert_eq!(sent["reply"], "pong", "{sent:#}");
-    let count = |requests: &[ModelRequest], what: &str| {
-        requests.iter().filter(|r| r.system_prompt().unwrap_or_default().contains(what)).count()
-    };
-    scene.wait_for("the ping-pong's announce step", Duration::from_secs(120), |r| {
-        count(r, "Agent-to-agent announce step") == 1
-    });
+    let count =
+        |requests: &[ModelRequest], what: &str| requests.iter().filter(|r| r.system_prompt().unwrap_or_default().contains(what)).count();
+    scene.wait_for("the ping-pong's announce step", Duration::from_secs(120), |r| count(r, "Agent-to-agent announce step") == 1);
     assert_eq!(count(&scene.model.requests(), "Agent-to-agent reply step"), 2, "maxPingPongTurns 2");
 
     // A spawn: the child is not offered the tools (N12), and its completion is announced.

@@ -57,11 +57,8 @@ fuzz_target!(|data: &[u8]| {
 
     // Every run the file holds (as JSON sees it) is known and has ended.
     let file: Option<Value> = if readable { serde_json::from_slice(data).ok() } else { None };
-    let listed: Vec<(String, Value)> = file
-        .as_ref()
-        .and_then(|f| f.get("runs")?.as_object().cloned())
-        .map(|runs| runs.into_iter().collect())
-        .unwrap_or_default();
+    let listed: Vec<(String, Value)> =
+        file.as_ref().and_then(|f| f.get("runs")?.as_object().cloned()).map(|runs| runs.into_iter().collect()).unwrap_or_default();
     for (id, record) in &listed {
         let waited = runs.wait(id, Duration::ZERO);
         let status = waited.status.unwrap_or_else(|| panic!("agent.wait of run {id:?} answered no status"));

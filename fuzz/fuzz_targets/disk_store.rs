@@ -118,7 +118,11 @@ fuzz_target!(|data: &[u8]| {
             }
             Ok(()) => {
                 assert!(readable, "a store that cannot be read was written");
-                assert!(serde_json::from_slice::<serde_json::value::Value>(&after).is_ok() || serde_json::from_slice::<Box<serde_json::value::RawValue>>(&after).is_ok(), "the host writes strict JSON");
+                assert!(
+                    serde_json::from_slice::<serde_json::value::Value>(&after).is_ok()
+                        || serde_json::from_slice::<Box<serde_json::value::RawValue>>(&after).is_ok(),
+                    "the host writes strict JSON"
+                );
                 let written = std::str::from_utf8(&after).ok().and_then(JsValue::parse).expect("the host writes JSON");
                 let JsValue::Object(fields) = &written else { panic!("the host writes an object") };
                 let lost: Vec<String> = old_keys

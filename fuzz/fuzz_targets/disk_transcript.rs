@@ -98,7 +98,8 @@ fuzz_target!(|data: &[u8]| {
             Some(Json::Object(fields)) => fields,
             other => panic!("{tool} answered something that is not a JSON object ({other:?}): {result}"),
         };
-        let array = |raw: &str| serde_json::from_str::<Vec<Box<RawValue>>>(raw).unwrap_or_else(|e| panic!("{tool}: not an array ({e}): {raw}"));
+        let array =
+            |raw: &str| serde_json::from_str::<Vec<Box<RawValue>>>(raw).unwrap_or_else(|e| panic!("{tool}: not an array ({e}): {raw}"));
         match tool {
             "sessions_history" => {
                 let messages = array(fields.get("messages").unwrap_or_else(|| panic!("sessions_history without messages: {result}")).get());
@@ -144,7 +145,12 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(lines.len(), 1, "one line was appended: {added:?}");
     let line = JsValue::parse(lines[0]).expect("the appended line is JSON");
     let parent = if data.is_empty() { Some(JsValue::Null) } else { expected_parent(data) };
-    assert_eq!(line.field("parentId"), parent.as_ref(), "the new entry's parent (the message tree) after {:?}", String::from_utf8_lossy(data));
+    assert_eq!(
+        line.field("parentId"),
+        parent.as_ref(),
+        "the new entry's parent (the message tree) after {:?}",
+        String::from_utf8_lossy(data)
+    );
     let last = history(&w.gateway, 1);
     assert!(last.len() == 1 && last[0].1.contains(APPENDED), "the appended message is not the last one read: {last:?}");
 });

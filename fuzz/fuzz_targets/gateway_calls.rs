@@ -297,7 +297,10 @@ fuzz_target!(|data: &[u8]| {
             let entries: Vec<JsValue> = transcript_lines(&bytes).into_iter().flatten().collect();
             for (i, entry) in entries.iter().enumerate().skip(1) {
                 if let Some(parent) = entry.field("parentId").filter(|p| **p != JsValue::Null) {
-                    assert!(entries[..i].iter().any(|e| e.field("id") == Some(parent)), "{file}: an entry's parent is not in the file: {entry:?}");
+                    assert!(
+                        entries[..i].iter().any(|e| e.field("id") == Some(parent)),
+                        "{file}: an entry's parent is not in the file: {entry:?}"
+                    );
                 }
             }
         }

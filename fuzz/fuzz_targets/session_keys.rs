@@ -24,10 +24,7 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(parsed, reference_parse(k), "parse_agent_key({k:?})");
         let id = keys::normalize_agent_id(k);
         assert!(!id.is_empty() && id.len() <= 64 && !id.starts_with('-'), "normalize_agent_id({k:?}) = {id:?}");
-        assert!(
-            id.chars().all(is_agent_id_char),
-            "normalize_agent_id({k:?}) = {id:?}"
-        );
+        assert!(id.chars().all(is_agent_id_char), "normalize_agent_id({k:?}) = {id:?}");
         assert_eq!(keys::normalize_agent_id(&id), id, "normalize_agent_id is not idempotent on {k:?}");
         let _ = (keys::is_subagent_key(k), keys::is_acp_key(k), keys::should_resolve_as_session_id(k), keys::agent_id_of_key(Some(k)));
         let _ = (keys::channel_from_group_key(k), channels::target_from_key(k));

@@ -431,11 +431,7 @@ impl JsParser<'_> {
 /// each line as it is; `None` for a line that is not JSON.
 pub fn transcript_lines(bytes: &[u8]) -> Vec<Option<JsValue>> {
     let text = String::from_utf8_lossy(bytes);
-    text.trim_matches(js_space)
-        .split('\n')
-        .filter(|l| !l.trim_matches(js_space).is_empty())
-        .map(JsValue::parse)
-        .collect()
+    text.trim_matches(js_space).split('\n').filter(|l| !l.trim_matches(js_space).is_empty()).map(JsValue::parse).collect()
 }
 
 /// The `parentId` pi-coding-agent's `SessionManager` writes after these lines
@@ -478,8 +474,8 @@ pub fn check_stores_are_json(dir: &Path) {
     for agent in std::fs::read_dir(dir.join("agents")).into_iter().flatten().flatten() {
         let store = agent.path().join("sessions/sessions.json");
         if let Ok(bytes) = std::fs::read(&store) {
-            let value: Value = serde_json::from_slice(&bytes)
-                .unwrap_or_else(|e| panic!("{} is not JSON after the host wrote it: {e}", store.display()));
+            let value: Value =
+                serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{} is not JSON after the host wrote it: {e}", store.display()));
             assert!(value.is_object(), "{} holds {value}", store.display());
         }
     }

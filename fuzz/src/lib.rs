@@ -13,8 +13,8 @@ use std::sync::Mutex;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use session_tools_guest::config::Config;
-use session_tools_guest::history::MAX_HISTORY_BYTES;
 use session_tools_guest::context::{Caller, Env, Job, ToolError, ToolOutput, Wake, Wakeup};
+use session_tools_guest::history::MAX_HISTORY_BYTES;
 use session_tools_guest::jobs;
 use session_tools_guest::ports::*;
 

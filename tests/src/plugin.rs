@@ -148,4 +148,3 @@ pub fn setup() -> &'static Setup {
 pub fn count(output: &str, prefix: &str) -> Option<usize> {
     output.lines().rev().find_map(|l| l.trim().strip_prefix(prefix)).and_then(|n| n.trim().parse().ok())
 }
-

@@ -23,8 +23,8 @@
 mod gen;
 mod http;
 mod live;
-mod plugin;
 mod micro;
+mod plugin;
 mod process;
 mod report;
 mod scale;

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
-use super::install::{Installation, DEFAULT_PACKAGE};
 use super::install;
+use super::install::{Installation, DEFAULT_PACKAGE};
 use super::{deep_merge, file_tail, random_hex};
 
 /// How a gateway is started.

@@ -63,10 +63,17 @@ pub fn install_plugin(installation: &Installation, state_dir: &Path, archive: &P
     }
     let out = command.output().map_err(|e| format!("cannot run {} plugins install: {e}", installation.package))?;
     if !out.status.success() {
-        return Err(format!("`plugins install {}` of {} failed ({}):\n{}", archive.display(), installation.package, out.status, said(&out)));
+        return Err(format!(
+            "`plugins install {}` of {} failed ({}):\n{}",
+            archive.display(),
+            installation.package,
+            out.status,
+            said(&out)
+        ));
     }
     let text = std::fs::read_to_string(&config).map_err(|e| format!("reading the config `plugins install` wrote: {e}"))?;
-    let written: Value = serde_json::from_str(&text).map_err(|e| format!("the config `plugins install` wrote is not JSON ({e}): {text}"))?;
+    let written: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the config `plugins install` wrote is not JSON ({e}): {text}"))?;
     match written.get("plugins") {
         Some(plugins) if plugins.get("entries").is_some() => Ok(plugins.clone()),
         _ => Err(format!("`plugins install` wrote no plugins.entries:\n{}\n{text}", said(&out))),
