@@ -13,12 +13,10 @@
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { nativeImport } from './native-import.mjs';
-
 /** Loads the gateway's client modules next to `callModulePath`; throws when they are not there. */
 export async function loadGatewayClientModules(callModulePath) {
   const dir = dirname(callModulePath);
-  const load = async (path) => nativeImport(pathToFileURL(join(dir, path)).href);
+  const load = async (path) => import(pathToFileURL(join(dir, path)).href);
   const [call, client, identity, protocol, clientInfo] = await Promise.all([
     load('call.js'),
     load('client.js'),

@@ -13,16 +13,18 @@
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { nativeImport } from './native-import.mjs';
-
 /** The chat.history handler's limits (`server-methods/chat.js`). */
 const HARD_MAX = 1000;
 const DEFAULT_LIMIT = 200;
 
-/** Loads the gateway's modules the handler uses, next to `callModulePath`; throws when absent. */
+/**
+ * Loads the gateway's modules the handler uses, next to `callModulePath`; throws when absent.
+ * They are the instances the gateway itself runs (the plugin loader's jiti hands a plugin's
+ * `import()` the runtime's module), so the session-store cache is the gateway's own.
+ */
 export async function loadHistoryModules(callModulePath) {
   const dir = dirname(callModulePath);
-  const load = async (path) => nativeImport(pathToFileURL(join(dir, path)).href);
+  const load = async (path) => import(pathToFileURL(join(dir, path)).href);
   const [utils, sanitize, constants, sessions, config] = await Promise.all([
     load('session-utils.js'),
     load('chat-sanitize.js'),

@@ -15,7 +15,6 @@ import { pathToFileURL } from 'node:url';
 
 import { connectionDetails, GatewayConnection, loadGatewayClientModules } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
-import { nativeImport } from './native-import.mjs';
 
 /** Batches (a list's histories, a level of a spawn tree) in flight at once. */
 const WINDOW = 32;
@@ -60,7 +59,7 @@ export function findCallModule(explicit) {
 /** The running gateway's `callGateway`; throws saying where it looked. */
 export async function loadCallGateway(explicit) {
   const found = findCallModule(explicit);
-  const module = await nativeImport(pathToFileURL(found).href);
+  const module = await import(pathToFileURL(found).href);
   if (typeof module.callGateway !== 'function') throw new Error(`${found} has no callGateway export`);
   return module.callGateway;
 }
