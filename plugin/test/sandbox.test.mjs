@@ -224,7 +224,9 @@ test('waits on the gateway are cut to the wall limit and to the gateway time', a
     const error = await rejects(call(s, 'flood', { import: 'wait' }));
     const elapsed = performance.now() - started;
     assert.equal(error.message, 'the tool took longer than its time limit of 1000 ms and was stopped');
-    assert.ok(elapsed >= 1000 && elapsed < 3000, `${elapsed}`);
+    // libuv schedules timers from its cached loop time, which can lag the clock by a
+    // millisecond: a 1000 ms timer may fire 999.7 ms after a `performance.now()` taken before.
+    assert.ok(elapsed >= 995 && elapsed < 3000, `${elapsed}`);
     assert.ok(stub.waits.length > 0 && stub.waits.every((w) => w <= 1000), stub.waits.join(','));
   } finally {
     s.close();
