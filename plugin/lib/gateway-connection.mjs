@@ -92,6 +92,7 @@ export class GatewayConnection {
     this.client = null;
     this.stopped = false;
     this.connects = 0;
+    this.inFlight = 0;
     this.lastError = null;
     this.#unready();
   }
@@ -121,6 +122,7 @@ export class GatewayConnection {
       minProtocol: m.PROTOCOL_VERSION,
       maxProtocol: m.PROTOCOL_VERSION,
       onHelloOk: () => {
+        this.#holdProcess();
         this.connects += 1;
         this.lastError = null;
         this.ready = true;
@@ -137,17 +139,31 @@ export class GatewayConnection {
     this.client.start();
   }
 
+  /**
+   * An idle connection does not keep the process alive (the plugin is also loaded by
+   * OpenClaw's command-line processes, which must exit when their work is done); one with a
+   * request in flight does. The socket and the client's tick timer are the gateway
+   * client's own (`ws`'s `_socket`, `tickTimer`); where they are not, nothing changes.
+   */
+  #holdProcess() {
+    const hold = this.inFlight > 0;
+    const socket = this.client?.ws?._socket;
+    if (socket) hold ? socket.ref?.() : socket.unref?.();
+    this.client?.tickTimer?.unref?.();
+  }
+
   /** One request; `expectFinal` waits past `accepted`. Blocks for at most `timeoutMs`. */
   async request(method, params, { expectFinal = false, timeoutMs = 30_000 } = {}) {
     if (this.stopped) throw transient('the gateway connection was stopped');
     this.#start();
+    this.inFlight += 1;
+    this.#holdProcess();
     let timer;
     const timeout = new Promise((_, reject) => {
       timer = setTimeout(
         () => reject(transient(this.ready ? `gateway timeout after ${timeoutMs}ms` : `gateway not connected within ${timeoutMs}ms${this.lastError ? ` (${this.lastError})` : ''}`)),
         timeoutMs,
       );
-      timer.unref?.();
     });
     try {
       return await Promise.race([
@@ -159,6 +175,8 @@ export class GatewayConnection {
       ]);
     } finally {
       clearTimeout(timer);
+      this.inFlight -= 1;
+      this.#holdProcess();
     }
   }
 
