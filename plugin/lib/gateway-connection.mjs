@@ -10,44 +10,31 @@
 // waits for the next handshake within its own time limit, and fails as transient (the job
 // runner retries it) when none comes.
 
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importBeside, requireExports } from './gateway-modules.mjs';
 
 /** Loads the gateway's client modules next to `callModulePath`; throws when they are not there. */
 export async function loadGatewayClientModules(callModulePath) {
-  const dir = dirname(callModulePath);
-  const load = async (path) => import(pathToFileURL(join(dir, path)).href);
-  const [call, client, identity, protocol, clientInfo] = await Promise.all([
-    load('call.js'),
-    load('client.js'),
-    load('../infra/device-identity.js'),
-    load('protocol/index.js'),
-    load('protocol/client-info.js'),
+  const [call, client, identity, protocol, clientInfo] = await importBeside(callModulePath, [
+    'call.js',
+    'client.js',
+    '../infra/device-identity.js',
+    'protocol/index.js',
+    'protocol/client-info.js',
   ]);
   let tls = null;
   try {
-    tls = await load('../infra/tls/gateway.js');
+    [tls] = await importBeside(callModulePath, ['../infra/tls/gateway.js']);
   } catch {
     tls = null; // only needed when the gateway serves TLS itself
   }
-  const need = [
-    [client.GatewayClient, 'client.js: GatewayClient'],
-    [call.buildGatewayConnectionDetails, 'call.js: buildGatewayConnectionDetails'],
-    [identity.loadOrCreateDeviceIdentity, 'infra/device-identity.js: loadOrCreateDeviceIdentity'],
-    [protocol.PROTOCOL_VERSION, 'protocol/index.js: PROTOCOL_VERSION'],
-    [clientInfo.GATEWAY_CLIENT_NAMES, 'protocol/client-info.js: GATEWAY_CLIENT_NAMES'],
-  ];
-  const missing = need.filter(([v]) => v === undefined).map(([, what]) => what);
-  if (missing.length > 0) throw new Error(`the gateway package lacks ${missing.join(', ')}`);
-  return {
+  const found = requireExports({
     GatewayClient: client.GatewayClient,
     buildGatewayConnectionDetails: call.buildGatewayConnectionDetails,
     loadOrCreateDeviceIdentity: identity.loadOrCreateDeviceIdentity,
-    loadGatewayTlsRuntime: tls?.loadGatewayTlsRuntime,
     PROTOCOL_VERSION: protocol.PROTOCOL_VERSION,
     names: clientInfo.GATEWAY_CLIENT_NAMES,
-    modes: clientInfo.GATEWAY_CLIENT_MODES ?? {},
-  };
+  });
+  return { ...found, loadGatewayTlsRuntime: tls?.loadGatewayTlsRuntime, modes: clientInfo.GATEWAY_CLIENT_MODES ?? {} };
 }
 
 const trimmed = (v) => (typeof v === 'string' && v.trim().length > 0 ? v.trim() : undefined);

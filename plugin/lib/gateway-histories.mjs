@@ -10,8 +10,7 @@
 // copy a batch. The RPC is still used when these modules are not where this package version
 // keeps them, and for any session this reader fails on.
 
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { importBeside, requireExports } from './gateway-modules.mjs';
 
 /** The chat.history handler's limits (`server-methods/chat.js`). */
 const HARD_MAX = 1000;
@@ -23,16 +22,14 @@ const DEFAULT_LIMIT = 200;
  * `import()` the runtime's module), so the session-store cache is the gateway's own.
  */
 export async function loadHistoryModules(callModulePath) {
-  const dir = dirname(callModulePath);
-  const load = async (path) => import(pathToFileURL(join(dir, path)).href);
-  const [utils, sanitize, constants, sessions, config] = await Promise.all([
-    load('session-utils.js'),
-    load('chat-sanitize.js'),
-    load('server-constants.js'),
-    load('../config/sessions.js'),
-    load('../config/config.js'),
+  const [utils, sanitize, constants, sessions, config] = await importBeside(callModulePath, [
+    'session-utils.js',
+    'chat-sanitize.js',
+    'server-constants.js',
+    '../config/sessions.js',
+    '../config/config.js',
   ]);
-  const modules = {
+  return requireExports({
     resolveSessionStoreKey: utils.resolveSessionStoreKey,
     readSessionMessages: utils.readSessionMessages,
     capArrayByJsonBytes: utils.capArrayByJsonBytes,
@@ -41,12 +38,7 @@ export async function loadHistoryModules(callModulePath) {
     resolveStorePath: sessions.resolveStorePath,
     loadSessionStore: sessions.loadSessionStore,
     loadConfig: config.loadConfig,
-  };
-  const missing = Object.entries(modules)
-    .filter(([, f]) => typeof f !== 'function')
-    .map(([name]) => name);
-  if (missing.length > 0) throw new Error(`the gateway package lacks ${missing.join(', ')}`);
-  return modules;
+  });
 }
 
 /**
