@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::openclaw::{
-    deep_merge, install, install_plugin, pack, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, DEFAULT_PACKAGE,
+    deep_merge, file_tail, install, install_plugin, pack, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, DEFAULT_PACKAGE,
     OPENCLAW_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
@@ -170,7 +170,7 @@ impl Turn {
 
 impl Scene {
     fn log(&self) -> String {
-        format!("--- gateway log ---\n{}\n--- file log ---\n{}", self.gateway.log_tail(40), tail(&self.gateway.file_log_path(), 30))
+        format!("--- gateway log ---\n{}\n--- file log ---\n{}", self.gateway.log_tail(40), file_tail(&self.gateway.file_log_path(), 30))
     }
 
     /// An agent turn of session `key` in which the model calls `tool` with `args`.
@@ -216,10 +216,6 @@ impl Scene {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
-}
-
-fn tail(path: &Path, lines: usize) -> String {
-    session_tools_tests::openclaw::file_tail(path, lines)
 }
 
 /// A list's rows without the caller's own session (shown as `main`, N5), which its own
