@@ -143,6 +143,7 @@ fn a_restart_resumes_the_pending_announce() {
     let pending: Vec<String> = std::fs::read_dir(state.path().join("session-tools/jobs"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".json"))
         .collect();
     assert_eq!(pending.len(), 2, "the sub-agent flow and its archive are persisted: {pending:?}");
     // A new process resumes it.

@@ -168,6 +168,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Call(args) => {
             let opened = open(&cli.global, state(), StateDir::MustExist)?;
             let service = &opened.service;
+            let stop = crate::stop::Stop::install(Some(service.clone()));
             let caller = Caller {
                 agent_session_key: Some(args.as_key.clone()),
                 agent_channel: args.channel.clone(),
@@ -182,7 +183,11 @@ pub fn run(cli: Cli) -> Result<i32> {
                 Ok(result) => {
                     crate::outln!("{}", pretty(&result));
                     crate::out::Out.flush()?;
-                    service.run_jobs(Duration::from_secs(args.wait));
+                    if !stop.requested() {
+                        service.run_jobs(Duration::from_secs(args.wait));
+                    }
+                    // Runs in flight are let end (a run cut short is run again by the next
+                    // process, which costs a second run).
                     if !opened.wait_for_runs(Duration::from_secs(args.wait.max(10))) {
                         eprintln!("warning: runs still going on are cut short as the process exits");
                     }
@@ -211,9 +216,14 @@ pub fn run(cli: Cli) -> Result<i32> {
             crate::owner::patch(&open(&cli.global, state(), StateDir::MayCreate)?, &key, label, model, send_policy)
         }
         Command::Jobs { wait } => {
-            let service = open(&cli.global, state(), StateDir::MustExist)?.service;
+            let opened = open(&cli.global, state(), StateDir::MustExist)?;
+            let service = opened.service.clone();
+            crate::stop::Stop::install(Some(service.clone()));
             let before = service.pending_jobs().len();
             let steps = service.run_jobs(Duration::from_secs(wait));
+            if !opened.wait_for_runs(Duration::from_secs(wait.max(10))) {
+                eprintln!("warning: runs still going on are cut short as the process exits");
+            }
             let after = service.pending_jobs();
             crate::outln!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
             for job in after {

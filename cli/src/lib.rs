@@ -12,6 +12,7 @@ mod out;
 mod owner;
 mod sample;
 mod show;
+mod stop;
 
 pub use commands::{run, Cli, Command};
 pub use options::Global;

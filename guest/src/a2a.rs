@@ -21,10 +21,16 @@ pub enum Phase {
     AwaitPrimary { run_id: String },
     /// The round-1 reply is known.
     Begin,
+    /// Ping-pong turn `turn` is planned: its run is started with this key (see [`Flow`]).
+    StartTurn { key: String },
     /// Waiting for a ping-pong turn's run.
     AwaitTurn { run_id: String },
+    /// The announce step is planned: its run is started with this key.
+    StartAnnounce { key: String },
     /// Waiting for the announce step's run.
     AwaitAnnounce { run_id: String },
+    /// The announce reply is known: it is delivered to the target with this key.
+    Deliver { key: String, text: String },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -111,25 +117,48 @@ impl A2aFlow {
         Next::Done
     }
 
-    /// Starts ping-pong turn `self.turn`, or the announce step when the turns are over.
-    fn next_step(mut self, env: &Env) -> Next<Self> {
-        if self.turn >= 1 && self.turn <= self.max_turns {
-            let incoming = self.latest.clone().unwrap_or_default();
-            return match start_step(env, &self.current, &incoming, self.reply_prompt(), self.announce_timeout_ms) {
-                Ok((run_id, wake)) => {
-                    self.phase = Phase::AwaitTurn { run_id };
-                    Next::Wait(self, wake)
-                }
-                Err(e) => self.fail(env, "reply step", &e.message),
-            };
+    /// Plans ping-pong turn `self.turn`, or the announce step when the turns are over: the
+    /// step's key is kept with the flow before its run is started (see [`Flow`]).
+    fn plan_next(mut self, env: &Env) -> Next<Self> {
+        let key = env.host.new_uuid();
+        self.phase = if self.turn >= 1 && self.turn <= self.max_turns { Phase::StartTurn { key } } else { Phase::StartAnnounce { key } };
+        Next::Wait(self, Wake::Now)
+    }
+
+    /// Starts the planned ping-pong turn with its key.
+    fn start_turn(mut self, env: &Env, key: &str) -> Next<Self> {
+        // The turn's inputs (who speaks, the message it answers) are the flow's own, never
+        // re-read from a transcript the step may already have written to.
+        let incoming = self.latest.clone().unwrap_or_default();
+        match start_step(env, key, &self.current, &incoming, self.reply_prompt(), self.announce_timeout_ms) {
+            Ok((run_id, wake)) => {
+                self.phase = Phase::AwaitTurn { run_id };
+                Next::Wait(self, wake)
+            }
+            Err(e) => self.fail(env, "reply step", &e.message),
         }
-        match start_step(env, &self.target_key, ANNOUNCE_MESSAGE, self.announce_prompt(), self.announce_timeout_ms) {
+    }
+
+    /// Starts the planned announce step with its key.
+    fn start_announce(mut self, env: &Env, key: &str) -> Next<Self> {
+        match start_step(env, key, &self.target_key, ANNOUNCE_MESSAGE, self.announce_prompt(), self.announce_timeout_ms) {
             Ok((run_id, wake)) => {
                 self.phase = Phase::AwaitAnnounce { run_id };
                 Next::Wait(self, wake)
             }
             Err(e) => self.fail(env, "announce step", &e.message),
         }
+    }
+
+    /// Delivers the announce with its key (a repeat is dropped by the gateway).
+    fn deliver(self, env: &Env, key: &str, text: &str) -> Next<Self> {
+        if let Some(target) = &self.target {
+            let params = send_params(target, text.to_string(), key.to_string());
+            if let Err(e) = env.gw.send(&params) {
+                env.host.log(LogLevel::Warn, &format!("sessions_send announce delivery failed: {e}"));
+            }
+        }
+        Next::Done
     }
 
     /// With the round-1 reply known: resolve the announce target, then ping-pong.
@@ -146,7 +175,7 @@ impl A2aFlow {
         } else {
             self.turn = self.max_turns + 1;
         }
-        self.next_step(env)
+        self.plan_next(env)
     }
 }
 
@@ -164,6 +193,10 @@ impl Flow for A2aFlow {
         };
         match (self.phase.clone(), waited) {
             (Phase::Begin, _) => self.begin(env),
+            // A planned step is made whatever woke the flow: its key is already kept.
+            (Phase::StartTurn { key }, _) => self.start_turn(env, &key),
+            (Phase::StartAnnounce { key }, _) => self.start_announce(env, &key),
+            (Phase::Deliver { key, text }, _) => self.deliver(env, &key, &text),
             (Phase::AwaitPrimary { .. }, Some(Ok(wait))) => {
                 if wait.status.as_deref() == Some("ok") {
                     match read_latest_reply(env.gw, &self.target_key) {
@@ -194,7 +227,7 @@ impl Flow for A2aFlow {
                     }
                     _ => self.turn = self.max_turns + 1,
                 }
-                self.next_step(env)
+                self.plan_next(env)
             }
             (Phase::AwaitAnnounce { .. }, Some(Ok(wait))) => {
                 if wait.status.as_deref() != Some("ok") {
@@ -204,16 +237,13 @@ impl Flow for A2aFlow {
                     Ok((reply, _)) => reply,
                     Err(e) => return self.fail(env, "reading the announce", &e.message),
                 };
-                if let (Some(target), Some(reply)) = (&self.target, reply) {
-                    let text = js_trim(&reply);
-                    if !text.is_empty() && !is_announce_skip(text) {
-                        let params = send_params(target, text.to_string(), env.host.new_uuid());
-                        if let Err(e) = env.gw.send(&params) {
-                            env.host.log(LogLevel::Warn, &format!("sessions_send announce delivery failed: {e}"));
-                        }
-                    }
+                let text = reply.as_deref().map(js_trim).unwrap_or("");
+                if self.target.is_none() || text.is_empty() || is_announce_skip(text) {
+                    return Next::Done;
                 }
-                Next::Done
+                // The delivery is planned with its key before it is made.
+                self.phase = Phase::Deliver { key: env.host.new_uuid(), text: text.to_string() };
+                Next::Wait(self, Wake::Now)
             }
             (_, Some(Err(e))) => self.fail(env, "agent.wait", &e.message),
             (_, None) => {

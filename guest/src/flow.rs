@@ -17,6 +17,14 @@ pub enum Next<S> {
 }
 
 /// A resumable flow.
+///
+/// A flow is exactly once in effect across any stop of its host: a step that has a side
+/// effect (an agent run, a delivery) is planned in one resume, which records in the flow's
+/// state everything the step needs (its key, its prompt's inputs) and answers
+/// `Wait(.., Wake::Now)`; the host keeps that state before it resumes the flow again, and
+/// only that next resume makes the call, with the recorded key. A resume that stops half
+/// way is resumed from the last kept state and repeats only calls that carry that key,
+/// which the gateway de-duplicates (`agent` and `send` both do).
 pub trait Flow: Serialize + DeserializeOwned {
     const KIND: &'static str;
     fn session_key(&self) -> &str;
@@ -36,14 +44,20 @@ pub fn job_of<F: Flow>(id: String, flow: &F, wake: Wake) -> Job {
 
 /// Starts one agent step of a flow (`runAgentStep`, reference §2.10): the run is started
 /// here and the flow waits for it through its wake.
+///
+/// Exactly once across stops: `idempotency_key` is the step's key, chosen when the flow
+/// planned the step and kept in the job before this call (a flow's `Start…` phase), so a
+/// step resumed after its process stopped sends the same key and the gateway answers with
+/// the run it already started instead of appending the message again (issue 20).
 pub fn start_step(
     env: &Env,
+    idempotency_key: &str,
     session_key: &str,
     message: &str,
     extra_system_prompt: String,
     timeout_ms: u64,
 ) -> GatewayResult<(String, Wake)> {
-    let idempotency_key = env.host.new_uuid();
+    let idempotency_key = idempotency_key.to_string();
     let accepted = env.gw.agent(&crate::ports::AgentParams {
         message: message.to_string(),
         session_key: Some(session_key.to_string()),

@@ -267,6 +267,7 @@ pub fn run(env: &Env, caller: &Caller, args: SpawnArgs) -> Result<ToolOutput, To
         usage: None,
         model: None,
         stats: None,
+        result: None,
         phase: Phase::AwaitRun,
     };
     let mut jobs = vec![job_of(env.host.new_uuid(), &flow, flow.run_wake())];

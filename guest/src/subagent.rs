@@ -42,8 +42,13 @@ pub enum Phase {
     AwaitRun,
     /// The run outlived the wait; ask again when the timer fires.
     RetryWait,
+    /// The child's run has ended and its result is kept in the flow: the announce step is
+    /// started with this key (see [`Flow`]).
+    StartAnnounce { key: String, target: AnnounceTarget },
     /// Waiting for the child's announce step, to post to `target`.
     AwaitAnnounce { run_id: String, target: AnnounceTarget },
+    /// The announce is normalised: it is posted to `target` with this key.
+    Deliver { key: String, target: AnnounceTarget, body: String },
 }
 
 /// One spawned sub-agent run (the registry record, reference §3.4.5).
@@ -75,6 +80,10 @@ pub struct SubagentFlow {
     pub model: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stats: Option<String>,
+    /// The child's result, read once when its run ended (the announce prompt is built from
+    /// it, never from a transcript the announce step itself writes to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
     pub phase: Phase,
 }
 
@@ -106,7 +115,8 @@ impl SubagentFlow {
         ])
     }
 
-    /// The run has ended: read its reply, then start the child's announce step.
+    /// The run has ended: read its reply and keep it in the flow, then plan the child's
+    /// announce step.
     fn announce(mut self, env: &Env) -> Next<Self> {
         let (reply, session_id) = match read_latest_reply(env.gw, &self.child_session_key) {
             Ok(found) => found,
@@ -139,8 +149,15 @@ impl SubagentFlow {
             );
             return self.finish(env);
         };
-        let prompt = self.announce_prompt(&target.channel, reply.as_deref());
-        match start_step(env, &self.child_session_key, ANNOUNCE_MESSAGE, prompt, ANNOUNCE_TIMEOUT_MS) {
+        self.result = reply;
+        self.phase = Phase::StartAnnounce { key: env.host.new_uuid(), target };
+        Next::Wait(self, Wake::Now)
+    }
+
+    /// Starts the planned announce step with its key.
+    fn start_announce(mut self, env: &Env, key: &str, target: AnnounceTarget) -> Next<Self> {
+        let prompt = self.announce_prompt(&target.channel, self.result.as_deref());
+        match start_step(env, key, &self.child_session_key, ANNOUNCE_MESSAGE, prompt, ANNOUNCE_TIMEOUT_MS) {
             Ok((run_id, wake)) => {
                 self.phase = Phase::AwaitAnnounce { run_id, target };
                 Next::Wait(self, wake)
@@ -152,8 +169,9 @@ impl SubagentFlow {
         }
     }
 
-    /// Posts the normalised announce (unless skipped), then cleans up.
-    fn deliver(self, env: &Env, target: &AnnounceTarget, announce_ok: bool) -> Next<Self> {
+    /// The announce step has ended: normalise its reply and plan its delivery (unless
+    /// skipped), else clean up.
+    fn plan_delivery(mut self, env: &Env, target: AnnounceTarget, announce_ok: bool) -> Next<Self> {
         let reply = if announce_ok {
             match read_latest_reply(env.gw, &self.child_session_key) {
                 Ok((reply, _)) => reply,
@@ -166,12 +184,19 @@ impl SubagentFlow {
             None
         };
         let text = reply.as_deref().map(js_trim).unwrap_or("");
-        if !text.is_empty() && !is_announce_skip(text) {
-            let outcome = self.outcome.clone().unwrap_or(Outcome { status: "unknown".into(), error: None });
-            let body = normalize_body(text, &outcome, self.stats.as_deref().unwrap_or(""));
-            if let Err(e) = env.gw.send(&send_params(target, body, env.host.new_uuid())) {
-                env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
-            }
+        if text.is_empty() || is_announce_skip(text) {
+            return self.finish(env);
+        }
+        let outcome = self.outcome.clone().unwrap_or(Outcome { status: "unknown".into(), error: None });
+        let body = normalize_body(text, &outcome, self.stats.as_deref().unwrap_or(""));
+        self.phase = Phase::Deliver { key: env.host.new_uuid(), target, body };
+        Next::Wait(self, Wake::Now)
+    }
+
+    /// Posts the announce with its key (a repeat is dropped by the gateway), then cleans up.
+    fn deliver(self, env: &Env, key: &str, target: &AnnounceTarget, body: &str) -> Next<Self> {
+        if let Err(e) = env.gw.send(&send_params(target, body.to_string(), key.to_string())) {
+            env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
         }
         self.finish(env)
     }
@@ -240,6 +265,9 @@ impl Flow for SubagentFlow {
                 let wake = Wake::RunEnd(WaitParams { run_id: self.run_id.clone(), timeout_ms: RETRY_WAIT_MS });
                 Next::Wait(self, wake)
             }
+            // A planned step is made whatever woke the flow: its key is already kept.
+            (Phase::StartAnnounce { key, target }, _) => self.start_announce(env, &key, target),
+            (Phase::Deliver { key, target, body }, _) => self.deliver(env, &key, &target, &body),
             (Phase::AwaitAnnounce { target, .. }, Wakeup::RunEnded(result)) => {
                 let ok = match result {
                     Ok(wait) => wait.status.as_deref() == Some("ok"),
@@ -248,7 +276,7 @@ impl Flow for SubagentFlow {
                         return self.finish(env);
                     }
                 };
-                self.deliver(env, &target, ok)
+                self.plan_delivery(env, target, ok)
             }
             (phase, wakeup) => {
                 // A wake that does not fit the phase (e.g. after a host restart): re-arm.
@@ -262,6 +290,8 @@ impl Flow for SubagentFlow {
                     Phase::AwaitAnnounce { run_id, .. } => {
                         Next::Wait(self, Wake::RunEnd(WaitParams { run_id, timeout_ms: ANNOUNCE_TIMEOUT_MS }))
                     }
+                    // (Matched above: a planned step is made at its next resume.)
+                    Phase::StartAnnounce { .. } | Phase::Deliver { .. } => Next::Wait(self, Wake::Now),
                 }
             }
         }

@@ -51,7 +51,7 @@
 //! #     fn rows_of(&self, _: &std::collections::HashSet<String>) -> GatewayResult<Vec<SessionRow>> { Ok(Vec::new()) }
 //! #     fn exists(&self, _: &str) -> GatewayResult<bool> { Ok(true) }
 //! #     fn run_session(&self, _: &str) -> Option<String> { None }
-//! #     fn runs_elsewhere(&self, _: &str) -> bool { false }
+//! #     fn run_state(&self, _: &str) -> RunState { RunState::Unknown }
 //! # }
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let gateway = Arc::new(MyGateway::default());
@@ -93,6 +93,7 @@
 mod bindings;
 mod engine;
 mod error;
+mod faults;
 mod jobs;
 mod json5;
 mod limits;
@@ -106,6 +107,7 @@ pub mod gateway;
 
 pub use engine::EngineOptions;
 pub use error::{Error, Result};
+pub use faults::release_fault_points;
 pub use jobs::Scheduler;
 pub use limits::{AgentLimits, Limits};
 pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};

@@ -14,6 +14,7 @@
 //! - `memory`: resident memory per live agent instance (in child processes);
 //! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
 //!   checked to see only its own sessions;
+//! - `jobs`: pending background flows (10,000 of 1,000 agents) resumed by one process;
 //! - `sizes`: the component and the compiled component;
 //! - `live` (only with `--live`): the real OpenClaw gateway, our tools through the
 //!   live-gateway client against OpenClaw's own.
@@ -22,6 +23,7 @@
 
 mod gen;
 mod http;
+mod jobs;
 mod live;
 mod micro;
 mod plugin;
@@ -45,7 +47,7 @@ use session_tools_host::Runtime;
 use stats::Plan;
 
 /// The sections, in the order they run (`variants` and `live` only when asked for).
-pub const SECTIONS: [&str; 10] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "memory", "cold", "live", "plugin"];
+pub const SECTIONS: [&str; 11] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "jobs", "memory", "cold", "live", "plugin"];
 
 /// Options of `session-tools bench`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -110,6 +112,10 @@ pub struct BenchArgs {
     /// Sessions of the store N18's memory figure lists (default 300,000).
     #[arg(long, value_name = "N")]
     pub big_sessions: Option<usize>,
+    /// Pending sub-agent flows the `jobs` section resumes (default 10,000 of 1,000 agents;
+    /// --quick: 1,000 of 100), ten an agent.
+    #[arg(long, value_name = "N")]
+    pub pending_flows: Option<usize>,
     /// Internal: the memory child makes bare (unconfigured) instances and calls nothing.
     #[arg(long, hide = true)]
     pub child_bare: bool,
@@ -324,6 +330,15 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     if ctx.wants("scale") {
         eprintln!("== scale");
         scale::run(&mut ctx)?;
+    }
+    if ctx.wants("jobs") {
+        eprintln!("== pending jobs resumed");
+        let (flows, agents) = match ctx.args.pending_flows {
+            Some(flows) => (flows, (flows / 10).max(1)),
+            None if ctx.quick => (1_000, 100),
+            None => (10_000, 1_000),
+        };
+        jobs::run(&mut ctx, flows, agents)?;
     }
     if ctx.wants("memory") {
         eprintln!("== memory");

@@ -342,31 +342,10 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
         .stderr(Stdio::piped())
         .spawn()
         .context("starting session-tools call")?;
-    // The peak is read from the child's own VmHWM while it lives: `ru_maxrss` after a fork
-    // and exec also counts the forked copy of this (large) process.
-    let pid = child.id();
-    let watcher = std::thread::spawn(move || {
-        let mut peak_kib = 0u64;
-        while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
-            let Some(kib) =
-                status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-            else {
-                break; // a zombie: no memory left to read
-            };
-            peak_kib = peak_kib.max(kib);
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        peak_kib
-    });
-    let output = read_all(child)?;
-    let peak_kib = watcher.join().unwrap_or(0);
-    let mut status = 0;
-    // SAFETY: plain waitpid on our own child, which read_all left unwaited.
-    let waited = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, 0) };
+    let (peak_kib, finished) = watch_peak(child)?;
     let wall = ns_since(t);
-    if waited != pid as libc::pid_t {
-        bail!("waiting for session-tools call: {}", std::io::Error::last_os_error());
-    }
+    let status = finished.status.code().unwrap_or(-1);
+    let output = (finished.stdout, finished.stderr);
     let answer: serde_json::Value = serde_json::from_slice(&output.0).map_err(|e| {
         anyhow!("sessions_list {{}} over {sessions} sessions did not answer JSON ({e}): {}", String::from_utf8_lossy(&output.1))
     })?;
@@ -388,6 +367,36 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize) -> Result<()> {
     );
     ctx.report.add(Figure::value("memory", format!("N18: sessions_list {{}} over {size} sessions, the whole process"), wall, Unit::Ns));
     Ok(())
+}
+
+/// Waits for a child, reading its output, and answers its peak memory (KiB) with its
+/// output. The peak is read from the child's own VmHWM while it lives: `ru_maxrss` after
+/// a fork and exec also counts the forked copy of this (large) process.
+pub fn watch_peak(child: std::process::Child) -> Result<(u64, std::process::Output)> {
+    let pid = child.id();
+    let watcher = std::thread::spawn(move || {
+        let mut peak_kib = 0u64;
+        while let Ok(status) = std::fs::read_to_string(format!("/proc/{pid}/status")) {
+            let Some(kib) =
+                status.lines().find_map(|l| l.strip_prefix("VmHWM:")).and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            else {
+                break; // a zombie: no memory left to read
+            };
+            peak_kib = peak_kib.max(kib);
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        peak_kib
+    });
+    let (stdout, stderr) = read_all(child)?;
+    let peak_kib = watcher.join().unwrap_or(0);
+    let mut status = 0;
+    // SAFETY: plain waitpid on our own child, which read_all left unwaited.
+    let waited = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, 0) };
+    if waited != pid as libc::pid_t {
+        bail!("waiting for the child: {}", std::io::Error::last_os_error());
+    }
+    let status = std::os::unix::process::ExitStatusExt::from_raw(status);
+    Ok((peak_kib, std::process::Output { status, stdout, stderr }))
 }
 
 /// A child's stdout and stderr, read to their ends (without waiting for it).

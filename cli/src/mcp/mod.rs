@@ -94,13 +94,18 @@ pub fn run(global: &Global, state: PathBuf, args: McpArgs) -> Result<i32> {
     let wait = Duration::from_secs(args.wait);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("session-tools-mcp").build()?;
     let served = runtime.block_on(async move {
+        let in_flight = tools.clone();
         let served = match transport {
             Transport::Stdio(caller) => stdio::serve(tools, caller).await,
             Transport::Http(agents, options) => http::serve(tools, agents, options).await,
         };
-        // Background work in flight gets `--wait` to finish; a signal ends the wait at once
-        // (what is left is kept, and goes on at the next start).
+        // A graceful stop (the client went away, or a signal): tool calls in flight end,
+        // then the job steps in flight (each bounded by its limits), then background work
+        // gets `--wait` to go on; a signal ends all that at once (what is left is kept, and
+        // goes on at the next start, issue 20).
         let drain = tokio::task::spawn_blocking(move || {
+            session_tools_host::release_fault_points();
+            in_flight.wait_idle();
             drop(scheduler);
             finish(&opened, wait);
         });
@@ -165,7 +170,7 @@ fn finish(opened: &Opened, wait: Duration) {
 }
 
 /// The first of Ctrl-C and SIGTERM; answers its name.
-async fn stop_signal() -> &'static str {
+pub(crate) async fn stop_signal() -> &'static str {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};

@@ -2,7 +2,7 @@
 //! a call's answer as an MCP result.
 
 use std::collections::HashSet;
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
 use serde_json::Value;
@@ -13,6 +13,8 @@ pub struct Tools {
     service: Service,
     tools: Vec<Tool>,
     names: HashSet<String>,
+    /// Calls in flight (a graceful stop lets them end).
+    in_flight: (Mutex<usize>, Condvar),
 }
 
 impl Tools {
@@ -33,7 +35,16 @@ impl Tools {
             tools.push(tool);
         }
         let names = tools.iter().map(|t| t.name.to_string()).collect();
-        Ok(Tools { service, tools, names })
+        Ok(Tools { service, tools, names, in_flight: (Mutex::new(0), Condvar::new()) })
+    }
+
+    /// Waits until no call is in flight (each ends within its limits).
+    pub fn wait_idle(&self) {
+        let (count, ended) = &self.in_flight;
+        let mut count = count.lock().unwrap_or_else(|p| p.into_inner());
+        while *count > 0 {
+            count = ended.wait(count).unwrap_or_else(|p| p.into_inner());
+        }
     }
 
     pub fn list(&self) -> Vec<Tool> {
@@ -47,7 +58,14 @@ impl Tools {
     /// Calls a tool as `caller` in the caller's own instance (blocks while it runs).
     pub fn call(&self, caller: &Caller, name: &str, arguments: Option<JsonObject>) -> CallToolResult {
         let arguments = Value::Object(arguments.unwrap_or_default()).to_string();
-        match self.service.call(caller, name, &arguments) {
+        *self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        let called = self.service.call(caller, name, &arguments);
+        {
+            let mut count = self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner());
+            *count = count.saturating_sub(1);
+            self.in_flight.1.notify_all();
+        }
+        match called {
             Ok(result) => answer(result),
             Err(e) => {
                 if !matches!(e, CallError::Tool(_)) {

@@ -87,11 +87,24 @@ pub trait SessionTree: Send + Sync {
     /// The session a run belongs to, when the gateway knows it.
     fn run_session(&self, run_id: &str) -> Option<String>;
 
-    /// Whether a run is run by another process that alone sees it end (a gateway over a
-    /// state directory several processes share); the job runner leaves waits for such a run
-    /// to that process. A gateway that waits for runs itself (a real gateway's server-side
-    /// `agent.wait`) answers `false`.
-    fn runs_elsewhere(&self, run_id: &str) -> bool;
+    /// Where a run stands, as far as the gateway can tell at once, without waiting. The
+    /// job runner asks before it makes the `agent.wait` a job waits with, so that no
+    /// thread waits for each pending run (issue 20): it makes the wait once the run has
+    /// ended (or the job's wait has run out), and only a gateway that answers
+    /// [`RunState::Unknown`] has its waits made the blocking way.
+    fn run_state(&self, run_id: &str) -> RunState;
+}
+
+/// Where a run stands ([`SessionTree::run_state`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RunState {
+    /// It has ended: `agent.wait` answers at once.
+    Ended,
+    /// It goes on (or has not started yet).
+    Running,
+    /// The gateway cannot tell without waiting.
+    Unknown,
 }
 
 /// The spawn trees of `roots` from every `(child, parent)` edge (canonical keys).
@@ -160,8 +173,8 @@ macro_rules! forward_gateway {
             fn run_session(&self, run_id: &str) -> Option<String> {
                 (**self).run_session(run_id)
             }
-            fn runs_elsewhere(&self, run_id: &str) -> bool {
-                (**self).runs_elsewhere(run_id)
+            fn run_state(&self, run_id: &str) -> RunState {
+                (**self).run_state(run_id)
             }
         }
     )*};

@@ -268,7 +268,8 @@ impl SessionTree for ScriptedGateway {
         self.lock().runs.iter().find(|r| r.id == run_id).map(|r| r.session_key.clone())
     }
 
-    fn runs_elsewhere(&self, _run_id: &str) -> bool {
-        false
+    /// A plain mock: its waits are made as a case scripts them (one `agent.wait` each).
+    fn run_state(&self, _run_id: &str) -> RunState {
+        RunState::Unknown
     }
 }

@@ -61,7 +61,7 @@ impl Sandbox {
         let (name, gateway, services, limits) = self.given();
         let runner = JobRunner::new(JobStore::in_memory());
         let host = OneInstance { sandbox: std::sync::Mutex::new(self), limits, services, gateway, broke: std::sync::Mutex::new(None) };
-        runner.start(&host, &name, caller, jobs);
+        runner.start(&host, &name, caller, jobs, None);
         runner.run_ready(&host, std::time::Duration::MAX);
         if let Some(broke) = host.broke.lock().unwrap_or_else(|p| p.into_inner()).take() {
             return Err(broke);

@@ -4,6 +4,7 @@
 //! ([`runner`]).
 
 mod instance;
+pub(crate) mod intent;
 pub(crate) mod runner;
 pub(crate) mod store;
 

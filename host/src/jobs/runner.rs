@@ -1,18 +1,35 @@
 //! The one job runner: admits the jobs a call or a step starts (bounded per agent), waits
-//! for what a job waits for (bounded by one rule, [`JobRunner::bounded_wait`]), steps it in
-//! an instance of its agent, and persists what follows. The service runs it in the
-//! background and on demand; a single instance runs it for the jobs of its own calls
-//! (conformance, [`crate::Sandbox::run_jobs`]).
+//! for what a job waits for, steps it in an instance of its agent, and persists what
+//! follows. The service runs it in the background and on demand; a single instance runs it
+//! for the jobs of its own calls (conformance, [`crate::Sandbox::run_jobs`]).
+//!
+//! Exactly once in effect across stops (issue 20): a job is stepped only under its claim
+//! (an OS lock, across processes) and from its record as it is on disk; a step's ids come
+//! from the job's key and step count ([`SeededIds`]), so a step made again after a stop
+//! sends the same keys; a tool call's jobs are kept under its intent's keys
+//! ([`super::intent`]), and an intent left by a stopped process is made again, once.
+//!
+//! Scale: the runner keeps no thread per pending wait. It asks the gateway where each
+//! awaited run stands ([`SessionTree::run_state`], backing off from 25 ms to 1 s a run)
+//! and makes a job's `agent.wait` once its run has ended (the wait then answers at once)
+//! or once the job's wait has run out; only a gateway that cannot tell has its waits made
+//! the blocking way, on a bounded pool of threads. Steps run on a fixed pool of workers.
+//!
+//! [`SessionTree::run_state`]: crate::gateway::SessionTree::run_state
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use session_tools_guest::ports::{GatewayResult, LogLevel, WaitParams, WaitResult};
 use session_tools_guest::{Caller, Job, Wake, Wakeup};
 
+use super::intent::{CallIntent, Held, IntentRecorder};
 use super::store::{JobRecord, JobStore, WakeRecord};
+use crate::faults::fault_point;
+use crate::gateway::RunState;
 use crate::limits::{Limits, MAX_TIMER};
 use crate::sandbox::{CallError, Services};
 
@@ -25,47 +42,176 @@ pub(crate) trait StepHost: Send + Sync {
     fn services(&self) -> &dyn Services;
 
     /// Resumes a job in an instance of its agent that sees the gateway as the job's caller
-    /// may; answers the jobs that follow it.
+    /// may, with ids seeded by the job's key and step count; answers the jobs that follow.
     fn resume(&self, record: &JobRecord, wakeup: Wakeup) -> Result<Vec<Job>, CallError>;
 
     /// `agent.wait` made on a job's behalf, as its caller may make it.
     fn wait(&self, record: &JobRecord, params: &WaitParams) -> GatewayResult<WaitResult>;
 
-    /// Whether the run a job waits for is run by another process, which alone sees it end.
-    fn runs_elsewhere(&self, _run_id: &str) -> bool {
-        false
+    /// Where a run stands without waiting.
+    fn run_state(&self, _run_id: &str) -> RunState {
+        RunState::Unknown
     }
+
+    /// Makes a tool call again from its intent (its process stopped before its jobs were
+    /// kept), with the intent's ids; answers the jobs it started.
+    fn replay(&self, _intent: &CallIntent) -> Result<Vec<Job>, CallError> {
+        Err(CallError::BadAnswer("this host cannot make a call again".into()))
+    }
+}
+
+/// The first and the longest pause between two looks at a run that goes on.
+const PROBE_FIRST: Duration = Duration::from_millis(25);
+const PROBE_MAX: Duration = Duration::from_secs(1);
+/// Workers that step jobs, and threads that make blocking waits (for gateways that cannot
+/// tell where a run stands): fixed, whatever the number of pending jobs.
+const STEP_WORKERS: usize = 4;
+const WAIT_WORKERS: usize = 16;
+/// How long the scheduler sleeps at most when nothing is due (it is rung on new work).
+const IDLE_PAUSE: Duration = Duration::from_secs(1);
+
+/// The key of a new job a step starts: derived from the step (so the step made again after
+/// a stop keeps it once), and as short as any key however deep the chain.
+fn successor_key(key: &str, steps: u32, n: usize) -> String {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{key}/{steps}/{n}").as_bytes());
+    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
+}
+
+/// What makes a job ready, and how its wake is answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ready {
+    /// `Now`, or a timer that has come.
+    Step,
+    /// Its run has ended: the wait answers at once.
+    RunEnded,
+    /// Its wait has run out while the run goes on: the wait answers `timeout`.
+    WaitOver,
+    /// The gateway cannot tell: the wait is made the blocking way.
+    Blocking,
+    /// A call intent to make again.
+    Replay,
+}
+
+/// What the runner knows of a job's wait for a run.
+#[derive(Debug, Clone)]
+struct Probe {
+    run_id: String,
+    since: Instant,
+    timeout: Duration,
+    next: Instant,
+    pause: Duration,
+}
+
+#[derive(Default)]
+struct State {
+    /// Keys (and intents) being worked on in this process (never picked up twice).
+    busy: HashSet<String>,
+    probes: HashMap<String, Probe>,
 }
 
 /// Pending jobs, and the work of running them.
 pub(crate) struct JobRunner {
     store: JobStore,
-    /// Keys of the jobs being worked on in this process (not to be picked up twice).
-    busy: Mutex<HashSet<String>>,
+    state: Mutex<State>,
     /// Rung when there may be new work for the scheduler.
     signal: Arc<(Mutex<u64>, Condvar)>,
+    /// Steps and replays in flight (a graceful stop waits for them).
+    in_flight: Arc<(Mutex<usize>, Condvar)>,
+    /// Asked to stop: foreground runs return after the step in flight.
+    stopping: AtomicBool,
 }
 
-/// The background job scheduler of a service; it stops when dropped.
+/// The background job scheduler of a service. Dropping it (or [`Scheduler::stop`]) stops
+/// it gracefully: no new step starts, steps in flight end (each bounded by its instance's
+/// limits), and waits in flight are abandoned (nothing was done yet for them; their jobs
+/// stay pending).
 pub struct Scheduler {
     stop: Arc<AtomicBool>,
     signal: Arc<(Mutex<u64>, Condvar)>,
+    in_flight: Arc<(Mutex<usize>, Condvar)>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
-impl Drop for Scheduler {
-    fn drop(&mut self) {
-        self.stop.store(true, Ordering::Relaxed);
+impl Scheduler {
+    /// Stops the scheduler, waiting at most `grace` for the steps in flight; answers
+    /// whether they all ended.
+    pub fn stop(mut self, grace: Duration) -> bool {
+        self.halt(Some(grace))
+    }
+
+    fn halt(&mut self, grace: Option<Duration>) -> bool {
+        self.stop.store(true, Ordering::SeqCst);
         self.signal.1.notify_all();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        let deadline = grace.map(crate::limits::deadline);
+        let (count, ended) = &*self.in_flight;
+        let mut count = count.lock().unwrap_or_else(|p| p.into_inner());
+        while *count > 0 {
+            match deadline {
+                Some(deadline) => {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return false;
+                    }
+                    count = ended.wait_timeout(count, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+                }
+                None => count = ended.wait(count).unwrap_or_else(|p| p.into_inner()),
+            }
+        }
+        true
     }
+}
+
+impl Drop for Scheduler {
+    fn drop(&mut self) {
+        self.halt(None);
+    }
+}
+
+/// Counts a step in flight while alive.
+struct InFlight(Arc<(Mutex<usize>, Condvar)>);
+
+impl InFlight {
+    fn new(counter: &Arc<(Mutex<usize>, Condvar)>) -> InFlight {
+        *counter.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        InFlight(counter.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        let mut count = self.0 .0.lock().unwrap_or_else(|p| p.into_inner());
+        *count = count.saturating_sub(1);
+        self.0 .1.notify_all();
+    }
+}
+
+/// The outcome of looking at the pending work once.
+struct Triage {
+    ready: Vec<(String, Ready)>,
+    /// When something (a timer, a probe) is next due.
+    next: Option<Instant>,
+    /// Whether any job waits for a run (foreground runs keep going for those).
+    waiting: bool,
 }
 
 impl JobRunner {
     pub fn new(store: JobStore) -> JobRunner {
-        JobRunner { store, busy: Mutex::new(HashSet::new()), signal: Arc::new((Mutex::new(0), Condvar::new())) }
+        JobRunner {
+            store,
+            state: Mutex::new(State::default()),
+            signal: Arc::new((Mutex::new(0), Condvar::new())),
+            in_flight: Arc::new((Mutex::new(0), Condvar::new())),
+            stopping: AtomicBool::new(false),
+        }
+    }
+
+    /// Asks foreground runs ([`Self::run_ready`]) to return after the step in flight.
+    pub fn stop(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
     }
 
     /// Pending jobs, as stored; unreadable files are logged and left alone.
@@ -77,13 +223,52 @@ impl JobRunner {
         jobs
     }
 
+    /// A recorder of the intent of a tool call about to be made (written at its first
+    /// gateway call that writes, when jobs are kept on disk).
+    pub fn intent_for(&self, agent: &str, caller: &Caller, tool: &str, arguments: &str) -> Arc<IntentRecorder> {
+        let intent = CallIntent {
+            id: uuid::Uuid::new_v4().simple().to_string(),
+            agent: agent.to_string(),
+            caller: caller.clone(),
+            tool: tool.to_string(),
+            arguments: arguments.to_string(),
+            replays: 0,
+        };
+        Arc::new(IntentRecorder::new(intent, self.store.calls_dir()))
+    }
+
     /// Keeps the jobs a tool call started (bounded, see [`Self::admit`]) and wakes the
-    /// scheduler.
-    pub fn start(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>) {
-        for record in self.admit(host, agent, caller, jobs, None) {
-            if let Err(e) = self.store.save(&record) {
+    /// scheduler. A call that recorded its intent keeps them under the intent's keys, then
+    /// lets the intent go.
+    pub fn start(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>, intent: Option<&IntentRecorder>) {
+        let recorded = intent.filter(|i| i.recorded());
+        let call = recorded.map(|i| i.id().to_string());
+        let held = recorded.and_then(|i| i.take());
+        self.commit(host, agent, caller, jobs, call.as_deref(), held);
+    }
+
+    /// Keeps a call's jobs; with an intent, under keys derived from it (`<intent>-<n>`, a
+    /// job kept before is left as it is), then the intent is removed.
+    fn commit(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>, call: Option<&str>, held: Option<Held>) {
+        for (n, mut record) in self.admit(host, agent, caller, jobs, None).into_iter().enumerate() {
+            let saved = match call {
+                Some(call) => {
+                    record.key = format!("{call}-{n}");
+                    record.call = Some(call.to_string());
+                    self.store.save_new(&record).map(|_| ())
+                }
+                None => self.store.save(&record),
+            };
+            if let Err(e) = saved {
                 host.services().log(LogLevel::Error, &format!("cannot persist job {}: {e}", record.id));
             }
+        }
+        fault_point("call.jobs-kept");
+        if let Some(held) = held {
+            held.done();
+        }
+        if let Some(call) = call {
+            self.store.forget_call(call);
         }
         self.ring();
     }
@@ -148,17 +333,24 @@ impl JobRunner {
     /// One step of a job; its successors replace it.
     fn step(&self, host: &dyn StepHost, record: JobRecord, wakeup: Wakeup) {
         let (id, key) = (record.id.clone(), record.key.clone());
+        fault_point("job.step-begins");
         match host.resume(&record, wakeup) {
             Ok(next) => {
+                fault_point("job.step-made");
                 // The first successor under the job's own id continues it (same key); every
-                // other successor is a new job under a new key.
+                // other successor is a new job under a key derived from this step (so a
+                // step made again after a stop keeps it once).
                 let mut continues = false;
-                for mut successor in self.admit(host, &record.agent, &record.caller, next, Some(&record)) {
-                    if !continues && successor.id == id {
+                for (n, mut successor) in self.admit(host, &record.agent, &record.caller, next, Some(&record)).into_iter().enumerate() {
+                    let saved = if !continues && successor.id == id {
                         continues = true;
                         successor.key = key.clone();
-                    }
-                    if let Err(e) = self.store.save(&successor) {
+                        self.store.save(&successor)
+                    } else {
+                        successor.key = successor_key(&key, record.steps, n);
+                        self.store.save_new(&successor).map(|_| ())
+                    };
+                    if let Err(e) = saved {
                         host.services().log(LogLevel::Error, &format!("cannot persist job {}: {e}", successor.id));
                     }
                 }
@@ -171,11 +363,15 @@ impl JobRunner {
                 self.store.remove(&key);
             }
         }
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).probes.remove(&key);
     }
 
-    /// A step, with a panic of the host caught: the job stays pending and the runner goes on.
+    /// A step, with a panic of the host caught: the job stays pending (as it was on disk)
+    /// and the runner goes on.
     fn step_guarded(&self, host: &dyn StepHost, record: JobRecord, wakeup: Wakeup) {
         let (id, kind) = (record.id.clone(), record.kind.clone());
+        // What a caught panic discards: only this step's work in memory; the job's record
+        // on disk is the one the step started from.
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.step(host, record, wakeup))).is_err() {
             host.services().log(LogLevel::Error, &format!("the host failed while stepping job {id} ({kind}); it stays pending"));
         }
@@ -187,157 +383,266 @@ impl JobRunner {
         bell.notify_all();
     }
 
-    fn claim_here(&self, key: &str) -> bool {
-        self.busy.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string())
+    /// Looks at the pending work once: what is ready now, and when to look again.
+    fn triage(&self, host: &dyn StepHost) -> Triage {
+        let mut problems = Vec::new();
+        let (jobs, calls) = self.store.pending(&mut problems);
+        for problem in problems {
+            host.services().log(LogLevel::Warn, &format!("unreadable job file kept aside: {problem}"));
+        }
+        let now_ms = host.services().now_ms();
+        let now = Instant::now();
+        let mut triage = Triage { ready: Vec::new(), next: None, waiting: false };
+        let soon = |at: Instant, next: &mut Option<Instant>| *next = Some(next.map_or(at, |n: Instant| n.min(at)));
+        // Intents left by a process that stopped (free locks are found when claimed).
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        for call in &calls {
+            if !state.busy.contains(&format!("call:{call}")) && self.store.calls_dir().is_some() {
+                triage.ready.push((call.clone(), Ready::Replay));
+            }
+        }
+        let known: HashSet<&str> = jobs.iter().map(|j| j.key.as_str()).collect();
+        state.probes.retain(|k, _| known.contains(k.as_str()));
+        let mut to_probe: Vec<(String, String)> = Vec::new();
+        for job in &jobs {
+            if state.busy.contains(&job.key) || job.call.as_ref().is_some_and(|c| calls.contains(c)) {
+                continue;
+            }
+            match &job.wake {
+                WakeRecord::Now => triage.ready.push((job.key.clone(), Ready::Step)),
+                WakeRecord::At { at } if *at <= now_ms => triage.ready.push((job.key.clone(), Ready::Step)),
+                WakeRecord::At { at } => soon(now + Duration::from_millis(at - now_ms), &mut triage.next),
+                WakeRecord::RunEnd { wait } => {
+                    triage.waiting = true;
+                    let probe = state.probes.entry(job.key.clone()).or_insert_with(|| Probe {
+                        run_id: wait.run_id.clone(),
+                        since: now,
+                        timeout: Duration::from_millis(wait.timeout_ms),
+                        next: now,
+                        pause: PROBE_FIRST,
+                    });
+                    if probe.run_id != wait.run_id {
+                        *probe = Probe {
+                            run_id: wait.run_id.clone(),
+                            since: now,
+                            timeout: Duration::from_millis(wait.timeout_ms),
+                            next: now,
+                            pause: PROBE_FIRST,
+                        };
+                    }
+                    if probe.next > now {
+                        soon(probe.next, &mut triage.next);
+                    } else {
+                        to_probe.push((job.key.clone(), wait.run_id.clone()));
+                    }
+                }
+            }
+        }
+        drop(state);
+        // The gateway is asked without the runner's lock held.
+        let states: Vec<(String, RunState)> = to_probe.into_iter().map(|(key, run)| (key, host.run_state(&run))).collect();
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        for (key, run_state) in states {
+            let Some(probe) = state.probes.get_mut(&key) else { continue };
+            match run_state {
+                RunState::Ended => triage.ready.push((key, Ready::RunEnded)),
+                RunState::Unknown => triage.ready.push((key, Ready::Blocking)),
+                _ if now.saturating_duration_since(probe.since) >= probe.timeout => triage.ready.push((key, Ready::WaitOver)),
+                _ => {
+                    probe.next = now + probe.pause;
+                    probe.pause = (probe.pause * 2).min(PROBE_MAX);
+                    let (next, since, timeout) = (probe.next, probe.since, probe.timeout);
+                    soon(next.min(since + timeout), &mut triage.next);
+                }
+            }
+        }
+        triage
     }
 
-    fn release_here(&self, key: &str) {
-        self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+    fn mark_busy(&self, key: &str, ready: Ready) -> bool {
+        let name = if ready == Ready::Replay { format!("call:{key}") } else { key.to_string() };
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).busy.insert(name)
+    }
+
+    fn release(&self, key: &str, ready: Ready) {
+        let name = if ready == Ready::Replay { format!("call:{key}") } else { key.to_string() };
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).busy.remove(&name);
         self.ring();
     }
 
-    /// Whether this process can step a job now: not a timer still to come, and not a wait
-    /// for a run another live process runs (only that one sees it end).
-    fn ready_here(host: &dyn StepHost, record: &JobRecord, now: u64) -> bool {
-        match &record.wake {
-            WakeRecord::At { at } => *at <= now,
-            WakeRecord::RunEnd { wait } => !host.runs_elsewhere(&wait.run_id),
-            WakeRecord::Now => true,
+    /// Does one piece of ready work: claims the job (across processes) as it is now, makes
+    /// its wait as `ready` says, and steps it. `until`: a caller's deadline (a blocking wait
+    /// ends by it, and is then retried later rather than reported). Answers whether a step
+    /// (or a replay) ran.
+    fn work(&self, host: &dyn StepHost, key: &str, ready: Ready, until: Option<Instant>, stop: Option<&AtomicBool>) -> bool {
+        if ready == Ready::Replay {
+            return self.replay(host, key);
         }
-    }
-
-    /// Runs the jobs that can make progress now, in this thread, until none is left or
-    /// `deadline` passes: waits for runs for real, and timers whose time has come. Jobs
-    /// waiting for a later time stay pending. Answers how many steps ran.
-    pub fn run_ready(&self, host: &dyn StepHost, deadline: Duration) -> usize {
-        let until = crate::limits::deadline(deadline);
-        let mut steps = 0;
-        loop {
-            let now = host.services().now_ms();
-            let ready: Vec<JobRecord> = self
-                .pending(host.services())
-                .into_iter()
-                .filter(|r| Self::ready_here(host, r, now))
-                .filter(|r| !self.busy.lock().unwrap_or_else(|p| p.into_inner()).contains(&r.key))
-                .collect();
-            if ready.is_empty() || Instant::now() >= until {
-                return steps;
-            }
-            let mut ran = 0;
-            for record in ready {
-                if Instant::now() >= until {
-                    return steps;
-                }
-                if !self.claim_here(&record.key) {
-                    continue;
-                }
-                if self.run_claimed(host, &record.key, until) {
-                    steps += 1;
-                    ran += 1;
-                }
-                self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&record.key);
-            }
-            if ran == 0 {
-                // What is ready is held by another process (or waits beyond our deadline).
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-    }
-
-    /// Claims a job across processes, waits for what it waits for (within `until`) and
-    /// steps it. Answers whether a step ran.
-    fn run_claimed(&self, host: &dyn StepHost, key: &str, until: Instant) -> bool {
         let Some((claim, record)) = self.store.claim(key) else { return false };
-        let wakeup = match &record.wake {
-            WakeRecord::Now => Wakeup::Now,
-            WakeRecord::At { at } if *at > host.services().now_ms() => return false,
-            WakeRecord::At { .. } => Wakeup::Timer,
-            WakeRecord::RunEnd { wait: params } => {
-                let bounded = Self::bounded_wait(host, &record, params, Some(until));
-                let answer = host.wait(&record, &bounded);
-                // A wait cut short by our own deadline (not by the limit) is retried later,
+        let wakeup = match (&record.wake, ready) {
+            (WakeRecord::Now, _) => Wakeup::Now,
+            (WakeRecord::At { at }, _) if *at > host.services().now_ms() => return false,
+            (WakeRecord::At { .. }, _) => Wakeup::Timer,
+            (WakeRecord::RunEnd { .. }, Ready::Step) => return false,
+            (WakeRecord::RunEnd { wait }, kind) => {
+                let probed = self.state.lock().unwrap_or_else(|p| p.into_inner()).probes.get(key).map(|p| p.run_id.clone());
+                if kind != Ready::Blocking && probed.as_deref() != Some(wait.run_id.as_str()) {
+                    // The job moved on (another process stepped it) since it was looked at.
+                    return false;
+                }
+                let mut params = Self::bounded_wait(host, &record, wait, until);
+                if kind == Ready::WaitOver {
+                    params.timeout_ms = 1;
+                }
+                let answer = host.wait(&record, &params);
+                // A wait cut short by our own deadline (not by the job's) is retried later,
                 // not reported.
-                let limit = Self::bounded_wait(host, &record, params, None).timeout_ms;
-                if matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout")) && bounded.timeout_ms < limit {
+                let limit = Self::bounded_wait(host, &record, wait, None).timeout_ms;
+                let timed_out = matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout"));
+                if kind == Ready::Blocking && timed_out && params.timeout_ms < limit {
+                    return false;
+                }
+                if kind == Ready::RunEnded && timed_out {
+                    // The run was seen ended but the wait says otherwise: look again.
                     return false;
                 }
                 Wakeup::RunEnded(answer)
             }
         };
+        if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+            // Stopping: nothing of this step was done yet; the job stays as it is.
+            return false;
+        }
+        let _counted = InFlight::new(&self.in_flight);
         self.step_guarded(host, record, wakeup);
         drop(claim);
         true
     }
 
-    /// Runs jobs in the background until the returned handle is dropped: ready jobs and
-    /// due timers on the scheduler's thread, and each wait for a run's end on a thread of
-    /// its own, so one slow flow never holds up another (and never a tool call).
+    /// Makes a tool call again from an intent its process left (once; a second stop in its
+    /// replay drops it), then keeps its jobs under the intent's keys.
+    fn replay(&self, host: &dyn StepHost, id: &str) -> bool {
+        let Some(dir) = self.store.calls_dir() else { return false };
+        let Some((mut intent, held)) = CallIntent::claim(&dir, id) else { return false };
+        let _counted = InFlight::new(&self.in_flight);
+        if intent.replays >= 1 {
+            host.services().log(
+                LogLevel::Warn,
+                &format!("call {} ({}) stopped twice before its jobs were kept; it is dropped", intent.id, intent.tool),
+            );
+            held.done();
+            self.store.forget_call(id);
+            return false;
+        }
+        intent.replays += 1;
+        if let Err(e) = intent.rewrite(&held) {
+            host.services().log(LogLevel::Error, &format!("cannot record the replay of call {}: {e}", intent.id));
+            return false;
+        }
+        host.services().log(LogLevel::Info, &format!("making call {} ({}) again: its process stopped before its jobs were kept", intent.id, intent.tool));
+        match host.replay(&intent) {
+            Ok(jobs) => self.commit(host, &intent.agent, &intent.caller, jobs, Some(&intent.id), Some(held)),
+            Err(e) => {
+                host.services().log(LogLevel::Warn, &format!("call {} ({}) failed when made again and is dropped: {e}", intent.id, intent.tool));
+                held.done();
+                self.store.forget_call(id);
+            }
+        }
+        true
+    }
+
+    /// Runs the jobs that can make progress now, in this thread, until none is left or
+    /// `deadline` passes: waits for runs (to their end or their job's wait), timers whose
+    /// time has come, and intents left by stopped processes. Jobs waiting for a later time
+    /// stay pending. Answers how many steps ran.
+    pub fn run_ready(&self, host: &dyn StepHost, deadline: Duration) -> usize {
+        let until = crate::limits::deadline(deadline);
+        let mut steps = 0;
+        loop {
+            if Instant::now() >= until || self.stopping.load(Ordering::SeqCst) {
+                return steps;
+            }
+            let triage = self.triage(host);
+            let mut ran = 0;
+            for (key, ready) in triage.ready.iter().cloned() {
+                if Instant::now() >= until || self.stopping.load(Ordering::SeqCst) {
+                    return steps;
+                }
+                if !self.mark_busy(&key, ready) {
+                    continue;
+                }
+                if self.work(host, &key, ready, Some(until), Some(&self.stopping)) {
+                    steps += 1;
+                    ran += 1;
+                }
+                self.release(&key, ready);
+            }
+            if ran > 0 {
+                continue;
+            }
+            // Intents that could not be claimed are held by calls still in flight: they are
+            // no work of this run's.
+            let held_elsewhere = triage.ready.iter().any(|(_, ready)| *ready != Ready::Replay);
+            if !held_elsewhere && !triage.waiting {
+                return steps;
+            }
+            // Waits go on (or what is ready is held by another process): look again soon.
+            let pause = triage.next.map_or(Duration::from_millis(50), |n| n.saturating_duration_since(Instant::now())).clamp(Duration::from_millis(1), Duration::from_millis(200));
+            std::thread::sleep(pause.min(until.saturating_duration_since(Instant::now())));
+        }
+    }
+
+    /// Runs jobs in the background until the returned handle is dropped: the scheduler
+    /// thread looks at the pending work and hands what is ready to a fixed pool of workers
+    /// (and blocking waits to a bounded pool of their own), so one slow flow never holds up
+    /// another, and never a tool call.
     pub fn start_scheduler(self: &Arc<Self>, host: Arc<dyn StepHost>) -> std::io::Result<Scheduler> {
         let stop = Arc::new(AtomicBool::new(false));
+        let (steps_tx, steps_rx) = mpsc::channel::<(String, Ready)>();
+        let (waits_tx, waits_rx) = mpsc::channel::<(String, Ready)>();
+        let spawn_pool = |name: &str, count: usize, rx: mpsc::Receiver<(String, Ready)>| -> std::io::Result<()> {
+            let rx = Arc::new(Mutex::new(rx));
+            for n in 0..count {
+                let (runner, host, rx, stop) = (self.clone(), host.clone(), rx.clone(), stop.clone());
+                std::thread::Builder::new().name(format!("{name}-{n}")).spawn(move || loop {
+                    let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    let Ok((key, ready)) = next else { return };
+                    if !stop.load(Ordering::SeqCst) {
+                        runner.work(host.as_ref(), &key, ready, None, Some(&stop));
+                    }
+                    runner.release(&key, ready);
+                })?;
+            }
+            Ok(())
+        };
+        spawn_pool("session-tools-step", STEP_WORKERS, steps_rx)?;
+        spawn_pool("session-tools-wait", WAIT_WORKERS, waits_rx)?;
         let (runner, flag) = (self.clone(), stop.clone());
         let thread = std::thread::Builder::new().name("session-tools-jobs".into()).spawn(move || {
-            while !flag.load(Ordering::Relaxed) {
+            while !flag.load(Ordering::SeqCst) {
                 let seen = *runner.signal.0.lock().unwrap_or_else(|p| p.into_inner());
-                let now = host.services().now_ms();
-                let mut next_timer: Option<u64> = None;
-                for record in runner.pending(host.services()) {
-                    match &record.wake {
-                        WakeRecord::At { at } if *at > now => next_timer = Some(next_timer.map_or(*at, |t| t.min(*at))),
-                        WakeRecord::RunEnd { .. } if !Self::ready_here(host.as_ref(), &record, now) => {}
-                        WakeRecord::RunEnd { .. } => runner.wait_in_background(&host, record.key.clone()),
-                        WakeRecord::Now | WakeRecord::At { .. } => {
-                            if runner.claim_here(&record.key) {
-                                // Decided on the job as it is now: another process may have
-                                // stepped it since it was listed (a run-end wait is left to
-                                // the next pass).
-                                if let Some((claim, current)) = runner.store.claim(&record.key) {
-                                    let wakeup = match current.wake {
-                                        WakeRecord::Now => Some(Wakeup::Now),
-                                        WakeRecord::At { .. } => Some(Wakeup::Timer),
-                                        WakeRecord::RunEnd { .. } => None,
-                                    };
-                                    if let Some(wakeup) = wakeup {
-                                        runner.step_guarded(host.as_ref(), current, wakeup);
-                                    }
-                                    drop(claim);
-                                }
-                                runner.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&record.key);
-                            }
-                        }
+                let triage = runner.triage(host.as_ref());
+                for (key, ready) in triage.ready {
+                    if flag.load(Ordering::SeqCst) {
+                        break;
+                    }
+                    if !runner.mark_busy(&key, ready) {
+                        continue;
+                    }
+                    let queue = if ready == Ready::Blocking { &waits_tx } else { &steps_tx };
+                    if queue.send((key.clone(), ready)).is_err() {
+                        runner.release(&key, ready);
                     }
                 }
-                let pause = next_timer.map_or(Duration::from_secs(1), |t| Duration::from_millis(t.saturating_sub(now).clamp(1, 1000)));
+                let pause = triage.next.map_or(IDLE_PAUSE, |n| n.saturating_duration_since(Instant::now()).clamp(Duration::from_millis(1), IDLE_PAUSE));
                 let (count, bell) = &*runner.signal;
                 let guard = count.lock().unwrap_or_else(|p| p.into_inner());
-                if *guard == seen {
+                if *guard == seen && !flag.load(Ordering::SeqCst) {
                     let _ = bell.wait_timeout(guard, pause);
                 }
             }
+            // The queues close with this thread: idle workers end; busy ones finish first.
         })?;
-        Ok(Scheduler { stop, signal: self.signal.clone(), thread: Some(thread) })
-    }
-
-    /// Waits for a job's run on a thread of its own, then steps the job.
-    fn wait_in_background(self: &Arc<Self>, host: &Arc<dyn StepHost>, key: String) {
-        if !self.claim_here(&key) {
-            return;
-        }
-        let (runner, host_for_thread, job_key) = (self.clone(), host.clone(), key.clone());
-        let spawned = std::thread::Builder::new().name("session-tools-wait".into()).spawn(move || {
-            // Claimed across processes too, and re-read as it is now.
-            if let Some((claim, record)) = runner.store.claim(&job_key) {
-                if let WakeRecord::RunEnd { wait } = &record.wake {
-                    let bounded = Self::bounded_wait(host_for_thread.as_ref(), &record, wait, None);
-                    let answer = host_for_thread.wait(&record, &bounded);
-                    runner.step_guarded(host_for_thread.as_ref(), record, Wakeup::RunEnded(answer));
-                }
-                drop(claim);
-            }
-            runner.release_here(&job_key);
-        });
-        if spawned.is_err() {
-            host.services().log(LogLevel::Error, "cannot start a thread to wait for a run; the job stays pending");
-            self.busy.lock().unwrap_or_else(|p| p.into_inner()).remove(&key);
-        }
+        Ok(Scheduler { stop, signal: self.signal.clone(), in_flight: self.in_flight.clone(), thread: Some(thread) })
     }
 }

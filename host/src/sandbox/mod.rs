@@ -261,6 +261,12 @@ impl Sandbox {
         self.store.data_mut().set_gateway(gateway);
     }
 
+    /// Sets the clock, ids and log the next calls use (answers the ones it replaces): a
+    /// call's or a job step's seeded ids (issue 20).
+    pub(crate) fn set_services(&mut self, services: Arc<dyn Services>) -> Arc<dyn Services> {
+        std::mem::replace(&mut self.store.data_mut().services, services)
+    }
+
     /// What the instance was given: its name, gateway, services and limits.
     pub(crate) fn given(&self) -> (String, Arc<dyn Gateway>, Arc<dyn Services>, Limits) {
         let data = self.store.data();

@@ -13,11 +13,12 @@ use std::time::Duration;
 
 use session_tools_guest::policy::{Decision, PolicyInput};
 use session_tools_guest::ports;
-use session_tools_guest::{Caller, Job, Wakeup};
+use session_tools_guest::{Caller, Job, ToolOutput, Wakeup};
 
 use crate::config::DeploymentConfig;
 use crate::gateway::embedded::PolicyEvaluator;
 use crate::gateway::{Gateway, SessionTree};
+use crate::jobs::intent::{CallIntent, IntentRecorder, SeededIds};
 use crate::jobs::runner::{JobRunner, StepHost};
 use crate::jobs::store::{JobRecord, WakeRecord};
 use crate::jobs::Scheduler;
@@ -115,16 +116,29 @@ impl Service {
     /// Calls a tool as `caller`, in an instance of the caller's agent, with JSON
     /// arguments; answers the tool's JSON result. The background work it starts is kept
     /// (see [`Self::run_jobs`] and [`Self::start_scheduler`]).
+    ///
+    /// Exactly once in effect (issue 20): before the call's first gateway call that writes,
+    /// its intent is kept with the jobs; a process that stops before the call's jobs are
+    /// kept leaves the intent, and the next process that runs the jobs makes the call again
+    /// with the same ids (the gateway drops what it already did).
     pub fn call(&self, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
         let inner = &self.inner;
         let access = inner.access(caller);
-        let mut sandbox = inner.broker.checkout(&access.agent, &access.pool)?;
-        sandbox.set_gateway(inner.gateway_for(&access));
-        let output = sandbox.call_tool(tool, caller, arguments);
-        inner.broker.checkin(&access.pool, sandbox);
-        let output = output?;
-        inner.jobs.start(inner.as_ref(), &access.agent, caller, output.jobs);
-        Ok(output.result)
+        let intent = inner.jobs.intent_for(&access.agent, caller, tool, arguments);
+        let output = inner.call_as(&access, caller, tool, arguments, intent.id(), Some(&intent));
+        match output {
+            Ok(output) => {
+                inner.jobs.start(inner.as_ref(), &access.agent, caller, output.jobs, Some(&intent));
+                Ok(output.result)
+            }
+            Err(e) => {
+                // The call has ended (with an error): nothing is left to make again.
+                if let Some(held) = intent.take() {
+                    held.done();
+                }
+                Err(e)
+            }
+        }
     }
 
     /// Evaluates the configured send policy for a send (with the reason), in the
@@ -145,6 +159,13 @@ impl Service {
     /// many steps ran.
     pub fn run_jobs(&self, deadline: Duration) -> usize {
         self.inner.jobs.run_ready(self.inner.as_ref(), deadline)
+    }
+
+    /// Asks [`Self::run_jobs`] calls in progress (on any thread), and later ones, to return
+    /// once the step in flight has ended: a graceful stop (the jobs not stepped stay
+    /// pending). The background scheduler stops when its handle is dropped.
+    pub fn stop_jobs(&self) {
+        self.inner.jobs.stop();
     }
 
     /// Runs jobs in the background until the returned handle is dropped.
@@ -170,6 +191,30 @@ impl Service {
 }
 
 impl Inner {
+    /// A tool call in an instance of the caller's pool, with ids seeded by `seed`, and the
+    /// gateway recording `intent` before its first write.
+    fn call_as(
+        &self,
+        access: &Access,
+        caller: &Caller,
+        tool: &str,
+        arguments: &str,
+        seed: &str,
+        intent: Option<&Arc<IntentRecorder>>,
+    ) -> Result<ToolOutput, CallError> {
+        let mut sandbox = self.broker.checkout(&access.agent, &access.pool)?;
+        let gateway = self.gateway_for(access);
+        sandbox.set_gateway(match intent {
+            Some(intent) => intent.guard(gateway),
+            None => gateway,
+        });
+        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &["call", seed])));
+        let output = sandbox.call_tool(tool, caller, arguments);
+        sandbox.set_services(base);
+        self.broker.checkin(&access.pool, sandbox);
+        output
+    }
+
     fn access(&self, caller: &Caller) -> Access {
         access(&self.config, caller, |key| self.tree.canonical_key(key))
     }
@@ -198,20 +243,29 @@ impl StepHost for Inner {
     }
 
     fn resume(&self, record: &JobRecord, wakeup: Wakeup) -> Result<Vec<Job>, CallError> {
-        // A job runs in an instance of its agent, seeing the gateway as its caller may.
+        // A job runs in an instance of its agent, seeing the gateway as its caller may, with
+        // ids seeded by its key and step (the same step made again gets the same ids).
         let access = self.access(&record.caller);
         let mut sandbox = self.broker.checkout(&record.agent, &access.pool)?;
         sandbox.set_gateway(self.gateway_for(&access));
+        let steps = record.steps.to_string();
+        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &["step", &record.key, &steps])));
         let next = sandbox.resume_job(record.job(), wakeup);
+        sandbox.set_services(base);
         self.broker.checkin(&access.pool, sandbox);
         next
+    }
+
+    fn replay(&self, intent: &CallIntent) -> Result<Vec<Job>, CallError> {
+        let access = self.access(&intent.caller);
+        self.call_as(&access, &intent.caller, &intent.tool, &intent.arguments, &intent.id, None).map(|output| output.jobs)
     }
 
     fn wait(&self, record: &JobRecord, params: &ports::WaitParams) -> ports::GatewayResult<ports::WaitResult> {
         self.gateway_for(&self.access(&record.caller)).agent_wait(params)
     }
 
-    fn runs_elsewhere(&self, run_id: &str) -> bool {
-        self.tree.runs_elsewhere(run_id)
+    fn run_state(&self, run_id: &str) -> crate::gateway::RunState {
+        self.tree.run_state(run_id)
     }
 }

@@ -1,15 +1,19 @@
 //! `agent`: an agent run in a session, after the send policy allows it (reference §4),
-//! with its message appended to the session's transcript; the run itself goes on in the
-//! [`runs`](super::runs) registry, and its reply, usage and model are recorded when it
-//! ends.
+//! registered in the [`runs`](super::runs) registry before its message is appended to the
+//! session's transcript; the run itself goes on there, and its reply, usage and model are
+//! recorded when it ends (the registry says in which order, and why).
 
 use crate::gateway::*;
 use serde_json::{json, Value};
 use session_tools_guest::policy::Decision;
 
-use super::runs::Finished;
-use super::runtime::RunRequest;
+use std::sync::Arc;
+
+use super::registry::Found;
+use super::runs::{Finished, Registered, RunFile, RunSteps};
+use super::runtime::{AgentRuntime, RunRequest};
 use super::{gw, known_channel, EmbeddedGateway, LABEL_MAX};
+use crate::faults::fault_point;
 
 impl EmbeddedGateway {
     /// `agent`: checks the params as the real gateway's schema does, applies the send
@@ -32,9 +36,9 @@ impl EmbeddedGateway {
                 return Err(gw(format!("invalid agent params: at /label: must NOT have more than {LABEL_MAX} characters")));
             }
         }
-        if let Some(done) = self.runs().get(&p.idempotency_key) {
-            // The same idempotency key is the same run.
-            return Ok(AgentAccepted { run_id: Some(done) });
+        // The same idempotency key is the same run, whichever process registered it.
+        if self.runs().exists(&p.idempotency_key) {
+            return Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) });
         }
         let requested = p.session_key.clone().unwrap_or_else(|| "main".into());
         let existing = self.find(&requested)?;
@@ -79,8 +83,6 @@ impl EmbeddedGateway {
             }
             Ok(())
         })?;
-        let now = self.now();
-        self.append(&found, &json!({"role": "user", "content": [{"type": "text", "text": p.message}], "timestamp": now}))?;
         let timeout_s = p.timeout.map_or(self.config().agent_timeout_seconds, u64::from);
         let request = RunRequest {
             run_id: p.idempotency_key.clone(),
@@ -92,21 +94,37 @@ impl EmbeddedGateway {
             channel: p.channel.clone(),
             params: crate::gateway::wire::agent_params(p),
         };
-        let me = self.me.clone();
-        self.runs().start(request, std::time::Duration::from_secs(timeout_s.max(1)), self.runtime.clone(), move |request, result| {
-            if let Some(gateway) = me.upgrade() {
-                gateway.finish_run(request, result);
-            }
-        });
+        // Issue 20: the run is registered (its intent on disk) before its message is
+        // appended, so a second `agent` with this key, here or in another process, finds it
+        // and appends nothing.
+        let file = match self.runs().register(&request, std::time::Duration::from_secs(timeout_s.max(1))) {
+            Ok(Registered::New(file)) => file,
+            Ok(Registered::Existing) => return Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) }),
+            Err(e) => return Err(gw(format!("recording the run: {e}"))),
+        };
+        if let Err(e) = self.append_run_message(&found, &file, false) {
+            self.runs().fail(file, e.clone());
+            return Err(gw(e));
+        }
+        fault_point("agent.message-appended");
+        self.runs().start(file);
         Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) })
     }
 
-    /// Records a finished run: the reply in the transcript, usage and model on the entry.
-    fn finish_run(&self, request: &RunRequest, result: &Finished) {
-        let Ok(Some(found)) = self.find(&request.session_key) else {
-            return;
+    /// Appends a run's message under the entry id its file names (unless `check` finds it
+    /// there already).
+    fn append_run_message(&self, found: &Found, run: &RunFile, check: bool) -> Result<(), String> {
+        let message = json!({"role": "user", "content": [{"type": "text", "text": run.asked.message}], "timestamp": run.started_at});
+        self.append_entry(found, &message, &run.message_entry, check).map_err(|e| e.message)
+    }
+
+    /// Records a finished run: the reply in the transcript under the entry id its file
+    /// names (unless `check` finds it there already), usage and model on the entry.
+    fn record_run_end(&self, run: &RunFile, result: &Finished, check: bool) -> Result<(), String> {
+        let Some(found) = self.find(&run.session_key).map_err(|e| e.message)? else {
+            return Ok(());
         };
-        if let Some(reply) = &result.reply {
+        if let (Some(reply), Some(entry_id)) = (&result.reply, &result.reply_entry) {
             let mut message = json!({
                 "role": "assistant",
                 "content": [{"type": "text", "text": reply}],
@@ -121,9 +139,9 @@ impl EmbeddedGateway {
             if let Some(usage) = &result.usage {
                 message["usage"] = json!({"input": usage.input_tokens, "output": usage.output_tokens, "totalTokens": usage.total_tokens});
             }
-            let _ = self.append(&found, &message);
+            self.append_entry(&found, &message, entry_id, check).map_err(|e| e.message)?;
         }
-        let _ = self.upsert(&request.session_key, |entry, _, _| {
+        self.upsert(&run.session_key, |entry, _, _| {
             if let Some(model) = &result.model {
                 let (provider, id) = model.split_once('/').unwrap_or(("", model.as_str()));
                 if !provider.is_empty() {
@@ -144,6 +162,23 @@ impl EmbeddedGateway {
             }
             entry.insert("abortedLastRun".into(), Value::Bool(result.status == "timeout"));
             Ok(())
-        });
+        })
+        .map(|_| ())
+        .map_err(|e| e.message)
+    }
+}
+
+impl RunSteps for EmbeddedGateway {
+    fn append_message(&self, run: &RunFile, check: bool) -> Result<(), String> {
+        let found = self.find(&run.session_key).map_err(|e| e.message)?.ok_or_else(|| format!("session {} is gone", run.session_key))?;
+        self.append_run_message(&found, run, check)
+    }
+
+    fn record_end(&self, run: &RunFile, finished: &Finished, check: bool) -> Result<(), String> {
+        self.record_run_end(run, finished, check)
+    }
+
+    fn runtime(&self) -> Arc<dyn AgentRuntime> {
+        self.runtime.clone()
     }
 }

@@ -257,8 +257,25 @@ impl EmbeddedGateway {
             return Err(gw(format!("session {} has no sessionId", found.key)));
         };
         let path = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
-        transcript::append_message(&path, id, &self.workspace(&found.agent_id), self.now(), message)
+        transcript::append_message(&path, id, &self.workspace(&found.agent_id), self.now(), message, None)
             .map(|_| ())
             .map_err(|e| gw(format!("writing the transcript {}: {e}", path.display())))
+    }
+
+    /// Appends a message to a session's transcript under a chosen entry id; with `check`,
+    /// only if the transcript has no entry with that id yet (a run's message or reply
+    /// recorded again after its process died half way, issue 20).
+    pub fn append_entry(&self, found: &Found, message: &Value, entry_id: &str, check: bool) -> Result<(), GatewayError> {
+        let Some(id) = self.session_id(found)? else {
+            return Err(gw(format!("session {} has no sessionId", found.key)));
+        };
+        let path = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
+        let written = |e: std::io::Error| gw(format!("writing the transcript {}: {e}", path.display()));
+        if check && transcript::has_entry(&path, entry_id).map_err(written)? {
+            return Ok(());
+        }
+        transcript::append_message(&path, id, &self.workspace(&found.agent_id), self.now(), message, Some(entry_id))
+            .map(|_| ())
+            .map_err(written)
     }
 }

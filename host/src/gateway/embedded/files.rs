@@ -65,3 +65,26 @@ pub fn sweep_temporaries(target: &Path, min_age: Duration) {
         }
     }
 }
+
+/// Creates a file with these bytes only if none exists at `path` (`AlreadyExists`
+/// otherwise), complete at birth: the bytes are written to a temporary file beside it,
+/// which is then hard-linked to `path` (`link` fails when the name exists, among processes
+/// too) and removed. Mode 0600; the data reaches the disk first.
+pub fn create_exclusively(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let tmp = temporary_name(path);
+    let result = (|| {
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_data()?;
+        std::fs::hard_link(&tmp, path)
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    result
+}

@@ -71,8 +71,6 @@ pub struct EmbeddedGateway {
     outbox: outbox::Outbox,
     policy: Mutex<Option<Arc<dyn PolicyEvaluator>>>,
     clock: Clock,
-    /// This gateway, for the threads of its runs.
-    me: std::sync::Weak<EmbeddedGateway>,
 }
 
 fn gw(message: impl Into<String>) -> GatewayError {
@@ -174,9 +172,12 @@ impl EmbeddedGateway {
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
         let registry = registry::Registry::new(&config);
         let tools_dir = state_dir.join("session-tools");
-        let runs = Arc::new(Runs::open(tools_dir.join("runs.json"), clock.clone())?);
+        let runs = Arc::new(Runs::open(tools_dir.join("runs"), clock.clone())?);
         let outbox = outbox::Outbox::open(tools_dir.join("outbox.jsonl"))?;
-        Ok(Arc::new_cyclic(|me| EmbeddedGateway {
+        Ok(Arc::new_cyclic(|me: &std::sync::Weak<EmbeddedGateway>| {
+            let steps: std::sync::Weak<dyn runs::RunSteps> = me.clone();
+            runs.attach(steps);
+            EmbeddedGateway {
             state_dir: state_dir.to_path_buf(),
             runs,
             outbox,
@@ -186,7 +187,7 @@ impl EmbeddedGateway {
             runtime,
             policy: Mutex::new(None),
             clock,
-            me: me.clone(),
+        }
         }))
     }
 

@@ -1,28 +1,40 @@
 //! What the gateway delivered to channels with `send`: this gateway has no channel
 //! connections, so deliveries are recorded in `<state>/session-tools/outbox.jsonl` (one
-//! JSON object a line), where the CLI shows them. A repeated idempotency key is one
-//! delivery.
+//! JSON object a line), where the CLI shows them.
+//!
+//! A repeated idempotency key is one delivery, across processes too (issue 20: a flow
+//! resumed after a stop sends its announce again with the same key): a delivery is checked
+//! and appended under the outbox's OS lock, against every key of the file, which each
+//! process reads once and then only from where it last read.
 
 use std::collections::HashSet;
-use std::io::Write;
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use session_tools_guest::ports::{GatewayResult, SendParams};
 
+use super::lock::OsLock;
 use super::{gw, known_channel, EmbeddedGateway};
 
 pub struct Outbox {
     path: PathBuf,
-    seen: Mutex<HashSet<String>>,
+    seen: Mutex<Seen>,
+}
+
+/// The keys of the file as far as this process has read it.
+#[derive(Default)]
+struct Seen {
+    keys: HashSet<String>,
+    /// The file read (its inode) and how far.
+    file: Option<u64>,
+    read_to: u64,
 }
 
 impl Outbox {
     pub fn open(path: PathBuf) -> std::io::Result<Outbox> {
-        let seen =
-            Outbox::read_path(&path)?.iter().filter_map(|d| d.get("idempotencyKey").and_then(Value::as_str).map(str::to_string)).collect();
-        Ok(Outbox { path, seen: Mutex::new(seen) })
+        Ok(Outbox { path, seen: Mutex::new(Seen::default()) })
     }
 
     fn read_path(path: &PathBuf) -> std::io::Result<Vec<Value>> {
@@ -33,14 +45,54 @@ impl Outbox {
         }
     }
 
-    /// Records a delivery (once per idempotency key).
+    /// Reads the lines written since this process last read (all of them when the file is
+    /// another one than it read), noting their keys.
+    fn catch_up(seen: &mut Seen, file: &mut std::fs::File) -> std::io::Result<()> {
+        let meta = file.metadata()?;
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(&meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        if seen.file != Some(inode) || meta.len() < seen.read_to {
+            *seen = Seen { file: Some(inode), ..Seen::default() };
+        }
+        file.seek(SeekFrom::Start(seen.read_to))?;
+        let mut text = Vec::new();
+        file.read_to_end(&mut text)?;
+        // Only whole lines count (a line being written by a process that died is not one).
+        let whole = text.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+        for line in text[..whole].split(|b| *b == b'\n') {
+            if let Ok(value) = serde_json::from_slice::<Value>(line) {
+                if let Some(key) = value.get("idempotencyKey").and_then(Value::as_str) {
+                    seen.keys.insert(key.to_string());
+                }
+            }
+        }
+        seen.read_to += whole as u64;
+        Ok(())
+    }
+
+    /// Records a delivery (once per idempotency key, whichever process made it first).
     pub fn deliver(&self, params: &SendParams, now_ms: u64) -> std::io::Result<()> {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
-        if seen.contains(&params.idempotency_key) {
+        if seen.keys.contains(&params.idempotency_key) {
             return Ok(());
         }
         if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
+            std::fs::DirBuilder::new().recursive(true).create(dir)?;
+        }
+        let _lock = OsLock::acquire(&self.path)?;
+        let mut options = std::fs::OpenOptions::new();
+        options.read(true).append(true).create(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&self.path)?;
+        Self::catch_up(&mut seen, &mut file)?;
+        if seen.keys.contains(&params.idempotency_key) {
+            return Ok(());
         }
         let line = json!({
             "ts": now_ms,
@@ -50,9 +102,17 @@ impl Outbox {
             "message": params.message,
             "idempotencyKey": params.idempotency_key,
         });
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
-        file.write_all(format!("{line}\n").as_bytes())?;
-        seen.insert(params.idempotency_key.clone());
+        let mut bytes = line.to_string().into_bytes();
+        bytes.push(b'\n');
+        // A line cut short by a process that died gets its line break first.
+        let len = file.metadata()?.len();
+        if len > seen.read_to {
+            bytes.insert(0, b'\n');
+        }
+        file.write_all(&bytes)?;
+        crate::faults::fault_point("outbox.written");
+        seen.read_to = file.metadata()?.len();
+        seen.keys.insert(params.idempotency_key.clone());
         Ok(())
     }
 

@@ -9,6 +9,7 @@ use crate::gateway::*;
 use session_tools_guest::keys::normalize_agent_id;
 
 use super::listing::{deduplicated, IndexedRow, StoreRows};
+use super::runs::RunView;
 use super::{gw, transcript, EmbeddedGateway, LABEL_MAX};
 
 impl EmbeddedGateway {
@@ -182,7 +183,11 @@ impl SessionTree for EmbeddedGateway {
         self.runs().session_of(run_id)
     }
 
-    fn runs_elsewhere(&self, run_id: &str) -> bool {
-        self.runs().runs_elsewhere(run_id)
+    fn run_state(&self, run_id: &str) -> RunState {
+        // A run whose process died is adopted on the way (re-run or its end recorded).
+        match self.runs().view(run_id) {
+            RunView::Ended(_) => RunState::Ended,
+            RunView::Running | RunView::Unknown => RunState::Running,
+        }
     }
 }

@@ -1,28 +1,57 @@
-//! Agent runs of the embedded gateway: started by `agent`, run by the agent runtime on a
-//! thread of their own, stopped at their timeout, and waited for by `agent.wait` for real
-//! (a condition variable with a deadline, not a polled flag). The registry is persisted,
-//! so after a restart a run that was cut short ends as an error instead of never.
+//! Agent runs of the embedded gateway: registered by `agent`, run by the agent runtime on
+//! a thread of their own, stopped at their timeout, and waited for by `agent.wait`.
 //!
-//! Several processes may share a state directory (the CLI, a resuming `jobs`): each run
-//! records the process that runs it, a process leaves another live process's runs alone
-//! (it neither ends them as interrupted nor drops them when it writes the registry), and
-//! only the process that runs a run waits for it.
+//! Exactly once across processes and stops (issue 20). Each run is a file of its own,
+//! `<state>/session-tools/runs/<digest of the run id>.json`, and the file is the run's
+//! record of intent and of outcome:
+//!
+//! 1. `agent` *registers* the run before any side effect: the file is created exclusively
+//!    (complete at birth), with the request and the id its message's transcript entry will
+//!    have. A second `agent` with the same idempotency key, from this process or another,
+//!    finds the file and answers the same run: nothing is appended twice.
+//! 2. The message is appended with that entry id, and the run starts.
+//! 3. When the runtime answers, the end is written to the file *with* the reply and the id
+//!    its transcript entry will have; then the reply is appended and the session entry
+//!    updated; then the file says the end is recorded. A waiter answers only a recorded end.
+//!
+//! A process that finds a run whose owner has died (its liveness lock is free) *adopts* it:
+//! an end not yet recorded is recorded (each transcript entry appended unless it is there);
+//! a run cut short is run again, once, under the same id (its message appended unless it is
+//! there); a run cut short twice ends as an error. So a run in flight when its process died
+//! is waited for or re-run, never silently dropped, and a reply is never written twice.
+//!
+//! Any process may wait for any run: a run of this process is waited for on a condition
+//! variable, one of another live process by re-reading its file.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
-use std::sync::{Arc, Condvar, Mutex};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 use session_tools_guest::ports::{Usage, WaitResult};
 
-use super::files::{write_atomically, Durability};
+use super::files::{create_exclusively, write_atomically, Durability};
 use super::lock::OsLock;
 use super::runtime::{AgentRuntime, RunRequest, RunResult};
 use super::Clock;
+use crate::faults::fault_point;
 
-/// Finished runs are kept this long for `agent.wait`.
-pub const KEEP_FINISHED_MS: i64 = 10 * 60_000;
+/// Ended runs are kept this long: `agent.wait` answers them, and an `agent` with their key
+/// is still the same run (a flow resumed within a day never starts a step twice).
+pub const KEEP_ENDED_MS: i64 = 24 * 60 * 60_000;
+/// How often a writer sweeps ended runs older than [`KEEP_ENDED_MS`].
+const SWEEP_EVERY: Duration = Duration::from_secs(600);
+/// How many times a run is started in all: once, and once more by a process that adopts it
+/// after its owner died while it was going on.
+const MAX_ATTEMPTS: u32 = 2;
+/// How long this process keeps its own ended runs in memory (their files stay).
+const FORGET_AFTER_MS: i64 = 10 * 60_000;
+/// How many ends of other processes' runs are kept in memory.
+const MAX_SEEN: usize = 100_000;
+/// How often the file of a run another process runs is read again while waiting for it.
+const POLL_ELSEWHERE: Duration = Duration::from_millis(50);
 
 /// How a run ended.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -40,40 +69,120 @@ pub struct Finished {
     pub model: Option<String>,
     pub started_at: i64,
     pub ended_at: i64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Record {
-    session_key: String,
-    started_at: i64,
-    /// The process running it, by its liveness lock (see [`Liveness`]); absent, or a pid
-    /// in registries written by older builds (whose runs are over).
-    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "owner_id")]
-    owner: Option<String>,
+    /// The transcript entry id the reply is (to be) appended under.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    finished: Option<Finished>,
+    pub reply_entry: Option<String>,
 }
 
-#[derive(Default, Serialize, Deserialize)]
-struct Persisted {
-    version: u32,
-    runs: HashMap<String, Record>,
+impl Finished {
+    fn failed(error: String, started_at: i64, ended_at: i64) -> Finished {
+        Finished { status: "error".into(), error: Some(error), reply: None, usage: None, model: None, started_at, ended_at, reply_entry: None }
+    }
+
+    fn wait_result(&self) -> WaitResult {
+        WaitResult {
+            status: Some(self.status.clone()),
+            error: self.error.clone(),
+            started_at: Some(self.started_at),
+            ended_at: Some(self.ended_at),
+            usage: self.usage.clone(),
+            model: self.model.clone(),
+        }
+    }
 }
 
-/// Reads an owner id, ignoring what older builds wrote there (a pid).
-fn owner_id<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    Ok(match serde_json::Value::deserialize(d)? {
-        serde_json::Value::String(id) => Some(id),
-        _ => None,
-    })
+/// What a run was asked, as kept in its file (enough to run it again).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Asked {
+    pub agent_id: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_system_prompt: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lane: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
+    #[serde(default)]
+    pub params: serde_json::Value,
+    /// The run's timeout, in seconds.
+    pub timeout_s: u64,
+}
+
+/// One run's file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RunFile {
+    pub version: u32,
+    pub run_id: String,
+    pub session_key: String,
+    /// The process running it, by its liveness lock (see [`Liveness`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
+    /// How many times it was started.
+    pub attempts: u32,
+    pub started_at: i64,
+    pub asked: Asked,
+    /// The transcript entry id of the run's message.
+    pub message_entry: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finished: Option<Finished>,
+    /// Whether the end is recorded in the transcript and the session entry.
+    #[serde(default)]
+    pub recorded: bool,
+}
+
+impl RunFile {
+    fn request(&self) -> RunRequest {
+        RunRequest {
+            run_id: self.run_id.clone(),
+            session_key: self.session_key.clone(),
+            agent_id: self.asked.agent_id.clone(),
+            message: self.asked.message.clone(),
+            extra_system_prompt: self.asked.extra_system_prompt.clone(),
+            lane: self.asked.lane.clone(),
+            channel: self.asked.channel.clone(),
+            params: self.asked.params.clone(),
+        }
+    }
+}
+
+/// What the gateway does around the runtime: the run's message before it, its reply and
+/// the session entry's fields after it. `check` asks to append only what the transcript
+/// does not hold yet (a run adopted from a process that died half way).
+pub trait RunSteps: Send + Sync {
+    /// Appends the run's message under its entry id.
+    fn append_message(&self, run: &RunFile, check: bool) -> Result<(), String>;
+    /// Records an end: the reply under its entry id, the entry's model, usage and flags.
+    fn record_end(&self, run: &RunFile, finished: &Finished, check: bool) -> Result<(), String>;
+    /// The runtime that produces replies.
+    fn runtime(&self) -> Arc<dyn AgentRuntime>;
+}
+
+/// A run, as the registry can tell without waiting.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RunView {
+    /// Its end is recorded.
+    Ended(WaitResult),
+    /// It goes on (here or in another live process), or is being recorded.
+    Running,
+    /// No such run (yet).
+    Unknown,
+}
+
+/// Whether `agent` registered a new run or found one with the same key.
+#[derive(Debug)]
+pub enum Registered {
+    New(RunFile),
+    Existing,
 }
 
 /// This process's liveness lock: an OS lock held on `processes/<id>` for as long as the
 /// registry is open. Another process tells whether this one still runs by trying the lock,
 /// which works across PID namespaces and never mistakes a reused pid for its owner.
-/// The lock is taken when this process starts its first run (a process that only reads
-/// writes nothing).
+/// The lock is taken when this process first registers or adopts a run (a process that
+/// only reads writes nothing), and its file is removed when the registry is dropped; files
+/// of processes that died are removed by the next process that opens the registry.
 #[derive(Debug)]
 struct Liveness {
     id: String,
@@ -104,7 +213,7 @@ impl Liveness {
         let target = self.dir.join(id);
         let mut lock_file = target.clone().into_os_string();
         lock_file.push(".lock");
-        if !std::path::Path::new(&lock_file).exists() {
+        if !Path::new(&lock_file).exists() {
             return false;
         }
         match OsLock::try_acquire(&target) {
@@ -116,213 +225,504 @@ impl Liveness {
             Err(_) => true,
         }
     }
+
+    /// Removes the lock files of processes that have ended.
+    fn sweep(&self) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(id) = name.strip_suffix(".lock") {
+                self.is_alive(id);
+            }
+        }
+    }
+}
+
+impl Drop for Liveness {
+    fn drop(&mut self) {
+        if let Some(Some(lock)) = self.held.take() {
+            lock.remove(&self.dir.join(&self.id));
+        }
+    }
+}
+
+/// A run this process runs (or ran): its file as last written, shared with its thread.
+struct Mine {
+    file: RunFile,
 }
 
 pub struct Runs {
-    path: PathBuf,
-    runs: Mutex<HashMap<String, Record>>,
-    ended: Condvar,
+    dir: PathBuf,
     clock: Clock,
     liveness: Liveness,
+    /// The runs this process registered or adopted.
+    mine: Mutex<HashMap<String, Mine>>,
+    /// Rung when one of `mine` is recorded as ended.
+    ended: Condvar,
+    /// Recorded ends of other processes' runs (they never change once recorded).
+    seen: Mutex<HashMap<String, WaitResult>>,
+    steps: std::sync::OnceLock<Weak<dyn RunSteps>>,
+    last_sweep: Mutex<Option<Instant>>,
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runs").field("dir", &self.dir).finish_non_exhaustive()
+    }
+}
+
+/// The file name of a run: its id is the caller's idempotency key, so it is hashed (no
+/// caller names a path).
+fn file_name(run_id: &str) -> String {
+    let digest = Sha256::digest(run_id.as_bytes());
+    let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    format!("{hex}.json")
 }
 
 impl Runs {
-    /// Loads the registry; runs that were going on when the process stopped are ended as
-    /// errors.
-    pub fn open(path: PathBuf, clock: Clock) -> std::io::Result<Runs> {
-        let now = clock() as i64;
-        let liveness = Liveness::new(path.parent().unwrap_or_else(|| std::path::Path::new(".")).join("processes"));
-        let mut runs = read_registry(&path)?;
-        // Another live process's unfinished runs are its own, not ours to end.
-        runs.retain(|_, r| r.finished.is_some() || !owned_elsewhere(&liveness, r));
-        for record in runs.values_mut() {
-            if record.finished.is_none() {
-                record.finished = Some(Finished {
-                    status: "error".into(),
-                    error: Some("the run was interrupted: the gateway stopped while it was going on".into()),
-                    reply: None,
-                    usage: None,
-                    model: None,
-                    started_at: record.started_at,
-                    ended_at: now,
-                });
+    /// Opens the registry in `dir` (`<state>/session-tools/runs`). Nothing is written until a
+    /// run is registered; a `runs.json` of an older build beside `dir` is taken over then.
+    pub fn open(dir: PathBuf, clock: Clock) -> std::io::Result<Runs> {
+        let processes = dir.parent().unwrap_or_else(|| Path::new(".")).join("processes");
+        let liveness = Liveness::new(processes);
+        liveness.sweep();
+        import_legacy(&dir, &clock)?;
+        Ok(Runs {
+            dir,
+            clock,
+            liveness,
+            mine: Mutex::new(HashMap::new()),
+            ended: Condvar::new(),
+            seen: Mutex::new(HashMap::new()),
+            steps: std::sync::OnceLock::new(),
+            last_sweep: Mutex::new(None),
+        })
+    }
+
+    /// Gives the registry the gateway's steps around the runtime (once, at open).
+    pub fn attach(&self, steps: Weak<dyn RunSteps>) {
+        let _ = self.steps.set(steps);
+    }
+
+    fn steps(&self) -> Option<Arc<dyn RunSteps>> {
+        self.steps.get().and_then(Weak::upgrade)
+    }
+
+    fn now(&self) -> i64 {
+        (self.clock)() as i64
+    }
+
+    fn path(&self, run_id: &str) -> PathBuf {
+        self.dir.join(file_name(run_id))
+    }
+
+    /// A run's file as written (by any process); `None` when there is none or it cannot be
+    /// read as a run (such a file is moved aside, never lost).
+    fn read(&self, run_id: &str) -> Option<RunFile> {
+        let path = self.path(run_id);
+        let bytes = std::fs::read(&path).ok()?;
+        match serde_json::from_slice::<RunFile>(&bytes) {
+            Ok(file) if file.run_id == run_id => Some(file),
+            Ok(_) => None,
+            Err(_) => {
+                let mut aside = path.clone().into_os_string();
+                aside.push(format!(".unreadable-{}", self.now()));
+                let _ = std::fs::rename(&path, &aside);
+                None
             }
         }
-        Ok(Runs { path, runs: Mutex::new(runs), ended: Condvar::new(), clock, liveness })
     }
 
-    /// Writes the registry: this process's runs as it knows them, and the runs of other
-    /// processes as the file has them. The file's OS lock serialises the writers (so no
-    /// writer drops another's runs, and the latest state is written last); the in-memory
-    /// registry is locked only to copy it, never during the disk I/O.
-    fn persist(&self) -> std::io::Result<()> {
-        let _file = OsLock::acquire(&self.path)?;
-        let now = (self.clock)() as i64;
-        // `endedAt` is read from the file: any i64 (saturating, so an extreme one neither
-        // overflows nor keeps a run forever by wrapping).
-        let current = |r: &Record| r.finished.as_ref().is_none_or(|f| now.saturating_sub(f.ended_at) < KEEP_FINISHED_MS);
-        let ours: HashMap<String, Record> = {
-            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            runs.retain(|_, r| current(r));
-            runs.clone()
+    fn write(&self, file: &RunFile) -> std::io::Result<()> {
+        let bytes = serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?;
+        // The file is the run's record of intent and of outcome: on disk before anything
+        // it announces happens.
+        write_atomically(&self.path(&file.run_id), &bytes, Durability::Synced)
+    }
+
+    /// Registers a run before its message is appended: answers [`Registered::Existing`]
+    /// when a run with this id was registered before (here or by another process).
+    pub fn register(&self, request: &RunRequest, timeout: Duration) -> std::io::Result<Registered> {
+        if self.mine.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&request.run_id) || self.path(&request.run_id).exists() {
+            return Ok(Registered::Existing);
+        }
+        self.sweep_if_due();
+        self.forget_old();
+        let file = RunFile {
+            version: 2,
+            run_id: request.run_id.clone(),
+            session_key: request.session_key.clone(),
+            owner: Some(self.liveness.claim()),
+            attempts: 1,
+            started_at: self.now(),
+            asked: Asked {
+                agent_id: request.agent_id.clone(),
+                message: request.message.clone(),
+                extra_system_prompt: request.extra_system_prompt.clone(),
+                lane: request.lane.clone(),
+                channel: request.channel.clone(),
+                params: request.params.clone(),
+                timeout_s: timeout.as_secs().max(1),
+            },
+            message_entry: new_entry_id(),
+            finished: None,
+            recorded: false,
         };
-        let mut merged = read_registry(&self.path).unwrap_or_default();
-        merged.retain(|id, r| !ours.contains_key(id) && current(r));
-        merged.extend(ours);
-        let bytes = serde_json::to_vec_pretty(&Persisted { version: 1, runs: merged }).map_err(std::io::Error::other)?;
-        // The registry is this host's own record, rebuilt by the next write: no fsync.
-        write_atomically(&self.path, &bytes, Durability::Cache)
+        std::fs::DirBuilder::new().recursive(true).create(&self.dir)?;
+        let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+        match create_exclusively(&self.path(&file.run_id), &bytes) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(Registered::Existing),
+            Err(e) => return Err(e),
+        }
+        self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(file.run_id.clone(), Mine { file: file.clone() });
+        fault_point("run.registered");
+        Ok(Registered::New(file))
     }
 
-    /// Persists, or says on stderr why it could not (the runs go on in memory).
-    fn persist_or_warn(&self) {
-        if let Err(e) = self.persist() {
-            eprintln!("[warn] cannot write the runs registry {}: {e}", self.path.display());
+    /// Starts a registered run (its message appended) on a thread of its own.
+    pub fn start(self: &Arc<Self>, file: RunFile) {
+        let this = self.clone();
+        let run_id = file.run_id.clone();
+        let spawned = std::thread::Builder::new().name(thread_name(&run_id)).spawn(move || this.execute(file));
+        if let Err(e) = spawned {
+            let now = self.now();
+            if let Some(file) = self.mine_file(&run_id) {
+                self.end(file, Finished::failed(format!("cannot start the run: {e}"), now, now));
+            }
         }
     }
 
-    /// The session a run belongs to.
-    pub fn session_of(&self, run_id: &str) -> Option<String> {
-        self.runs.lock().unwrap_or_else(|p| p.into_inner()).get(run_id).map(|r| r.session_key.clone())
+    /// Ends a registered run that could not start (its message could not be appended).
+    pub fn fail(&self, file: RunFile, error: String) {
+        let now = self.now();
+        self.end(file, Finished::failed(error, now, now));
     }
 
-    /// Whether another live process runs this run (this process cannot see it end; that
-    /// one can).
-    pub fn runs_elsewhere(&self, run_id: &str) -> bool {
-        if self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) {
+    fn mine_file(&self, run_id: &str) -> Option<RunFile> {
+        self.mine.lock().unwrap_or_else(|p| p.into_inner()).get(run_id).map(|m| m.file.clone())
+    }
+
+    /// Runs the runtime for a run and records its end.
+    fn execute(self: Arc<Self>, file: RunFile) {
+        let started_at = file.started_at;
+        let timeout = Duration::from_secs(file.asked.timeout_s.max(1));
+        let request = file.request();
+        let began = Instant::now();
+        let runtime = self.steps().map(|s| s.runtime());
+        let result = match runtime {
+            Some(runtime) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| {
+                RunResult { status: "error".into(), reply: None, error: Some("the agent runtime failed".into()), usage: None, model: None, duration: Duration::ZERO }
+            }),
+            None => RunResult { status: "error".into(), reply: None, error: Some("the gateway is closed".into()), usage: None, model: None, duration: Duration::ZERO },
+        };
+        let finished = if result.duration > timeout {
+            std::thread::sleep(timeout.saturating_sub(began.elapsed()));
+            Finished {
+                status: "timeout".into(),
+                error: Some(format!("the run timed out after {}s and was stopped", timeout.as_secs())),
+                reply: None,
+                usage: None,
+                model: result.model,
+                started_at,
+                ended_at: self.now(),
+                reply_entry: None,
+            }
+        } else {
+            std::thread::sleep(result.duration.saturating_sub(began.elapsed()));
+            let ok = result.status == "ok";
+            Finished {
+                status: if ok { "ok".into() } else { "error".into() },
+                error: if ok { None } else { Some(result.error.unwrap_or_else(|| "agent error".into())) },
+                reply_entry: result.reply.as_ref().map(|_| new_entry_id()),
+                reply: result.reply,
+                usage: result.usage,
+                model: result.model,
+                started_at,
+                ended_at: self.now(),
+            }
+        };
+        fault_point("run.replied");
+        self.end(file, finished);
+    }
+
+    /// Records an end: in the run's file first (with the reply), then in the transcript and
+    /// the entry, then as recorded; waiters are told last.
+    fn end(&self, mut file: RunFile, finished: Finished) {
+        file.finished = Some(finished.clone());
+        if let Err(e) = self.write(&file) {
+            self.warn(&format!("cannot record the end of run {}: {e}", file.run_id));
+        }
+        fault_point("run.end-written");
+        self.record(file, &finished, false);
+    }
+
+    /// The transcript and entry half of an end, then the file marked recorded.
+    fn record(&self, mut file: RunFile, finished: &Finished, check: bool) {
+        if let Some(steps) = self.steps() {
+            if let Err(e) = steps.record_end(&file, finished, check) {
+                self.warn(&format!("cannot record the reply of run {}: {e}", file.run_id));
+            }
+        }
+        fault_point("run.reply-appended");
+        file.recorded = true;
+        if let Err(e) = self.write(&file) {
+            self.warn(&format!("cannot record the end of run {}: {e}", file.run_id));
+        }
+        let mut mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+        mine.insert(file.run_id.clone(), Mine { file });
+        drop(mine);
+        self.ended.notify_all();
+    }
+
+    fn warn(&self, message: &str) {
+        tracing::warn!("{message}");
+    }
+
+    /// Adopts a run whose owner died: records an end it left half recorded, or runs it again
+    /// (once) when it was cut short. Answers whether the run is now this process's.
+    fn adopt(self: &Arc<Self>, run_id: &str) -> bool {
+        let path = self.path(run_id);
+        // Two processes may find the same orphan: one adopts it, under the run's OS lock.
+        let Ok(Some(lock)) = OsLock::try_acquire(&path) else { return false };
+        let Some(mut file) = self.read(run_id) else {
+            lock.remove(&path);
+            return false;
+        };
+        if file.recorded || file.owner.as_deref().is_some_and(|o| self.liveness.is_alive(o)) {
+            drop(lock);
             return false;
         }
-        self.on_disk(run_id).is_some_and(|r| r.finished.is_none() && owned_elsewhere(&self.liveness, &r))
-    }
-
-    /// A run as the registry file has it (written by any process).
-    fn on_disk(&self, run_id: &str) -> Option<Record> {
-        read_registry(&self.path).ok()?.remove(run_id)
-    }
-
-    /// The run with this id, if it exists (its id, for the caller's convenience).
-    pub fn get(&self, run_id: &str) -> Option<String> {
-        self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id).then(|| run_id.to_string())
-    }
-
-    /// Starts a run on its own thread. `finish` records the outcome (transcript, entry)
-    /// before waiters are told the run has ended.
-    pub fn start(
-        self: &Arc<Self>,
-        request: RunRequest,
-        timeout: Duration,
-        runtime: Arc<dyn AgentRuntime>,
-        finish: impl FnOnce(&RunRequest, &Finished) + Send + 'static,
-    ) {
-        let started_at = (self.clock)() as i64;
-        {
-            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            let record =
-                Record { session_key: request.session_key.clone(), started_at, owner: Some(self.liveness.claim()), finished: None };
-            runs.insert(request.run_id.clone(), record);
+        file.owner = Some(self.liveness.claim());
+        match file.finished.clone() {
+            Some(finished) => {
+                // The end is written but not (wholly) recorded: record what is missing.
+                self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), Mine { file: file.clone() });
+                let _ = self.write(&file);
+                drop(lock);
+                self.record(file, &finished, true);
+            }
+            None if file.attempts >= MAX_ATTEMPTS => {
+                let now = self.now();
+                self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), Mine { file: file.clone() });
+                drop(lock);
+                let error = format!("the run was interrupted {} times: the gateway stopped while it was going on", file.attempts);
+                self.end(file.clone(), Finished::failed(error, file.started_at, now));
+            }
+            None => {
+                file.attempts += 1;
+                if let Err(e) = self.write(&file) {
+                    self.warn(&format!("cannot adopt run {run_id}: {e}"));
+                    return false;
+                }
+                self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), Mine { file: file.clone() });
+                drop(lock);
+                // Its message may not have been appended before its owner died.
+                if let Some(steps) = self.steps() {
+                    if let Err(e) = steps.append_message(&file, true) {
+                        let now = self.now();
+                        self.end(file, Finished::failed(format!("cannot run it again: {e}"), now, now));
+                        return true;
+                    }
+                }
+                self.start(file);
+            }
         }
-        self.persist_or_warn();
-        let this = self.clone();
-        let spawned = std::thread::Builder::new().name(thread_name(&request.run_id)).spawn(move || {
-            let began = Instant::now();
-            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
-                status: "error".into(),
-                reply: None,
-                error: Some("the agent runtime failed".into()),
-                usage: None,
-                model: None,
-                duration: Duration::ZERO,
-            });
-            let finished = if result.duration > timeout {
-                std::thread::sleep(timeout.saturating_sub(began.elapsed()));
-                Finished {
-                    status: "timeout".into(),
-                    error: Some(format!("the run timed out after {}s and was stopped", timeout.as_secs())),
-                    reply: None,
-                    usage: None,
-                    model: result.model,
-                    started_at,
-                    ended_at: (this.clock)() as i64,
-                }
-            } else {
-                std::thread::sleep(result.duration.saturating_sub(began.elapsed()));
-                Finished {
-                    status: if result.status == "ok" { "ok".into() } else { "error".into() },
-                    error: if result.status == "ok" { None } else { Some(result.error.unwrap_or_else(|| "agent error".into())) },
-                    reply: result.reply,
-                    usage: result.usage,
-                    model: result.model,
-                    started_at,
-                    ended_at: (this.clock)() as i64,
-                }
+        true
+    }
+
+    /// A run as it stands, without waiting; a run whose owner died is adopted on the way.
+    pub fn view(self: &Arc<Self>, run_id: &str) -> RunView {
+        if let Some(file) = self.mine_file(run_id) {
+            return match (&file.finished, file.recorded) {
+                (Some(finished), true) => RunView::Ended(finished.wait_result()),
+                _ => RunView::Running,
             };
-            finish(&request, &finished);
-            if let Some(record) = this.runs.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&request.run_id) {
-                record.finished = Some(finished);
+        }
+        if let Some(result) = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(run_id) {
+            return RunView::Ended(result.clone());
+        }
+        let Some(file) = self.read(run_id) else { return RunView::Unknown };
+        match (&file.finished, file.recorded) {
+            (Some(finished), true) => {
+                let result = finished.wait_result();
+                self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), result.clone());
+                RunView::Ended(result)
             }
-            this.persist_or_warn();
-            this.ended.notify_all();
-        });
-        if let Err(e) = spawned {
-            let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-            let now = (self.clock)() as i64;
-            if let Some(record) = runs.values_mut().find(|r| r.finished.is_none() && r.started_at == started_at) {
-                record.finished = Some(Finished {
-                    status: "error".into(),
-                    error: Some(format!("cannot start the run: {e}")),
-                    reply: None,
-                    usage: None,
-                    model: None,
-                    started_at,
-                    ended_at: now,
-                });
+            _ => {
+                let orphan = !file.owner.as_deref().is_some_and(|o| self.liveness.is_alive(o));
+                if orphan && self.adopt(run_id) {
+                    // Adopted: a recorded end may already be there.
+                    if let Some(Mine { file: RunFile { finished: Some(f), recorded: true, .. } }) =
+                        self.mine.lock().unwrap_or_else(|p| p.into_inner()).get(run_id)
+                    {
+                        return RunView::Ended(f.wait_result());
+                    }
+                }
+                RunView::Running
             }
-            self.ended.notify_all();
         }
     }
 
-    /// Waits until no run is going on (or the timeout passes); answers whether none is.
+    /// The session a run belongs to (any process's run).
+    pub fn session_of(&self, run_id: &str) -> Option<String> {
+        if let Some(file) = self.mine_file(run_id) {
+            return Some(file.session_key);
+        }
+        self.read(run_id).map(|f| f.session_key)
+    }
+
+    /// Whether a run with this id was registered (by any process).
+    pub fn exists(&self, run_id: &str) -> bool {
+        self.mine.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) || self.path(run_id).exists()
+    }
+
+    /// Waits until no run of this process is going on (or the timeout passes); answers
+    /// whether none is.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
         let deadline = crate::limits::deadline(timeout);
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if runs.values().all(|r| r.finished.is_some()) {
+            if mine.values().all(|m| m.file.recorded) {
                 return true;
             }
             let now = Instant::now();
             if now >= deadline {
                 return false;
             }
-            runs = self.ended.wait_timeout(runs, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+            mine = self.ended.wait_timeout(mine, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
         }
     }
 
     /// `agent.wait`: the run's end, or `timeout` when it does not end within `timeout`.
-    pub fn wait(&self, run_id: &str, timeout: Duration) -> WaitResult {
+    pub fn wait(self: &Arc<Self>, run_id: &str, timeout: Duration) -> WaitResult {
         let deadline = crate::limits::deadline(timeout);
-        // A run this process does not know may have been run and ended by another one (the
-        // file is read before the registry is locked: no disk I/O under it).
-        let known = self.runs.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id);
-        let ended_elsewhere = if known { None } else { self.on_disk(run_id).and_then(|r| r.finished) };
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(finished) = runs.get(run_id).and_then(|r| r.finished.clone()).or_else(|| ended_elsewhere.clone()) {
-                return WaitResult {
-                    status: Some(finished.status),
-                    error: finished.error,
-                    started_at: Some(finished.started_at),
-                    ended_at: Some(finished.ended_at),
-                    usage: finished.usage,
-                    model: finished.model,
-                };
+            {
+                let mut mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+                // Ours: told when it ends (checked under the lock the end is recorded under,
+                // so the news cannot slip between the check and the wait).
+                while let Some(m) = mine.get(run_id) {
+                    if let (Some(finished), true) = (&m.file.finished, m.file.recorded) {
+                        return finished.wait_result();
+                    }
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return WaitResult { status: Some("timeout".into()), ..Default::default() };
+                    }
+                    mine = self.ended.wait_timeout(mine, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+                }
+            }
+            // Another process's (or not registered yet): its file is read again, and the run
+            // adopted if its owner has died.
+            if let RunView::Ended(result) = self.view(run_id) {
+                return result;
+            }
+            if self.mine.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) {
+                continue;
             }
             let now = Instant::now();
             if now >= deadline {
                 return WaitResult { status: Some("timeout".into()), ..Default::default() };
             }
-            runs = self.ended.wait_timeout(runs, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+            std::thread::sleep(POLL_ELSEWHERE.min(deadline - now));
         }
     }
+
+    /// Forgets (in memory only) this process's runs that ended a while ago, and the ends of
+    /// other processes' runs seen, so a long-lived process keeps a bounded registry.
+    fn forget_old(&self) {
+        let now = self.now();
+        self.mine.lock().unwrap_or_else(|p| p.into_inner()).retain(|_, m| match (&m.file.finished, m.file.recorded) {
+            (Some(f), true) => now.saturating_sub(f.ended_at) < FORGET_AFTER_MS,
+            _ => true,
+        });
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        if seen.len() > MAX_SEEN {
+            seen.clear();
+        }
+    }
+
+    /// Removes the files of runs that ended more than [`KEEP_ENDED_MS`] ago (at most every
+    /// [`SWEEP_EVERY`], by a process that writes runs).
+    fn sweep_if_due(&self) {
+        {
+            let mut last = self.last_sweep.lock().unwrap_or_else(|p| p.into_inner());
+            if last.is_some_and(|t| t.elapsed() < SWEEP_EVERY) {
+                return;
+            }
+            *last = Some(Instant::now());
+        }
+        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
+        let now = self.now();
+        let cutoff = std::time::SystemTime::now() - Duration::from_millis(KEEP_ENDED_MS as u64);
+        for entry in entries.flatten() {
+            let old = entry.metadata().ok().and_then(|m| m.modified().ok()).is_some_and(|m| m < cutoff);
+            if !old {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(entry.path()) else { continue };
+            if let Ok(file) = serde_json::from_slice::<RunFile>(&bytes) {
+                if file.recorded && file.finished.as_ref().is_some_and(|f| now.saturating_sub(f.ended_at) >= KEEP_ENDED_MS) {
+                    let _ = std::fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+}
+
+/// Takes over the single `runs.json` registry of older builds (beside `dir`): each of its
+/// runs becomes a file of its own, ended (a run it holds as going on was cut short by its
+/// process, which kept no request to run it again), and the old file is kept as
+/// `runs.json.imported`.
+fn import_legacy(dir: &Path, clock: &Clock) -> std::io::Result<()> {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Old {
+        session_key: String,
+        started_at: i64,
+        #[serde(default)]
+        finished: Option<Finished>,
+    }
+    #[derive(Deserialize)]
+    struct OldRegistry {
+        #[serde(default)]
+        runs: HashMap<String, Old>,
+    }
+    let legacy = dir.with_file_name("runs.json");
+    let Ok(bytes) = std::fs::read(&legacy) else { return Ok(()) };
+    let now = clock() as i64;
+    let old: OldRegistry = serde_json::from_slice(&bytes).unwrap_or(OldRegistry { runs: HashMap::new() });
+    std::fs::DirBuilder::new().recursive(true).create(dir)?;
+    for (run_id, run) in old.runs {
+        let finished = run.finished.unwrap_or_else(|| {
+            Finished::failed("the run was interrupted: the gateway stopped while it was going on".into(), run.started_at, now)
+        });
+        let file = RunFile {
+            version: 2,
+            session_key: run.session_key,
+            owner: None,
+            attempts: 1,
+            started_at: run.started_at,
+            asked: Asked { agent_id: String::new(), message: String::new(), extra_system_prompt: None, lane: None, channel: None, params: serde_json::Value::Null, timeout_s: 1 },
+            message_entry: String::new(),
+            finished: Some(finished),
+            recorded: true,
+            run_id,
+        };
+        let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
+        match create_exclusively(&dir.join(file_name(&file.run_id)), &bytes) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    std::fs::rename(&legacy, legacy.with_file_name("runs.json.imported"))
+}
+
+/// A transcript entry id, as pi-coding-agent makes them (8 hex digits).
+pub fn new_entry_id() -> String {
+    uuid::Uuid::new_v4().simple().to_string()[..8].to_string()
 }
 
 /// A run's thread name: the run id is the guest's idempotency key, so only its first
@@ -330,129 +730,4 @@ impl Runs {
 fn thread_name(run_id: &str) -> String {
     let safe: String = run_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').take(24).collect();
     format!("run-{safe}")
-}
-
-/// Whether another process that is still alive runs this run.
-fn owned_elsewhere(liveness: &Liveness, record: &Record) -> bool {
-    record.owner.as_deref().is_some_and(|owner| owner != liveness.id && liveness.is_alive(owner))
-}
-
-/// The registry as the file has it. A file that cannot be read as a registry is moved
-/// aside (`runs.json.unreadable-<ms>`, never lost) and the registry starts empty.
-fn read_registry(path: &std::path::Path) -> std::io::Result<HashMap<String, Record>> {
-    let bytes = match std::fs::read(path) {
-        Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
-        Err(e) => return Err(e),
-    };
-    match serde_json::from_slice::<Persisted>(&bytes) {
-        Ok(persisted) => Ok(persisted.runs),
-        Err(e) => {
-            let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis());
-            let mut aside = path.as_os_str().to_owned();
-            aside.push(format!(".unreadable-{stamp}"));
-            eprintln!(
-                "[warn] the runs registry {} is unreadable ({e}); it is kept as {}",
-                path.display(),
-                std::path::Path::new(&aside).display()
-            );
-            let _ = std::fs::rename(path, &aside);
-            Ok(HashMap::new())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::gateway::embedded::runtime::EchoRuntime;
-
-    fn open(path: &std::path::Path) -> Arc<Runs> {
-        Arc::new(Runs::open(path.to_path_buf(), Arc::new(|| 1_767_225_600_000)).unwrap())
-    }
-
-    fn run(runs: &Arc<Runs>, id: &str) -> WaitResult {
-        let request = RunRequest {
-            run_id: id.into(),
-            session_key: "agent:main:main".into(),
-            agent_id: "main".into(),
-            message: "hi".into(),
-            extra_system_prompt: None,
-            lane: None,
-            channel: None,
-            params: serde_json::Value::Null,
-        };
-        runs.start(request, Duration::from_secs(5), Arc::new(EchoRuntime), |_, _| {});
-        runs.wait(id, Duration::from_secs(5))
-    }
-
-    fn on_file(path: &std::path::Path) -> HashMap<String, Record> {
-        serde_json::from_slice::<Persisted>(&std::fs::read(path).unwrap()).unwrap().runs
-    }
-
-    #[test]
-    fn processes_sharing_a_registry_keep_each_others_runs() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("runs.json");
-        let (a, b) = (open(&path), open(&path));
-        assert_eq!(run(&a, "run-a").status.as_deref(), Some("ok"));
-        assert_eq!(run(&b, "run-b").status.as_deref(), Some("ok"));
-        let kept = on_file(&path);
-        assert!(kept.contains_key("run-a") && kept.contains_key("run-b"), "{:?}", kept.keys());
-        // `b` never ran `run-a`, yet sees how it ended, at once.
-        let started = Instant::now();
-        assert_eq!(b.wait("run-a", Duration::from_secs(5)).status.as_deref(), Some("ok"));
-        assert!(started.elapsed() < Duration::from_secs(1));
-        assert!(!b.runs_elsewhere("run-a"));
-    }
-
-    #[test]
-    fn a_live_processs_unfinished_run_is_left_to_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("runs.json");
-        // Another process, alive: it holds its liveness lock (whatever PID namespace it is in).
-        let other = open(&path);
-        let theirs = Record { session_key: "agent:main:main".into(), started_at: 1, owner: Some(other.liveness.claim()), finished: None };
-        let gone = Record { owner: Some("0f0e0d0c-dead-4000-8000-000000000000".into()), ..theirs.clone() };
-        let old = Record { owner: None, ..theirs.clone() };
-        let file = Persisted { version: 1, runs: HashMap::from([("theirs".into(), theirs), ("gone".into(), gone), ("old".into(), old)]) };
-        std::fs::write(&path, serde_json::to_vec(&file).unwrap()).unwrap();
-        let runs = open(&path);
-        assert!(runs.runs_elsewhere("theirs"));
-        assert!(!runs.runs_elsewhere("gone") && !runs.runs_elsewhere("old"));
-        assert_eq!(runs.wait("gone", Duration::ZERO).status.as_deref(), Some("error"), "a run nobody runs is ended as interrupted");
-        run(&runs, "ours");
-        let kept = on_file(&path);
-        assert!(kept["theirs"].finished.is_none(), "another process's run is not ended by this one");
-        assert!(kept["gone"].finished.is_some() && kept["ours"].finished.is_some());
-        // When that process ends, its runs are nobody's.
-        drop(other);
-        assert!(!runs.runs_elsewhere("theirs"));
-    }
-
-    #[test]
-    fn an_unreadable_registry_is_kept_aside_not_lost() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("runs.json");
-        std::fs::write(&path, "{\"version\": 1, \"runs\": [tru").unwrap();
-        let runs = open(&path);
-        run(&runs, "after");
-        let aside: Vec<_> =
-            std::fs::read_dir(dir.path()).unwrap().flatten().filter(|e| e.file_name().to_string_lossy().contains("unreadable")).collect();
-        assert_eq!(aside.len(), 1);
-        assert_eq!(std::fs::read_to_string(aside[0].path()).unwrap(), "{\"version\": 1, \"runs\": [tru");
-        assert!(on_file(&path).contains_key("after"));
-    }
-
-    #[test]
-    fn an_empty_lock_file_left_by_an_older_build_blocks_nothing() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("runs.json");
-        std::fs::write(dir.path().join("runs.json.lock"), "").unwrap();
-        let runs = open(&path);
-        let started = Instant::now();
-        assert_eq!(run(&runs, "r").status.as_deref(), Some("ok"));
-        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
-        assert!(on_file(&path).contains_key("r"));
-    }
 }

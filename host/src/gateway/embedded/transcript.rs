@@ -517,13 +517,21 @@ struct Entry<'a> {
 }
 
 /// Appends one message under the transcript's lock (OpenClaw's, as its runs take it),
-/// writing the session header first when the file is new. Answers the new entry's id.
+/// writing the session header first when the file is new. Answers the new entry's id: the
+/// one given, else a new one.
 ///
 /// The entry's `parentId` is found as pi-coding-agent finds it ([`leaf`]), so OpenClaw's
 /// own session manager sees the whole tree; a last line cut short by a writer that died
 /// gets its line break first, so it never swallows the new entry. A file that does not
 /// start with a session header is reported and left alone.
-pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, message: &Value) -> std::io::Result<String> {
+pub fn append_message(
+    path: &Path,
+    session_id: &str,
+    cwd: &str,
+    now_ms: u64,
+    message: &Value,
+    entry_id: Option<&str>,
+) -> std::io::Result<String> {
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
@@ -556,7 +564,7 @@ pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, mes
         }
         leaf(&mut file)?
     };
-    let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_string();
+    let id = entry_id.map_or_else(|| uuid::Uuid::new_v4().simple().to_string()[..8].to_string(), str::to_string);
     // The parent id is written as its JSON text (as `JSON.stringify` writes the id it
     // parsed), so an id serde_json's `Value` cannot hold still links the tree.
     let parent_id = parent.map(RawValue::from_string).transpose().map_err(std::io::Error::other)?;
@@ -565,6 +573,29 @@ pub fn append_message(path: &Path, session_id: &str, cwd: &str, now_ms: u64, mes
     out.push('\n');
     file.write_all(out.as_bytes())?;
     Ok(id)
+}
+
+/// Whether a transcript has an entry with this id (a missing file has none).
+pub fn has_entry(path: &Path, entry_id: &str) -> std::io::Result<bool> {
+    let file = match std::fs::File::open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    for line in std::io::BufReader::new(file).split(b'\n') {
+        let line = line?;
+        // Cheap test first; only a line that names the id is read as JSON.
+        if !line.windows(entry_id.len()).any(|w| w == entry_id.as_bytes()) {
+            continue;
+        }
+        let Ok(text) = std::str::from_utf8(&line) else { continue };
+        if let Ok([Some(id)]) = fields(text.trim_end_matches('\r'), &["id"]) {
+            if string_of(id).as_deref() == Some(entry_id) {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
 }
 
 /// Renames a transcript to `<file>.<reason>.<ISO time with ':' as '-'>` (never deletes it).
@@ -610,9 +641,10 @@ mod tests {
             "/w",
             1000,
             &json!({"role": "user", "content": [{"type": "text", "text": "[WhatsApp +1 2026-01-26T10:00Z] hi"}]}),
+            None,
         )
         .unwrap();
-        append_message(&path, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]})).unwrap();
+        append_message(&path, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]}), None).unwrap();
         let lines: Vec<Value> = std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines[0]["type"], "session");
         assert_eq!(lines[1]["parentId"], Value::Null);
@@ -637,7 +669,7 @@ mod tests {
             "\n"
         );
         std::fs::write(&path, text).unwrap();
-        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "hi"})).unwrap();
+        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "hi"}), None).unwrap();
         let last = std::fs::read_to_string(&path).unwrap().lines().last().unwrap().to_string();
         let last: Value = serde_json::from_str(&last).unwrap();
         assert_eq!(last["parentId"], "dfc0227b", "{last}");
@@ -668,10 +700,10 @@ mod tests {
     fn a_cut_line_is_skipped_and_does_not_swallow_the_next() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
-        append_message(&path, "s", "/w", 1000, &json!({"role": "user", "content": "one"})).unwrap();
+        append_message(&path, "s", "/w", 1000, &json!({"role": "user", "content": "one"}), None).unwrap();
         let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(b"{\"type\":\"message\",\"message\":{\"role\":\"assis").unwrap();
-        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "two"})).unwrap();
+        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "two"}), None).unwrap();
         let messages = read_messages(&path, 200).unwrap();
         let texts: Vec<&str> = messages.iter().map(|m| m.json.as_str()).collect();
         assert_eq!(texts.len(), 2, "{texts:?}");

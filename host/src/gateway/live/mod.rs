@@ -515,8 +515,13 @@ impl SessionTree for LiveGateway {
         self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
     }
 
-    fn runs_elsewhere(&self, _run_id: &str) -> bool {
-        // The gateway's `agent.wait` waits for any run, whoever started it.
-        false
+    fn run_state(&self, run_id: &str) -> RunState {
+        // The gateway's `agent.wait` answers for any run, whoever started it; with no
+        // time to wait it answers at once.
+        match self.agent_wait(&WaitParams { run_id: run_id.to_string(), timeout_ms: 0 }) {
+            Ok(wait) if wait.status.as_deref() == Some("timeout") => RunState::Running,
+            Ok(_) => RunState::Ended,
+            Err(_) => RunState::Unknown,
+        }
     }
 }
