@@ -375,13 +375,19 @@ fn a_process_killed_mid_flow_leaves_a_consistent_state_that_resumes() {
     }
     let child_entry = std::fs::read_to_string(state.path().join("agents/main/sessions/sessions.json")).unwrap();
     assert!(child_entry.contains("\"killed\""), "the child session was created before the kill");
-    // A new process finds the cut-off run ended in error and finishes the flow.
-    let resumed = cli().args(["--state", dir, "jobs", "--wait", "20"]).output().unwrap();
+    // A new process finds the run its process left cut short, runs it again once under the
+    // same id (issue 20: never silently dropped), and finishes the flow with its reply.
+    let resumed = cli().args(["--state", dir, "--runtime", &runtime_arg, "jobs", "--wait", "20"]).output().unwrap();
     assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
     let outbox = cli().args(["--state", dir, "outbox", "--json"]).output().unwrap();
     let outbox: Value = serde_json::from_slice(&outbox.stdout).unwrap();
     let message = outbox[0]["message"].as_str().unwrap_or_default();
-    assert!(message.starts_with("Status: error") && message.contains("interrupted"), "{outbox}");
+    assert!(message.starts_with("Status: success"), "{outbox}");
+    assert_eq!(outbox.as_array().map(Vec::len), Some(1), "announced once: {outbox}");
+    // The child's transcript (named by the stats line) holds the task and its late reply once.
+    let transcript = message.rsplit(" transcript ").next().unwrap();
+    let text = std::fs::read_to_string(transcript).unwrap();
+    assert_eq!((text.matches("\"slow task\"").count(), text.matches("\"done late\"").count()), (1, 1), "{text}");
     let listed = cli().args(["--state", dir, "call", "--as", "agent:main:main", "sessions_list", "{}"]).output().unwrap();
     assert!(listed.status.success());
 }

@@ -268,7 +268,7 @@ mod tests {
 
     #[test]
     fn seeded_ids_repeat_for_the_same_seed_and_look_like_v4() {
-        let base: Arc<dyn Services> = Arc::new(SystemServices::default());
+        let base: Arc<dyn Services> = Arc::new(SystemServices::new(Arc::new(|_, _| {})));
         let (a, b, c) = (SeededIds::new(base.clone(), &["call", "x"]), SeededIds::new(base.clone(), &["call", "x"]), SeededIds::new(base, &["call", "y"]));
         let first: Vec<String> = (0..3).map(|_| a.new_uuid()).collect();
         assert_eq!(first, (0..3).map(|_| b.new_uuid()).collect::<Vec<_>>());

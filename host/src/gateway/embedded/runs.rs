@@ -731,3 +731,173 @@ fn thread_name(run_id: &str) -> String {
     let safe: String = run_id.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-').take(24).collect();
     format!("run-{safe}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gateway::embedded::runtime::EchoRuntime;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The gateway's side of runs, counted.
+    #[derive(Default)]
+    struct Counted {
+        messages: AtomicUsize,
+        ends: AtomicUsize,
+        checked: AtomicUsize,
+    }
+
+    impl RunSteps for Counted {
+        fn append_message(&self, _run: &RunFile, check: bool) -> Result<(), String> {
+            self.messages.fetch_add(1, Ordering::SeqCst);
+            self.checked.fetch_add(usize::from(check), Ordering::SeqCst);
+            Ok(())
+        }
+        fn record_end(&self, _run: &RunFile, _finished: &Finished, check: bool) -> Result<(), String> {
+            self.ends.fetch_add(1, Ordering::SeqCst);
+            self.checked.fetch_add(usize::from(check), Ordering::SeqCst);
+            Ok(())
+        }
+        fn runtime(&self) -> Arc<dyn AgentRuntime> {
+            Arc::new(EchoRuntime)
+        }
+    }
+
+    fn open(dir: &Path) -> (Arc<Runs>, Arc<Counted>) {
+        let runs = Arc::new(Runs::open(dir.join("runs"), Arc::new(|| 1_767_225_600_000)).unwrap());
+        let steps = Arc::new(Counted::default());
+        let weak: Weak<dyn RunSteps> = Arc::downgrade(&(steps.clone() as Arc<dyn RunSteps>));
+        runs.attach(weak);
+        (runs, steps)
+    }
+
+    fn request(id: &str) -> RunRequest {
+        RunRequest {
+            run_id: id.into(),
+            session_key: "agent:main:main".into(),
+            agent_id: "main".into(),
+            message: "hi".into(),
+            extra_system_prompt: None,
+            lane: None,
+            channel: None,
+            params: serde_json::Value::Null,
+        }
+    }
+
+    fn run(runs: &Arc<Runs>, id: &str) -> WaitResult {
+        match runs.register(&request(id), Duration::from_secs(5)).unwrap() {
+            Registered::New(file) => runs.start(file),
+            Registered::Existing => {}
+        }
+        runs.wait(id, Duration::from_secs(5))
+    }
+
+    /// A run file as a process that died left it.
+    fn orphan(dir: &Path, id: &str, attempts: u32, finished: Option<Finished>) {
+        let file = RunFile {
+            version: 2,
+            run_id: id.into(),
+            session_key: "agent:main:main".into(),
+            owner: Some("0f0e0d0c-dead-4000-8000-000000000000".into()),
+            attempts,
+            started_at: 1,
+            asked: Asked { agent_id: "main".into(), message: "hi".into(), extra_system_prompt: None, lane: None, channel: None, params: serde_json::Value::Null, timeout_s: 5 },
+            message_entry: "abcd0123".into(),
+            finished,
+            recorded: false,
+        };
+        std::fs::create_dir_all(dir.join("runs")).unwrap();
+        std::fs::write(dir.join("runs").join(file_name(id)), serde_json::to_vec(&file).unwrap()).unwrap();
+    }
+
+    #[test]
+    fn processes_sharing_the_runs_see_each_others_runs_and_keys() {
+        let dir = tempfile::tempdir().unwrap();
+        let ((a, a_steps), (b, b_steps)) = (open(dir.path()), open(dir.path()));
+        assert_eq!(run(&a, "run-a").status.as_deref(), Some("ok"));
+        // `b` never ran `run-a`, yet sees how it ended, at once; its key is the same run.
+        let started = Instant::now();
+        assert_eq!(b.wait("run-a", Duration::from_secs(5)).status.as_deref(), Some("ok"));
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(matches!(b.register(&request("run-a"), Duration::from_secs(5)).unwrap(), Registered::Existing));
+        assert_eq!(b.session_of("run-a").as_deref(), Some("agent:main:main"));
+        assert_eq!((a_steps.ends.load(Ordering::SeqCst), b_steps.ends.load(Ordering::SeqCst)), (1, 0));
+        assert_eq!(b.view("nobody"), RunView::Unknown);
+    }
+
+    #[test]
+    fn a_run_cut_short_by_its_process_is_run_again_once() {
+        let dir = tempfile::tempdir().unwrap();
+        orphan(dir.path(), "cut", 1, None);
+        let (runs, steps) = open(dir.path());
+        let ended = runs.wait("cut", Duration::from_secs(5));
+        assert_eq!(ended.status.as_deref(), Some("ok"), "{ended:?}");
+        // Its message appended unless there (checked), its end recorded once.
+        assert_eq!((steps.messages.load(Ordering::SeqCst), steps.ends.load(Ordering::SeqCst)), (1, 1));
+        assert_eq!(runs.read("cut").unwrap().attempts, 2);
+    }
+
+    #[test]
+    fn a_run_cut_short_twice_ends_as_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        orphan(dir.path(), "twice", 2, None);
+        let (runs, steps) = open(dir.path());
+        let ended = runs.wait("twice", Duration::from_secs(5));
+        assert_eq!(ended.status.as_deref(), Some("error"));
+        assert!(ended.error.unwrap().contains("interrupted 2 times"));
+        assert_eq!(steps.messages.load(Ordering::SeqCst), 0, "not run a third time");
+    }
+
+    #[test]
+    fn an_end_written_but_not_recorded_is_recorded_by_the_next_process() {
+        let dir = tempfile::tempdir().unwrap();
+        let finished = Finished { reply: Some("hello".into()), reply_entry: Some("ffff0000".into()), ..Finished::failed(String::new(), 1, 2) };
+        let finished = Finished { status: "ok".into(), error: None, ..finished };
+        orphan(dir.path(), "half", 1, Some(finished));
+        let (runs, steps) = open(dir.path());
+        assert_eq!(runs.wait("half", Duration::from_secs(5)).status.as_deref(), Some("ok"));
+        assert_eq!((steps.messages.load(Ordering::SeqCst), steps.ends.load(Ordering::SeqCst), steps.checked.load(Ordering::SeqCst)), (0, 1, 1));
+        assert!(runs.read("half").unwrap().recorded);
+    }
+
+    #[test]
+    fn a_live_processs_run_is_left_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (owner, _) = open(dir.path());
+        let id = owner.liveness.claim();
+        orphan(dir.path(), "theirs", 1, None);
+        let mut file = owner.read("theirs").unwrap();
+        file.owner = Some(id);
+        owner.write(&file).unwrap();
+        let (other, steps) = open(dir.path());
+        assert_eq!(other.view("theirs"), RunView::Running);
+        assert_eq!(other.wait("theirs", Duration::from_millis(100)).status.as_deref(), Some("timeout"));
+        assert_eq!(steps.messages.load(Ordering::SeqCst), 0, "not adopted while its process lives");
+        drop(owner);
+        assert_eq!(other.wait("theirs", Duration::from_secs(5)).status.as_deref(), Some("ok"), "adopted once it ended");
+    }
+
+    #[test]
+    fn a_process_leaves_no_liveness_file_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        {
+            let (runs, _) = open(dir.path());
+            run(&runs, "r");
+            assert_eq!(std::fs::read_dir(dir.path().join("processes")).unwrap().count(), 1);
+        }
+        assert_eq!(std::fs::read_dir(dir.path().join("processes")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn an_older_registry_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let old = serde_json::json!({"version": 1, "runs": {
+            "done": {"sessionKey": "agent:main:main", "startedAt": 1, "finished": {"status": "ok", "reply": "hi", "startedAt": 1, "endedAt": 2}},
+            "going": {"sessionKey": "agent:main:main", "startedAt": 1}
+        }});
+        std::fs::write(dir.path().join("runs.json"), old.to_string()).unwrap();
+        let (runs, _) = open(dir.path());
+        assert_eq!(runs.wait("done", Duration::ZERO).status.as_deref(), Some("ok"));
+        assert_eq!(runs.wait("going", Duration::ZERO).status.as_deref(), Some("error"));
+        assert!(dir.path().join("runs.json.imported").exists() && !dir.path().join("runs.json").exists());
+    }
+}
