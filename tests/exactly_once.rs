@@ -278,6 +278,76 @@ fn a_send_flow_stopped_at_any_point_ping_pongs_and_announces_once() {
     through_every_point(&SEND, SEND_POINTS, check_send);
 }
 
+/// How an MCP server over stdio is stopped.
+#[derive(Debug, Clone, Copy)]
+enum McpStop {
+    Kill,
+    Term,
+    /// The client goes away: its standard input is closed.
+    StdinClosed,
+}
+
+/// `mcp` over stdio, a raw JSON-RPC client: the handshake, then `sessions_spawn`, stopped
+/// at `point` as `stop` says.
+fn mcp_stopped_at(state: &Path, point: &str, stop: McpStop) {
+    use std::io::Write as _;
+    let mut child = command(state)
+        .args(["mcp", "--as", "agent:main:main", "--channel", "discord", "--to", "user:1", "--wait", "10"])
+        .env("SESSION_TOOLS_FAULT_POINT", point)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || for _ in BufReader::new(stdout).lines().map_while(Result::ok) {});
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.starts_with("session-tools fault point reached:") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "exactly-once", "version": "0"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sessions_spawn", "arguments": {"task": "count to three"}}}),
+    ];
+    for message in messages {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    stdin.flush().unwrap();
+    let reached = rx.recv_timeout(Duration::from_secs(60)).is_ok();
+    assert!(reached, "mcp at {point} ({stop:?}): the point was never reached");
+    match stop {
+        McpStop::Kill => assert!(Command::new("kill").args(["-KILL", &child.id().to_string()]).status().unwrap().success()),
+        McpStop::Term => {
+            assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+            drop(stdin);
+        }
+        McpStop::StdinClosed => drop(stdin),
+    }
+    let status = child.wait().unwrap();
+    if !matches!(stop, McpStop::Kill) {
+        assert!(status.success(), "mcp at {point} ({stop:?}) ends normally on a graceful stop: {status:?}");
+    }
+}
+
+#[test]
+fn an_mcp_server_stopped_mid_flow_finishes_what_it_started_and_the_rest_resumes_once() {
+    for point in ["run.registered#1", "call.jobs-kept", "job.step-made#2", "run.replied#2", "outbox.written#1"] {
+        for stop in [McpStop::Kill, McpStop::Term, McpStop::StdinClosed] {
+            let state = configured_sample();
+            mcp_stopped_at(state.path(), point, stop);
+            resume(state.path());
+            check_spawn(state.path(), &format!("mcp at {point} ({stop:?})"));
+        }
+    }
+}
+
 /// Killed at random moments (a bounded loop; the seed is printed for a rerun).
 #[test]
 fn flows_killed_at_random_moments_still_happen_once() {
