@@ -61,6 +61,27 @@ impl CallIntent {
             .collect()
     }
 
+    /// Removes what writers that died left in `dir`: temporaries older than a minute, and
+    /// the lock files of intents that were never written (nobody holds them).
+    pub fn sweep(dir: &Path) {
+        let Ok(entries) = std::fs::read_dir(dir) else { return };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if let Some(target) = name.strip_suffix(".lock") {
+                let target = dir.join(target);
+                if !target.exists() {
+                    if let Ok(Some(free)) = OsLock::try_acquire(&target) {
+                        free.remove(&target);
+                    }
+                }
+            } else if let Some((intent, _)) = name.split_once(".json.") {
+                if name.ends_with(".tmp") {
+                    crate::gateway::embedded::files::sweep_temporaries(&dir.join(format!("{intent}.json")), std::time::Duration::from_secs(60));
+                }
+            }
+        }
+    }
+
     /// Writes the intent and holds its lock (released by [`Held::done`], or by the
     /// process's end).
     pub fn record(&self, dir: &Path) -> std::io::Result<Held> {

@@ -65,7 +65,7 @@ const PROBE_FIRST: Duration = Duration::from_millis(25);
 const PROBE_MAX: Duration = Duration::from_secs(1);
 /// Workers that step jobs, and threads that make blocking waits (for gateways that cannot
 /// tell where a run stands): fixed, whatever the number of pending jobs.
-const STEP_WORKERS: usize = 4;
+pub(crate) const STEP_WORKERS: usize = 4;
 const WAIT_WORKERS: usize = 16;
 /// How long the scheduler sleeps at most when nothing is due (it is rung on new work).
 const IDLE_PAUSE: Duration = Duration::from_secs(1);
@@ -551,32 +551,45 @@ impl JobRunner {
         true
     }
 
-    /// Runs the jobs that can make progress now, in this thread, until none is left or
-    /// `deadline` passes: waits for runs (to their end or their job's wait), timers whose
-    /// time has come, and intents left by stopped processes. Jobs waiting for a later time
-    /// stay pending. Answers how many steps ran.
-    pub fn run_ready(&self, host: &dyn StepHost, deadline: Duration) -> usize {
+    /// Runs the jobs that can make progress now, until none is left or `deadline` passes:
+    /// waits for runs (to their end or their job's wait), timers whose time has come, and
+    /// intents left by stopped processes, on this thread and up to `workers - 1` more
+    /// (1: one job after another, in order). Jobs waiting for a later time stay pending.
+    /// Answers how many steps ran.
+    pub fn run_ready(&self, host: &dyn StepHost, deadline: Duration, workers: usize) -> usize {
         let until = crate::limits::deadline(deadline);
+        let over = || Instant::now() >= until || self.stopping.load(Ordering::SeqCst);
         let mut steps = 0;
         loop {
-            if Instant::now() >= until || self.stopping.load(Ordering::SeqCst) {
+            if over() {
                 return steps;
             }
             let triage = self.triage(host);
-            let mut ran = 0;
-            for (key, ready) in triage.ready.iter().cloned() {
-                if Instant::now() >= until || self.stopping.load(Ordering::SeqCst) {
-                    return steps;
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let ran = std::sync::atomic::AtomicUsize::new(0);
+            let pull = || {
+                while let Some((key, ready)) = triage.ready.get(next.fetch_add(1, Ordering::SeqCst)).cloned() {
+                    if over() {
+                        return;
+                    }
+                    if !self.mark_busy(&key, ready) {
+                        continue;
+                    }
+                    if self.work(host, &key, ready, Some(until), Some(&self.stopping)) {
+                        ran.fetch_add(1, Ordering::SeqCst);
+                    }
+                    self.release(&key, ready);
                 }
-                if !self.mark_busy(&key, ready) {
-                    continue;
+            };
+            let helpers = workers.max(1).min(triage.ready.len().max(1)) - 1;
+            std::thread::scope(|scope| {
+                for _ in 0..helpers {
+                    scope.spawn(pull);
                 }
-                if self.work(host, &key, ready, Some(until), Some(&self.stopping)) {
-                    steps += 1;
-                    ran += 1;
-                }
-                self.release(&key, ready);
-            }
+                pull();
+            });
+            let ran = ran.into_inner();
+            steps += ran;
             if ran > 0 {
                 continue;
             }
@@ -587,7 +600,10 @@ impl JobRunner {
                 return steps;
             }
             // Waits go on (or what is ready is held by another process): look again soon.
-            let pause = triage.next.map_or(Duration::from_millis(50), |n| n.saturating_duration_since(Instant::now())).clamp(Duration::from_millis(1), Duration::from_millis(200));
+            let pause = triage
+                .next
+                .map_or(Duration::from_millis(50), |n| n.saturating_duration_since(Instant::now()))
+                .clamp(Duration::from_millis(1), Duration::from_millis(200));
             std::thread::sleep(pause.min(until.saturating_duration_since(Instant::now())));
         }
     }

@@ -437,6 +437,7 @@ impl JobStore {
                 }
             }
         }
+        CallIntent::sweep(&dir.join("calls"));
         let calls = CallIntent::ids_in(&dir.join("calls"));
         let mut index = index.lock().unwrap_or_else(|p| p.into_inner());
         let gone: Vec<String> = index.jobs.keys().filter(|k| !seen.contains(*k)).cloned().collect();

@@ -158,7 +158,7 @@ impl Service {
     /// waiting for a later time stay pending (a later start resumes them). Answers how
     /// many steps ran.
     pub fn run_jobs(&self, deadline: Duration) -> usize {
-        self.inner.jobs.run_ready(self.inner.as_ref(), deadline)
+        self.inner.jobs.run_ready(self.inner.as_ref(), deadline, crate::jobs::runner::STEP_WORKERS)
     }
 
     /// Asks [`Self::run_jobs`] calls in progress (on any thread), and later ones, to return

@@ -333,11 +333,13 @@ impl Runs {
         }
     }
 
+    /// Rewrites a run's file (its end, its adoption). Atomic, so a reader never sees half
+    /// of it; not synced: like the transcripts it stands beside (which OpenClaw does not
+    /// sync either), it survives any stop of a process, and the registration it
+    /// follows was synced.
     fn write(&self, file: &RunFile) -> std::io::Result<()> {
         let bytes = serde_json::to_vec_pretty(file).map_err(std::io::Error::other)?;
-        // The file is the run's record of intent and of outcome: on disk before anything
-        // it announces happens.
-        write_atomically(&self.path(&file.run_id), &bytes, Durability::Synced)
+        write_atomically(&self.path(&file.run_id), &bytes, Durability::Cache)
     }
 
     /// Registers a run before its message is appended: answers [`Registered::Existing`]
