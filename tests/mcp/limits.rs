@@ -188,7 +188,8 @@ fn sessions_churned_without_end_stay_within_the_cap_and_idle_ones_expire() {
     let url = server.url.as_str();
     let rss_before = rss_kib(server.child.id());
     let started = Instant::now();
-    let churn = 1000;
+    // `MCP_CHURN=15000` repeats the measure (15,000 sessions) for the figures.
+    let churn: usize = std::env::var("MCP_CHURN").ok().and_then(|n| n.parse().ok()).unwrap_or(1000);
     let ids: Vec<String> = (0..churn)
         .map(|i| {
             let opened = post(url, Some(&token), None, &initialize_message());
