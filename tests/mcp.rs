@@ -5,6 +5,8 @@
 
 #[path = "mcp/clients.rs"]
 mod clients;
+#[path = "mcp/limits.rs"]
+mod limits;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -404,7 +406,7 @@ fn a_non_loopback_address_is_served_with_a_warning() {
     let state = sample_copy();
     let file = state.path().join("agents.json");
     std::fs::write(&file, json!({"agents": [{"token": random_hex(24), "sessionKey": "agent:main:main"}]}).to_string()).unwrap();
-    let server = HttpServer::start_at(state.path(), &file, "0.0.0.0:0");
+    let server = HttpServer::start_at(state.path(), &file, "0.0.0.0:0", &[]);
     let warned = server.stderr();
     assert!(warned.contains("not a loopback address") && warned.contains("TLS"), "{warned}");
     assert!(warned.contains("other users may read it"), "an agents file readable by others is a warning: {warned}");
@@ -427,16 +429,22 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(state: &Path, agents: &Value) -> HttpServer {
+        HttpServer::start_with(state, agents, &[])
+    }
+
+    /// With `extra` arguments (limits, `--verbose`).
+    fn start_with(state: &Path, agents: &Value, extra: &[&str]) -> HttpServer {
         let file = tempfile::NamedTempFile::new().unwrap();
         std::fs::write(file.path(), agents.to_string()).unwrap();
-        let mut server = HttpServer::start_at(state, file.path(), "127.0.0.1:0");
+        let mut server = HttpServer::start_at(state, file.path(), "127.0.0.1:0", extra);
         server._agents = Some(file);
         server
     }
 
-    fn start_at(state: &Path, agents: &Path, addr: &str) -> HttpServer {
+    fn start_at(state: &Path, agents: &Path, addr: &str, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(binary("st-cli"))
             .args(["mcp", "--state", state.to_str().unwrap(), "--http", addr, "--agents", agents.to_str().unwrap()])
+            .args(extra)
             .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
             .stdin(Stdio::null())
             .stdout(Stdio::null())

@@ -15,6 +15,10 @@ Steps:
     {"op": "until", "tool": T, "arguments": {...}, "contains": S, "seconds": N}
         calls T every 0.2 s until its text contains S (or N seconds pass): the last answer,
         with "matched": true|false
+    {"op": "sleep", "seconds": N}                    -> {} after N seconds (the session idles)
+
+Every result also carries "seconds": how long its step took (and the output
+"initializeSeconds"), for the tests that bound how long a client waits.
 """
 
 import json
@@ -49,28 +53,39 @@ async def call(session, tool, arguments):
 
 
 async def run_plan(session, plan):
+    started = time.monotonic()
     init = await session.initialize()
+    initialize_seconds = time.monotonic() - started
     results = []
     for step in plan:
-        op = step["op"]
-        if op == "list":
-            listed = await session.list_tools()
-            results.append({"tools": [dump(t) for t in listed.tools]})
-        elif op == "call":
-            results.append(await call(session, step["tool"], step.get("arguments", {})))
-        elif op == "until":
-            deadline = time.monotonic() + step.get("seconds", 30)
-            while True:
-                answer = await call(session, step["tool"], step.get("arguments", {}))
-                matched = step["contains"] in json.dumps(answer)
-                if matched or time.monotonic() > deadline:
-                    answer["matched"] = matched
-                    results.append(answer)
-                    break
-                await anyio.sleep(0.2)
-        else:
-            raise ValueError(f"unknown step {op!r}")
-    return {"initialize": dump(init), "results": results}
+        started = time.monotonic()
+        await run_step(session, step, results)
+        results[-1]["seconds"] = time.monotonic() - started
+    return {"initialize": dump(init), "initializeSeconds": initialize_seconds, "results": results}
+
+
+async def run_step(session, step, results):
+    op = step["op"]
+    if op == "list":
+        listed = await session.list_tools()
+        results.append({"tools": [dump(t) for t in listed.tools]})
+    elif op == "call":
+        results.append(await call(session, step["tool"], step.get("arguments", {})))
+    elif op == "until":
+        deadline = time.monotonic() + step.get("seconds", 30)
+        while True:
+            answer = await call(session, step["tool"], step.get("arguments", {}))
+            matched = step["contains"] in json.dumps(answer)
+            if matched or time.monotonic() > deadline:
+                answer["matched"] = matched
+                results.append(answer)
+                break
+            await anyio.sleep(0.2)
+    elif op == "sleep":
+        await anyio.sleep(step["seconds"])
+        results.append({})
+    else:
+        raise ValueError(f"unknown step {op!r}")
 
 
 async def main(argv):

@@ -44,6 +44,8 @@ struct Entry {
 #[derive(Debug, Clone)]
 pub struct Agent {
     pub caller: Caller,
+    /// How logs name it: its place in the file and its session key (never the token).
+    pub name: String,
 }
 
 /// The tokens of an agents file.
@@ -112,7 +114,8 @@ impl Agents {
             if let Some((first, _)) = by_hash.get(&hash(token)) {
                 return Err(format!("agents[{i}]: the same token as agents[{first}]; every agent needs a token of its own"));
             }
-            by_hash.insert(hash(token), (i, Agent { caller }));
+            let name = format!("agents[{i}] ({key})");
+            by_hash.insert(hash(token), (i, Agent { caller, name }));
         }
         Ok(Agents { by_hash: by_hash.into_iter().map(|(h, (_, agent))| (h, agent)).collect() })
     }
@@ -168,6 +171,7 @@ mod tests {
         let b = &agents.find(B).unwrap().caller;
         assert_eq!((b.agent_session_key.as_deref(), b.sandboxed), (Some("agent:ops:main"), true));
         assert_eq!((b.agent_channel.as_deref(), b.requester_agent_id_override.as_deref()), (Some("discord"), Some("ops")));
+        assert_eq!(agents.find(B).unwrap().name, "agents[1] (agent:ops:main)");
         assert!(agents.find("cccccccccccccccccccccccc").is_none() && agents.find("").is_none());
     }
 

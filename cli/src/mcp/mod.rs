@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use session_tools_host::Caller;
+use session_tools_host::{stderr_log, Caller};
 
 use crate::options::{open, Global, Opened, StateDir};
 use agents::Agents;
@@ -63,9 +63,13 @@ pub struct McpArgs {
     /// ({"agents": [{"token": "…", "sessionKey": "agent:main:main", "sandboxed": false}]}).
     #[arg(long, value_name = "FILE", requires = "http")]
     pub agents: Option<PathBuf>,
-    /// With --http: a `Host` name to accept besides the address itself (repeatable).
+    /// With --http: a `Host` name to accept besides the address itself (repeatable); pages
+    /// served from it may also call (`Origin`).
     #[arg(long, value_name = "HOST", requires = "http")]
     pub allowed_host: Vec<String>,
+    /// With --http: what one client may hold (connections, streams, sessions) and for how long.
+    #[command(flatten)]
+    pub limits: http::LimitArgs,
     /// How long background work in flight may go on once the client has gone (or a signal
     /// stopped the server); a second signal ends it at once. What is left goes on at the
     /// next start.
@@ -84,7 +88,8 @@ pub fn run(global: &Global, state: PathBuf, args: McpArgs) -> Result<i32> {
             for warning in warnings {
                 eprintln!("warning: {warning}");
             }
-            Transport::Http(Arc::new(agents), http::HttpOptions { addr, allowed_hosts: args.allowed_host.clone() })
+            let (allowed_hosts, limits, log) = (args.allowed_host.clone(), args.limits.limits()?, stderr_log(global.verbose));
+            Transport::Http(Arc::new(agents), http::HttpOptions { addr, allowed_hosts, limits, log })
         }
         None => Transport::Stdio(caller_of(&args)?),
     };
