@@ -352,7 +352,8 @@ fn an_mcp_server_stopped_mid_flow_finishes_what_it_started_and_the_rest_resumes_
     }
 }
 
-/// Killed at random moments (a bounded loop; the seed is printed for a rerun).
+/// Killed at random moments (a bounded loop; the seed is printed for a rerun): the
+/// process making the call, and in every other round the first process resuming it too.
 #[test]
 fn flows_killed_at_random_moments_still_happen_once() {
     let mut seed: u64 = std::env::var("EXACTLY_ONCE_SEED")
@@ -364,16 +365,25 @@ fn flows_killed_at_random_moments_still_happen_once() {
         seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
         seed >> 33
     };
+    let kill_after = |args: &[&str], state: &Path, delay: Duration| {
+        let mut child = command(state).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+        std::thread::sleep(delay);
+        let _ = Command::new("kill").args(["-KILL", &child.id().to_string()]).status();
+        let _ = child.wait();
+    };
     for round in 0..12 {
         let (args, check): (&[&str], fn(&Path, &str)) = if round % 2 == 0 { (&SPAWN, check_spawn) } else { (&SEND, check_send) };
         let state = configured_sample();
         let delay = Duration::from_millis(next() % 400);
-        let mut child = command(state.path()).args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
-        std::thread::sleep(delay);
-        let _ = Command::new("kill").args(["-KILL", &child.id().to_string()]).status();
-        let _ = child.wait();
+        kill_after(args, state.path(), delay);
+        let mut case = format!("round {round}, killed after {delay:?}");
+        if round % 4 >= 2 {
+            let delay = Duration::from_millis(next() % 300);
+            kill_after(&["jobs", "--wait", "60"], state.path(), delay);
+            case.push_str(&format!(", its resumer killed after {delay:?}"));
+        }
         resume(state.path());
-        check(state.path(), &format!("round {round}, killed after {delay:?}"));
+        check(state.path(), &case);
     }
 }
 
