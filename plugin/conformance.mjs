@@ -18,6 +18,7 @@ import { CallError, Runtime } from './lib/sandbox.mjs';
 import { DEFAULT_LIMITS } from './lib/limits.mjs';
 import { JobRunner, MemoryJobStore } from './lib/jobs.mjs';
 import { callerContext } from './lib/wire.mjs';
+import { guestConfigJson } from './lib/config.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const DEFAULT_NOW = 1767225600000;
@@ -144,7 +145,7 @@ async function runJobs(sandbox, gateway, caller, jobs, now, log) {
 async function produce(runtime, file, c, gateway, log) {
   const now = c.now ?? DEFAULT_NOW;
   const setup = { name: file, gateway, limits: DEFAULT_LIMITS, log, fixedNow: now };
-  const sandbox = await runtime.instantiateConfigured(setup, JSON.stringify(c.config ?? {}), STATE_DIR);
+  const sandbox = await runtime.instantiateConfigured(setup, guestConfigJson(c.config ?? {}), STATE_DIR);
   try {
     if (c.call.describe === true) {
       const tools = await sandbox.describe();

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use session_tools_guest::ports::{Host, LogLevel};
+use session_tools_host::config::GuestConfig;
 use session_tools_host::gateway::scripted::ScriptedGateway;
 use session_tools_host::gateway::*;
 use session_tools_host::{AgentSetup, CallError, Caller, Limits, Runtime, Sandbox, Wake, Wakeup};
@@ -123,7 +124,7 @@ fn sandbox(rt: &Runtime, gateway: Arc<dyn Gateway>, limits: Limits) -> Sandbox {
         name: "faults".into(),
         gateway,
         services: Arc::new(Quiet),
-        config_json: config.to_string().into(),
+        config: GuestConfig::of(&config),
         state_dir: "/state".into(),
         limits,
     })

@@ -4,16 +4,21 @@
 //! trap that discards the instance, a refused result, a bounded number of gateway calls, a
 //! refused gateway call for a sandboxed caller, or a component refused at load.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use session_tools_guest::ports::{self, LogLevel};
-use session_tools_host::gateway::{one_by_one, Gateway, GatewayError, GatewayResult};
+use session_tools_host::config::GuestConfig;
+use session_tools_host::gateway::live::LiveGateway;
+use session_tools_host::gateway::scripted::ScriptedGateway;
+use session_tools_host::gateway::{one_by_one, Gateway, GatewayError, GatewayResult, SessionTree};
 use session_tools_host::unstable::load_component;
-use session_tools_host::{AgentSetup, CallError, Caller, EngineOptions, Limits, LogSink, Runtime, Sandbox};
-use session_tools_tests::{engine_options, runtime, sample_copy, Served};
+use session_tools_host::{AgentSetup, CallError, Caller, EngineOptions, Limits, LogSink, Runtime, Sandbox, Service, ServiceBuilder};
+use session_tools_tests::fake_gateway::{standard, FakeGateway, Reply};
+use session_tools_tests::{engine_options, root, runtime, sample_copy, Served};
 
 const CPU: Duration = Duration::from_millis(300);
 const MEMORY: usize = 32 << 20;
@@ -125,7 +130,7 @@ fn sandbox(limits: Limits) -> (Sandbox, Arc<Stub>, Arc<Recorder>) {
         name: "hostile".into(),
         gateway: stub.clone(),
         services: recorder.clone(),
-        config_json: "{}".into(),
+        config: GuestConfig::empty(),
         state_dir: "/nonexistent".into(),
         limits,
     };
@@ -401,7 +406,7 @@ const CHILD: &str = "agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
 const DISCORD: &str = "agent:main:discord:channel:1187421193829244938";
 const OPS_SLACK: &str = "agent:ops:slack:channel:c07abcdef12";
 
-fn spy(service: &Served, who: &Caller, args: Value) -> Value {
+fn spy(service: &Service, who: &Caller, args: Value) -> Value {
     serde_json::from_str(&service.call(who, "spy", &args.to_string()).unwrap()).unwrap()
 }
 
@@ -725,7 +730,7 @@ fn a_host_panic_while_answering_an_import_is_a_tool_error_that_discards_the_inst
         name: "hostile".into(),
         gateway: Arc::new(Panicker),
         services: recorder.clone(),
-        config_json: "{}".into(),
+        config: GuestConfig::empty(),
         state_dir: "/nonexistent".into(),
         limits: limits(),
     };
@@ -847,4 +852,255 @@ fn a_sandboxed_caller_may_create_and_configure_its_new_child_and_patch_nothing_e
     }
     assert_eq!(std::fs::read_to_string(&store).unwrap(), before, "nothing refused was written");
     assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused sessions.patch")).count(), 5);
+}
+
+/// A planted value as it would appear in JSON text (a string's escaped contents, a number).
+fn planted_text(value: &Value) -> String {
+    let text = value.to_string();
+    text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).map_or(text.clone(), str::to_string)
+}
+
+#[test]
+fn the_component_is_given_none_of_the_configs_secrets() {
+    // N16: a config with secrets planted everywhere the component does not read, and in
+    // fields it does not read under paths it reads (tests/fixtures/planted-secrets.json).
+    let fixture: Value =
+        serde_json::from_str(&std::fs::read_to_string(root().join("tests/fixtures/planted-secrets.json")).unwrap()).unwrap();
+    let planted = fixture["planted"].as_array().unwrap();
+    assert!(planted.len() >= 39, "{} planted", planted.len());
+    let config = fixture["config"].to_string();
+    let state = sample_copy();
+    std::fs::write(state.path().join("openclaw.json"), &config).unwrap();
+    let (service, _lines) = hostile_service_in(state.path(), small_engine());
+    for who in [caller(OWN, false), caller(OWN, true), caller("agent:ops:main", false)] {
+        let given: Value = serde_json::from_str(&service.call(&who, "config", "{}").unwrap()).unwrap();
+        let given = given["config"].as_str().unwrap();
+        for secret in planted {
+            let text = planted_text(secret);
+            assert!(config.contains(&text), "the fixture plants {text}");
+            assert!(!given.contains(&text), "{text} reached the component: {given}");
+        }
+        // And it gets what it reads, as it is.
+        assert_eq!(serde_json::from_str::<Value>(given).unwrap(), fixture["expected"]);
+    }
+}
+
+/// A job of the hostile guest that waits for the end of a run.
+fn wait_job(service: &Served, who: &Caller, run: &str) {
+    let args = json!({"count": 1, "wake": "wait", "value": 1000, "runId": run});
+    assert_eq!(service.call(who, "jobs", &args.to_string()).unwrap(), r#"{"jobs":1}"#);
+}
+
+#[test]
+fn a_sandboxed_caller_waits_only_for_runs_it_can_show_are_its_own() {
+    let state = sample_copy();
+    let (service, lines) = hostile_service_in(state.path(), small_engine());
+    let me = caller(OWN, true);
+    let refused = |run: &str| json!({"error": format!("forbidden: run {run} is not visible from this sandboxed agent session")});
+    let ops_run = service
+        .gateway()
+        .agent(&ports::AgentParams {
+            message: "hi".into(),
+            session_key: Some("agent:ops:main".into()),
+            idempotency_key: "ops-run-1".into(),
+            ..Default::default()
+        })
+        .unwrap()
+        .run_id
+        .unwrap();
+    // A run of another session and a run nobody started get the same answer (N15).
+    for run in [ops_run.as_str(), "no-such-run", ""] {
+        assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": run})), refused(run), "{run}");
+        assert_eq!(lines.lock().unwrap().last(), Some(&format!("N15: refused agent.wait: run {run} for sandboxed session {OWN}")));
+    }
+    // Its own run, started in an earlier call (another guard): the gateway says whose it is.
+    let mine = spy(&service, &me, json!({"method": "agent", "key": OWN}))["ok"].as_str().unwrap().to_string();
+    let waited = spy(&service, &me, json!({"method": "agent-wait", "runId": mine, "timeoutMs": 5000}));
+    assert!(waited["ok"].is_string(), "{waited}");
+    // Jobs that wait for its run and for another session's, resumed by the next process
+    // over the same state: the run registry still shows whose run is whose.
+    wait_job(&service, &me, &mine);
+    wait_job(&service, &me, &ops_run);
+    assert!(service.wait_for_runs(Duration::from_secs(10)));
+    drop(service);
+    let (service, lines) = hostile_service_in(state.path(), small_engine());
+    assert_eq!(service.pending_jobs().len(), 2);
+    assert_eq!(service.run_jobs(Duration::from_secs(10)), 2);
+    assert!(service.pending_jobs().is_empty());
+    let refusals: Vec<String> = lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).cloned().collect();
+    assert_eq!(refusals, [format!("N15: refused agent.wait: run {ops_run} for sandboxed session {OWN}")]);
+}
+
+#[test]
+fn a_sandboxed_caller_cannot_make_another_sessions_run_its_own() {
+    let (service, _state, lines) = hostile_service();
+    let me = caller(OWN, true);
+    let gateway = service.gateway();
+    let ops_run = gateway
+        .agent(&ports::AgentParams {
+            message: "hi".into(),
+            session_key: Some("agent:ops:main".into()),
+            idempotency_key: "ops-run-1".into(),
+            ..Default::default()
+        })
+        .unwrap()
+        .run_id
+        .unwrap();
+    // A run id another session's run has is refused as a key, in any session of its own.
+    for key in [OWN, CHILD] {
+        let answer = spy(&service, &me, json!({"method": "agent", "key": key, "idempotencyKey": ops_run}));
+        assert_eq!(answer, json!({"error": format!("forbidden: run {ops_run} is not visible from this sandboxed agent session")}));
+    }
+    assert_eq!(lines.lock().unwrap().last(), Some(&format!("N15: refused agent: run {ops_run} for sandboxed session {OWN}")));
+    assert_eq!(gateway.run_session(&ops_run).as_deref(), Some("agent:ops:main"), "the run keeps its session");
+    // Any other key is replaced by one of the host's: the guest names no run.
+    let run = spy(&service, &me, json!({"method": "agent", "key": OWN, "idempotencyKey": "chosen-by-the-guest"}))["ok"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(run, "chosen-by-the-guest");
+    assert!(uuid::Uuid::parse_str(&run).is_ok(), "{run}");
+    assert_eq!(gateway.run_session(&run).as_deref(), Some(OWN));
+    assert_eq!(gateway.run_session("chosen-by-the-guest"), None);
+    assert!(service.wait_for_runs(Duration::from_secs(10)));
+}
+
+#[test]
+fn what_does_not_exist_and_what_is_not_visible_look_the_same() {
+    let (service, _state, lines) = hostile_service();
+    let me = caller(OWN, true);
+    // (exists outside the tree, does not exist): one answer each, the name asked for in it.
+    #[rustfmt::skip]
+    let pairs = [
+        (json!({"method": "sessions-resolve", "label": "incidents"}), json!({"method": "sessions-resolve", "label": "no-such-label"})),
+        (json!({"method": "sessions-resolve", "label": "incidents", "agentId": "ops"}), json!({"method": "sessions-resolve", "label": "no-such-label", "agentId": "ops"})),
+        (json!({"method": "sessions-resolve", "sessionId": "8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f"}), json!({"method": "sessions-resolve", "sessionId": "00000000-0000-4000-8000-000000000000"})),
+        (json!({"method": "sessions-resolve", "key": "agent:ops:main"}), json!({"method": "sessions-resolve", "key": "agent:ops:no-such-session"})),
+        (json!({"method": "chat-history", "key": OPS_SLACK}), json!({"method": "chat-history", "key": "agent:ops:slack:channel:no-such-channel"})),
+        (json!({"method": "sessions-delete", "key": OPS_SLACK}), json!({"method": "sessions-delete", "key": "agent:ops:slack:channel:no-such-channel"})),
+    ];
+    let shape = |args: &Value, answer: &Value| {
+        let asked = ["key", "sessionId", "label"].iter().find_map(|k| args[k].as_str()).unwrap();
+        answer["error"].as_str().map(|e| e.replacen(asked, "<asked>", 1))
+    };
+    for (there, missing) in &pairs {
+        let (a, b) = (spy(&service, &me, there.clone()), spy(&service, &me, missing.clone()));
+        assert!(a["error"].as_str().is_some_and(|e| e.starts_with("forbidden: ")), "{there}: {a}");
+        assert_eq!(shape(there, &a), shape(missing, &b), "{there} / {missing}");
+    }
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), 2 * pairs.len());
+    // What is visible still resolves.
+    assert_eq!(spy(&service, &me, json!({"method": "sessions-resolve", "label": "pricing-research"})), json!({"ok": CHILD}));
+}
+
+/// A running gateway as OpenClaw's behaves where it matters here: the run id is the
+/// idempotency key, and a key it knows answers that run, whichever session asks. It knows
+/// one run this process never saw (`elsewhere-run`, of agent:ops:main).
+fn deduplicating_gateway() -> FakeGateway {
+    let runs = Mutex::new(HashMap::from([("elsewhere-run".to_string(), "agent:ops:main".to_string())]));
+    FakeGateway::start(move |call| {
+        let p = &call.params;
+        match call.method.as_str() {
+            "agent" => {
+                let key = p["idempotencyKey"].as_str().unwrap_or_default().to_string();
+                runs.lock().unwrap().entry(key.clone()).or_insert_with(|| p["sessionKey"].as_str().unwrap_or("main").to_string());
+                Reply::Ok(json!({"runId": key, "status": "accepted", "acceptedAt": 1}))
+            }
+            "agent.wait" => Reply::Ok(json!({"runId": p["runId"], "status": "ok", "startedAt": 1, "endedAt": 2})),
+            "sessions.list" => Reply::Ok(json!({"path": "(multiple)", "count": 0, "sessions": []})),
+            _ => standard(call).unwrap_or_else(|| Reply::error("not scripted")),
+        }
+    })
+}
+
+#[test]
+fn over_a_live_gateway_a_sandboxed_caller_cannot_take_a_run_of_another_session() {
+    let fake = deduplicating_gateway();
+    let live = Arc::new(
+        LiveGateway::builder(fake.url())
+            .with_token("t")
+            .with_connect_timeout(Duration::from_secs(5))
+            .with_request_timeout(Duration::from_secs(5))
+            .open()
+            .unwrap_or_else(|e| panic!("opening the fake gateway: {e}")),
+    );
+    let (log, lines) = log_sink();
+    let service = ServiceBuilder::over_live(&live)
+        .with_component(hostile())
+        .with_engine(small_engine())
+        .with_limits(limits())
+        .with_log(log)
+        .build()
+        .unwrap();
+    let me = caller(OWN, true);
+    let refused = |run: &str| json!({"error": format!("forbidden: run {run} is not visible from this sandboxed agent session")});
+
+    // A run started elsewhere (this process never saw it): the guest's key for it never
+    // reaches the gateway, so the gateway's answer cannot make it the caller's.
+    let run =
+        spy(&service, &me, json!({"method": "agent", "key": OWN, "idempotencyKey": "elsewhere-run"}))["ok"].as_str().unwrap().to_string();
+    assert_ne!(run, "elsewhere-run");
+    let sent: Vec<String> = fake.calls_of("agent").iter().map(|c| c.params["idempotencyKey"].as_str().unwrap().to_string()).collect();
+    assert_eq!(sent, std::slice::from_ref(&run));
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": "elsewhere-run"})), refused("elsewhere-run"));
+    assert_eq!(live.run_session("elsewhere-run"), None);
+    // Its own run: waited for.
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": run})), json!({"ok": "ok"}));
+
+    // A run another session started through this host: its key is refused, and no later
+    // `agent` with that key (restricted or not) gives it another session.
+    let ops = ports::AgentParams {
+        message: "hi".into(),
+        session_key: Some("agent:ops:main".into()),
+        idempotency_key: "ops-run".into(),
+        ..Default::default()
+    };
+    assert_eq!(live.agent(&ops).unwrap().run_id.as_deref(), Some("ops-run"));
+    let answer = spy(&service, &me, json!({"method": "agent", "key": OWN, "idempotencyKey": "ops-run"}));
+    assert_eq!(answer, refused("ops-run"));
+    live.agent(&ports::AgentParams { session_key: Some(OWN.into()), ..ops.clone() }).unwrap();
+    assert_eq!(live.run_session("ops-run").as_deref(), Some("agent:ops:main"), "first writer wins");
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": "ops-run"})), refused("ops-run"));
+    // A run nobody started: the same answer.
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": "never-started"})), refused("never-started"));
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), 4);
+    assert_eq!(fake.calls_of("agent.wait").len(), 1, "only its own run was asked about");
+}
+
+#[test]
+fn over_a_scripted_gateway_a_sandboxed_caller_waits_only_for_its_own_runs() {
+    // A plain mock without a tree; its resolve answers as scripted (else nothing).
+    let script = json!({"responses": [
+        {"method": "sessions.resolve", "params": {"label": "incidents"}, "result": {"ok": true, "key": OPS_SLACK}},
+        {"method": "sessions.resolve", "params": {"label": "gone"}, "error": "No session found with label: gone"},
+    ]});
+    let gateway = Arc::new(ScriptedGateway::from_json(Some(&script), 0).unwrap());
+    let (log, lines) = log_sink();
+    let service = Service::builder(gateway.clone())
+        .with_component(hostile())
+        .with_engine(small_engine())
+        .with_limits(limits())
+        .with_log(log)
+        .build()
+        .unwrap();
+    let me = caller(OWN, true);
+    let refused = |what: &str| json!({"error": format!("forbidden: {what} is not visible from this sandboxed agent session")});
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": "run-1"})), refused("run run-1"), "unknown");
+    let ops = spy(&service, &caller("agent:ops:main", false), json!({"method": "agent", "key": "agent:ops:main"}));
+    assert_eq!(ops, json!({"ok": "run-1"}));
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": "run-1"})), refused("run run-1"), "another session's");
+    assert_eq!(spy(&service, &me, json!({"method": "agent", "key": OWN, "idempotencyKey": "run-1"})), refused("run run-1"));
+    assert_eq!(gateway.run_session("run-1").as_deref(), Some("agent:ops:main"));
+    let mine = spy(&service, &me, json!({"method": "agent", "key": OWN}));
+    assert_eq!(mine, json!({"ok": "run-2"}));
+    assert_eq!(spy(&service, &me, json!({"method": "agent-wait", "runId": "run-2"})), json!({"ok": "ok"}));
+    // Found outside the tree, not found, nothing answered: one answer.
+    for label in ["incidents", "gone", "never-scripted"] {
+        assert_eq!(
+            spy(&service, &me, json!({"method": "sessions-resolve", "label": label})),
+            refused(&format!("label {label}")),
+            "{label}"
+        );
+    }
+    assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), 6);
 }

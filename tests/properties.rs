@@ -38,6 +38,7 @@ use session_tools_guest::ports::*;
 use session_tools_guest::{agents, announce, channels, reply, spawn, visibility};
 use session_tools_guest::{call_tool, Caller, ToolError, ToolOutput};
 use session_tools_guest::{Job, Wake, Wakeup};
+use session_tools_host::config::GuestConfig;
 use session_tools_host::conformance::DEFAULT_NOW;
 use session_tools_host::gateway::scripted::ScriptedGateway;
 use session_tools_host::gateway::Gateway as _;
@@ -1405,6 +1406,68 @@ fn key_functions_never_panic() {
     });
 }
 
+/// The places of the paths the component reads (`wit/config-paths.json`) and their
+/// prefixes, as key paths (`[]` as index 0, `*` as a provider name).
+fn read_places() -> Vec<Vec<String>> {
+    let file: Value = serde_json::from_str(session_tools_host::config::PATHS_FILE).unwrap();
+    let mut places = Vec::new();
+    for path in file["paths"].as_array().unwrap() {
+        let mut steps: Vec<String> = Vec::new();
+        for step in path.as_str().unwrap().split('.') {
+            let name = step.trim_end_matches("[]");
+            steps.push(if name == "*" { "openai".into() } else { name.into() });
+            places.push(steps.clone());
+            for _ in 0..(step.len() - name.len()) / 2 {
+                steps.push("0".into());
+                places.push(steps.clone());
+            }
+        }
+    }
+    places
+}
+
+/// Puts a value at a key path, making objects (arrays for `0`) on the way.
+fn put(config: &mut Value, steps: &[String], value: Value) {
+    let mut node = config;
+    for step in steps {
+        node = if step == "0" {
+            if node.as_array().is_none_or(|a| a.is_empty()) {
+                *node = json!([null]);
+            }
+            &mut node[0]
+        } else {
+            if !node.is_object() {
+                *node = json!({});
+            }
+            node.as_object_mut().unwrap().entry(step.clone()).or_insert(Value::Null)
+        };
+    }
+    *node = value;
+}
+
+#[test]
+fn the_component_reads_the_same_from_what_it_is_given_as_from_the_whole_config() {
+    // N16: a host gives the component the paths it reads, values of any shape anywhere
+    // on or off them (objects where a string is read, strings where a list is, ...).
+    let places = read_places();
+    let strategy = (config_json(), vec((any::<Index>(), json_value(), any::<bool>()), 0..6));
+    check("the_component_reads_the_same_from_what_it_is_given_as_from_the_whole_config", 2000, strategy, |(mut config, puts)| {
+        for (at, value, beside) in puts {
+            let mut steps = at.get(&places).clone();
+            if beside {
+                steps.push("notRead".into());
+            }
+            put(&mut config, &steps, value);
+        }
+        // Both as text, as a component gets them (JSON text does not keep every float bit).
+        let whole: Value = serde_json::from_str(&config.to_string()).unwrap();
+        let given: Value = serde_json::from_str(GuestConfig::of(&config).json()).unwrap();
+        let (whole, projected) = (Config::from_value(&whole, "/state"), Config::from_value(&given, "/state"));
+        prop_assert_eq!(format!("{whole:?}"), format!("{projected:?}"), "given {}", given);
+        Ok(())
+    });
+}
+
 #[test]
 fn normalized_agent_ids_are_well_formed() {
     let strategy = prop_oneof![3 => segment(), 2 => text(), 1 => session_key(), 1 => "[_a-zA-Z0-9!. -]{60,70}"];
@@ -1647,7 +1710,7 @@ fn setup(config: &Value, gateway: Arc<ScriptedGateway>, services: Arc<Services>)
         name: "properties".into(),
         gateway,
         services,
-        config_json: config.to_string().into(),
+        config: GuestConfig::of(config),
         state_dir: "/state".into(),
         limits: Limits::default(),
     }

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 
 use libfuzzer_sys::fuzz_target;
 use session_tools_fuzz::{check_answer, default_answers, Input, QueueGateway, Services};
+use session_tools_host::config::GuestConfig;
 use session_tools_host::{AgentSetup, CallError, EngineOptions, Limits, Runtime};
 
 fn runtime() -> &'static Runtime {
@@ -29,7 +30,7 @@ fuzz_target!(|data: &[u8]| {
         name: "fuzz".into(),
         gateway: gateway.clone(),
         services: services.clone(),
-        config_json: input.config_json.into(),
+        config: GuestConfig::of(&serde_json::from_str(input.config_json).expect("the fixed configs are JSON")),
         state_dir: "/state".into(),
         limits: Limits::default(),
     };

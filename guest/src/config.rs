@@ -4,10 +4,18 @@
 //! wrong type means its default. Only what cannot mean anything is an error: a config
 //! that is not a JSON object, and the legacy `match.provider` send-policy key that the
 //! reference also rejects.
+//!
+//! Every read goes through a [`place::Place`], which knows its path: the guest reads
+//! exactly the paths of `wit/config-paths.json`, the only ones the hosts give it (N16;
+//! the tests below fail on a read of a path the file does not list, and on a listed path
+//! nothing reads).
+
+mod place;
 
 use serde_json::{Map, Value};
 
 use crate::keys::{normalize_agent_id, normalize_main_key, DEFAULT_AGENT_ID};
+use place::Place;
 
 /// Ping-pong turns when the config says nothing (reference §2.12).
 pub const DEFAULT_PING_PONG_TURNS: u32 = 5;
@@ -93,30 +101,18 @@ impl Default for Config {
     }
 }
 
-fn get<'a>(value: &'a Value, path: &[&str]) -> Option<&'a Value> {
-    let mut current = value;
-    for key in path {
-        current = current.as_object()?.get(*key)?;
-    }
-    Some(current)
-}
-
-fn get_str<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
-    get(value, path).and_then(Value::as_str)
-}
-
-fn string_list(value: Option<&Value>) -> Vec<String> {
-    match value.and_then(Value::as_array) {
-        Some(items) => items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+fn string_list(place: &Place<'_>) -> Vec<String> {
+    match place.elements() {
+        Some(items) => items.iter().filter_map(|item| item.str().map(str::to_string)).collect(),
         None => Vec::new(),
     }
 }
 
 /// A model setting: a non-blank string, or an object's non-blank `primary`.
-fn model_ref(value: Option<&Value>) -> Option<String> {
-    let raw = match value? {
+fn model_ref(place: &Place<'_>) -> Option<String> {
+    let raw = match place.read()? {
         Value::String(s) => s.as_str(),
-        Value::Object(map) => map.get("primary")?.as_str()?,
+        Value::Object(_) => place.key("primary").str()?,
         _ => return None,
     };
     let trimmed = raw.trim();
@@ -132,73 +128,65 @@ pub fn normalize_send_policy(value: Option<&str>) -> Option<PolicyAction> {
     }
 }
 
-fn parse_send_policy(value: &Value) -> Result<Option<SendPolicyConfig>, String> {
-    let Some(policy) = get(value, &["session", "sendPolicy"]) else {
+fn parse_send_policy(root: &Place<'_>) -> Result<Option<SendPolicyConfig>, String> {
+    let policy = root.at(&["session", "sendPolicy"]);
+    if policy.object().is_none() {
         return Ok(None);
-    };
-    let Some(policy) = policy.as_object() else {
-        return Ok(None);
-    };
-    let mut parsed = SendPolicyConfig { default: normalize_send_policy(policy.get("default").and_then(Value::as_str)), rules: Vec::new() };
-    if let Some(rules) = policy.get("rules").and_then(Value::as_array) {
-        for (index, rule) in rules.iter().enumerate() {
-            let Some(rule) = rule.as_object() else {
-                continue;
-            };
-            let matcher = rule.get("match").and_then(Value::as_object);
-            if matcher.is_some_and(|m| m.contains_key("provider")) {
-                return Err(format!("session.sendPolicy.rules[{index}].match.provider is no longer supported; use match.channel"));
-            }
-            let field = |name: &str| matcher.and_then(|m| m.get(name)).and_then(Value::as_str).map(str::to_string);
-            parsed.rules.push(PolicyRule {
-                action: normalize_send_policy(rule.get("action").and_then(Value::as_str)),
-                channel: field("channel"),
-                chat_type: field("chatType"),
-                key_prefix: field("keyPrefix"),
-            });
-        }
     }
-    Ok(Some(parsed))
+    let mut parsed = SendPolicyConfig { default: normalize_send_policy(policy.key("default").str()), rules: Vec::new() };
+    // The first rule with a `provider` is the error; every rule is read all the same (the
+    // tests list what the guest reads whatever the config says).
+    let mut legacy = None;
+    for (index, rule) in policy.key("rules").elements().unwrap_or_default().iter().enumerate() {
+        if rule.object().is_none() {
+            continue;
+        }
+        let matcher = rule.key("match");
+        let matcher = matcher.object().map(|_| &matcher);
+        if matcher.is_some_and(|m| m.key("provider").read().is_some()) && legacy.is_none() {
+            legacy = Some(index);
+        }
+        let field = |name: &str| matcher.and_then(|m| m.key(name).str()).map(str::to_string);
+        parsed.rules.push(PolicyRule {
+            action: normalize_send_policy(rule.key("action").str()),
+            channel: field("channel"),
+            chat_type: field("chatType"),
+            key_prefix: field("keyPrefix"),
+        });
+    }
+    match legacy {
+        Some(index) => Err(format!("session.sendPolicy.rules[{index}].match.provider is no longer supported; use match.channel")),
+        None => Ok(Some(parsed)),
+    }
 }
 
-fn parse_agents(value: &Value) -> Vec<AgentEntry> {
-    let Some(list) = get(value, &["agents", "list"]).and_then(Value::as_array) else {
+fn parse_agents(root: &Place<'_>) -> Vec<AgentEntry> {
+    let Some(list) = root.at(&["agents", "list"]).elements() else {
         return Vec::new();
     };
     list.iter()
-        .filter_map(Value::as_object)
-        .map(|entry| {
-            let entry = Value::Object(entry.clone());
-            AgentEntry {
-                id: normalize_agent_id(get_str(&entry, &["id"]).unwrap_or("")),
-                name: get_str(&entry, &["name"]).map(str::trim).filter(|n| !n.is_empty()).map(str::to_string),
-                is_default: get(&entry, &["default"]) == Some(&Value::Bool(true)),
-                allow_agents: string_list(get(&entry, &["subagents", "allowAgents"])),
-                subagent_model: model_ref(get(&entry, &["subagents", "model"])),
-                tools_visibility: get_str(&entry, &["sandbox", "sessionToolsVisibility"]).map(str::to_string),
-            }
+        .filter(|entry| entry.object().is_some())
+        .map(|entry| AgentEntry {
+            id: normalize_agent_id(entry.key("id").str().unwrap_or("")),
+            name: entry.key("name").str().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string),
+            is_default: entry.key("default").is_true(),
+            allow_agents: string_list(&entry.at(&["subagents", "allowAgents"])),
+            subagent_model: model_ref(&entry.at(&["subagents", "model"])),
+            tools_visibility: entry.at(&["sandbox", "sessionToolsVisibility"]).str().map(str::to_string),
         })
         .collect()
 }
 
-fn parse_prices(value: &Value) -> Vec<ModelPrice> {
+fn parse_prices(root: &Place<'_>) -> Vec<ModelPrice> {
     let mut prices = Vec::new();
-    let Some(providers) = get(value, &["models", "providers"]).and_then(Value::as_object) else {
-        return prices;
-    };
-    for (provider, entry) in providers {
-        let Some(models) = entry.get("models").and_then(Value::as_array) else {
-            continue;
-        };
-        for model in models {
-            let (Some(id), Some(input), Some(output)) = (
-                get_str(model, &["id"]),
-                get(model, &["cost", "input"]).and_then(Value::as_f64),
-                get(model, &["cost", "output"]).and_then(Value::as_f64),
-            ) else {
+    for (provider, entry) in root.at(&["models", "providers"]).entries() {
+        for model in entry.key("models").elements().unwrap_or_default() {
+            let (Some(id), Some(input), Some(output)) =
+                (model.key("id").str(), model.at(&["cost", "input"]).f64(), model.at(&["cost", "output"]).f64())
+            else {
                 continue;
             };
-            prices.push(ModelPrice { provider: provider.clone(), id: id.to_string(), input, output });
+            prices.push(ModelPrice { provider: provider.to_string(), id: id.to_string(), input, output });
         }
     }
     prices
@@ -219,58 +207,61 @@ impl Config {
         if !value.is_object() {
             return Err("config must be a JSON object".to_string());
         }
-        let main_key = normalize_main_key(get_str(value, &["session", "mainKey"]));
-        let max_ping_pong_turns = match get(value, &["session", "agentToAgent", "maxPingPongTurns"]).and_then(Value::as_f64) {
+        let root = Place::root(value);
+        let main_key = normalize_main_key(root.at(&["session", "mainKey"]).str());
+        let max_ping_pong_turns = match root.at(&["session", "agentToAgent", "maxPingPongTurns"]).f64() {
             Some(turns) if turns.is_finite() => turns.floor().clamp(0.0, DEFAULT_PING_PONG_TURNS as f64) as u32,
             _ => DEFAULT_PING_PONG_TURNS,
         };
-        let archive_after_ms = match get(value, &["agents", "defaults", "subagents", "archiveAfterMinutes"]) {
+        let archive_after_ms = match root.at(&["agents", "defaults", "subagents", "archiveAfterMinutes"]).read() {
             None | Some(Value::Null) => Some(DEFAULT_ARCHIVE_AFTER_MINUTES),
             Some(v) => v.as_f64(),
         }
         .filter(|m| m.is_finite() && *m > 0.0)
         .map(|m| (m.floor().max(1.0) * 60_000.0).min(u64::MAX as f64) as u64);
-        let agent_timeout_seconds = get(value, &["agents", "defaults", "timeoutSeconds"])
-            .and_then(Value::as_f64)
-            .filter(|v| v.is_finite())
-            .unwrap_or(DEFAULT_AGENT_TIMEOUT_SECONDS);
-        let agents = parse_agents(value);
+        let agent_timeout_seconds =
+            root.at(&["agents", "defaults", "timeoutSeconds"]).f64().filter(|v| v.is_finite()).unwrap_or(DEFAULT_AGENT_TIMEOUT_SECONDS);
+        let agents = parse_agents(&root);
         let default_agent = agents
             .iter()
             .find(|a| a.is_default)
             .or_else(|| agents.first())
             .map(|a| a.id.clone())
             .unwrap_or_else(|| DEFAULT_AGENT_ID.to_string());
-        let subagent_tools = get(value, &["tools", "subagents", "tools"]);
+        let subagent_tools = root.at(&["tools", "subagents", "tools"]);
+        // `String(p ?? "")` of each pattern.
+        let a2a_allow: Vec<String> = root
+            .at(&["tools", "agentToAgent", "allow"])
+            .elements()
+            .unwrap_or_default()
+            .iter()
+            .map(|item| match item.read() {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                Some(Value::Bool(b)) => b.to_string(),
+                _ => String::new(),
+            })
+            .collect();
+        // Read before the send policy is checked, so that every read happens whatever the
+        // policy says (the tests list them; the outcome is the same).
+        let send_policy = parse_send_policy(&root);
         Ok(Config {
             main_key,
-            scope_global: get_str(value, &["session", "scope"]) == Some("global"),
+            scope_global: root.at(&["session", "scope"]).str() == Some("global"),
             max_ping_pong_turns,
-            send_policy: parse_send_policy(value)?,
-            a2a_enabled: get(value, &["tools", "agentToAgent", "enabled"]) == Some(&Value::Bool(true)),
-            a2a_allow: match get(value, &["tools", "agentToAgent", "allow"]).and_then(Value::as_array) {
-                // `String(p ?? "")` of each pattern.
-                Some(items) => items
-                    .iter()
-                    .map(|v| match v {
-                        Value::String(s) => s.clone(),
-                        Value::Number(n) => n.to_string(),
-                        Value::Bool(b) => b.to_string(),
-                        _ => String::new(),
-                    })
-                    .collect(),
-                None => Vec::new(),
-            },
-            subagent_tools_allow: subagent_tools.and_then(|t| t.get("allow")).filter(|v| v.is_array()).map(|v| string_list(Some(v))),
-            subagent_tools_deny: string_list(subagent_tools.and_then(|t| t.get("deny"))),
-            default_tools_visibility: get_str(value, &["agents", "defaults", "sandbox", "sessionToolsVisibility"]).map(str::to_string),
-            default_subagent_model: model_ref(get(value, &["agents", "defaults", "subagents", "model"])),
+            a2a_enabled: root.at(&["tools", "agentToAgent", "enabled"]).is_true(),
+            a2a_allow,
+            subagent_tools_allow: subagent_tools.key("allow").elements().is_some().then(|| string_list(&subagent_tools.key("allow"))),
+            subagent_tools_deny: string_list(&subagent_tools.key("deny")),
+            default_tools_visibility: root.at(&["agents", "defaults", "sandbox", "sessionToolsVisibility"]).str().map(str::to_string),
+            default_subagent_model: model_ref(&root.at(&["agents", "defaults", "subagents", "model"])),
             archive_after_ms,
             agent_timeout_seconds,
             agents,
             default_agent,
-            prices: parse_prices(value),
+            prices: parse_prices(&root),
             state_dir: state_dir.trim_end_matches('/').to_string(),
+            send_policy: send_policy?,
         })
     }
 
@@ -302,6 +293,7 @@ impl Config {
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::collections::BTreeSet;
 
     #[test]
     fn defaults() {
@@ -330,6 +322,64 @@ mod tests {
         assert_eq!(c.agents[0].id, "ops");
         assert_eq!(c.agents[1].name, None);
         assert_eq!(c.agent_store_dir("ops"), "/state/agents/ops/sessions");
+    }
+
+    /// The paths the hosts give the guest (`wit/config-paths.json`).
+    fn listed_paths() -> BTreeSet<String> {
+        let file: Value = serde_json::from_str(include_str!("../../wit/config-paths.json")).unwrap();
+        file["paths"].as_array().unwrap().iter().map(|p| p.as_str().unwrap().to_string()).collect()
+    }
+
+    /// A config with a value at every path: objects and arrays on the way (an array of one
+    /// element, an object of one key for `*`), the string `x` where a path ends (an object
+    /// where a longer path goes on).
+    fn config_at_every_path(paths: &BTreeSet<String>) -> Value {
+        let mut root = json!({});
+        for path in paths {
+            let mut node = &mut root;
+            for step in path.split('.') {
+                let name = step.trim_end_matches("[]");
+                let arrays = (step.len() - name.len()) / 2;
+                if !node.is_object() {
+                    *node = json!({});
+                }
+                node = node.as_object_mut().unwrap().entry(if name == "*" { "any" } else { name }).or_insert(Value::Null);
+                for _ in 0..arrays {
+                    if !node.is_array() {
+                        *node = json!([null]);
+                    }
+                    node = &mut node[0];
+                }
+            }
+            if node.is_null() {
+                *node = json!("x");
+            }
+        }
+        root
+    }
+
+    #[test]
+    fn reads_exactly_the_paths_the_hosts_give_it() {
+        let listed = listed_paths();
+        let full = config_at_every_path(&listed);
+        let (_, reads) = place::record::reads_of(|| Config::from_value(&full, "/state"));
+        assert_eq!(reads.leaves, listed, "what the guest reads is what wit/config-paths.json lists");
+        for container in &reads.containers {
+            assert!(
+                listed.iter().any(|p| p.starts_with(&format!("{container}.")) || p.starts_with(&format!("{container}["))),
+                "the guest goes into {container}, which no listed path goes through"
+            );
+        }
+        // Whatever the config holds, no other path is read.
+        for config in [
+            json!({}),
+            json!({"session": "x", "agents": {"list": "x", "defaults": []}, "models": {"providers": {"a": 1, "b": {"models": [1, {}]}}}}),
+            json!({"session": {"sendPolicy": {"rules": [{"action": "deny", "match": {"channel": "x", "provider": "p"}}]}}}),
+            json!({"agents": {"list": [{"id": "a", "subagents": {"model": {"primary": "m", "fallbacks": ["n"]}}, "tools": {"x": 1}}]}}),
+        ] {
+            let (_, reads) = place::record::reads_of(|| Config::from_value(&config, "/state"));
+            assert!(reads.leaves.is_subset(&listed), "{config}: {:?}", reads.leaves.difference(&listed).collect::<Vec<_>>());
+        }
     }
 
     #[test]

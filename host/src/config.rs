@@ -2,11 +2,15 @@
 //! them (`../shared/spec/openclaw-store-format.md` §1). The file is JSON5.
 //!
 //! The host reads from it only what it decides itself: the key rules and agents of the
-//! embedded gateway, and who is restricted (N15). The rest is the component's to read
-//! (each instance is configured with the whole config, and rejects what is not valid).
+//! embedded gateway, and who is restricted (N15). The rest is the component's to read:
+//! each instance is configured with the paths the component reads and nothing else
+//! ([`GuestConfig`], N16), and rejects what is not valid.
+
+mod guest;
+
+pub use guest::{GuestConfig, PATHS_FILE};
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use session_tools_guest::keys::{normalize_agent_id, normalize_main_key, DEFAULT_AGENT_ID};
@@ -48,9 +52,9 @@ pub fn expand_home(path: &Path) -> PathBuf {
 pub struct DeploymentConfig {
     /// Where it came from (`None`: no file, the empty config).
     pub path: Option<PathBuf>,
-    /// The config as JSON, as every instance is given it: whole but for its secrets
-    /// (see [`without_secrets`]).
-    pub json: Arc<str>,
+    /// The config as every instance is given it: the paths the component reads, nothing
+    /// else (N16).
+    pub guest: GuestConfig,
     pub raw: Value,
     pub main_key: String,
     pub scope_global: bool,
@@ -63,29 +67,6 @@ pub struct DeploymentConfig {
     pub model_allowlist: Option<Vec<String>>,
     /// `agents.defaults.timeoutSeconds`.
     pub agent_timeout_seconds: u64,
-}
-
-/// A config as a guest may see it: every string under a key that names a secret (`token`,
-/// `password`, `secret`, `apiKey`, and names ending so: `botToken`, `ANTHROPIC_API_KEY`)
-/// replaced by `"[redacted]"`. The tools never read such fields; a guest (untrusted, N16)
-/// has no use for the gateway's or the channels' credentials.
-pub fn without_secrets(value: &Value) -> Value {
-    fn names_a_secret(key: &str) -> bool {
-        let key: String = key.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-        ["token", "password", "secret", "apikey", "privatekey"].iter().any(|s| key.ends_with(s))
-    }
-    match value {
-        Value::Object(map) => Value::Object(
-            map.iter()
-                .map(|(k, v)| {
-                    let v = if names_a_secret(k) && v.is_string() { Value::String("[redacted]".into()) } else { without_secrets(v) };
-                    (k.clone(), v)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.iter().map(without_secrets).collect()),
-        other => other.clone(),
-    }
 }
 
 impl DeploymentConfig {
@@ -124,7 +105,7 @@ impl DeploymentConfig {
         let model_allowlist = get(&["agents", "defaults", "models"]).and_then(Value::as_object).map(|m| m.keys().cloned().collect());
         Ok(DeploymentConfig {
             path: None,
-            json: without_secrets(&raw).to_string().into(),
+            guest: GuestConfig::of(&raw),
             main_key: normalize_main_key(get(&["session", "mainKey"]).and_then(Value::as_str)),
             scope_global: get(&["session", "scope"]).and_then(Value::as_str) == Some("global"),
             agent_ids: agents.into_iter().map(|(id, _)| id).collect(),
@@ -227,22 +208,6 @@ mod tests {
         assert_eq!(c.agent_ids, ["ops", "main"]);
         assert_eq!(c.default_agent, "main");
         assert_eq!(c.main_key, "home");
-    }
-
-    #[test]
-    fn instances_are_not_given_the_configs_secrets() {
-        let c = DeploymentConfig::parse(
-            r#"{"gateway": {"auth": {"token": "t0k", "password": "pw"}}, "channels": {"discord": {"botToken": "b"}},
-                "env": {"ANTHROPIC_API_KEY": "k"}, "models": {"providers": {"x": {"apiKey": "a", "maxTokens": 9}}},
-                "agents": {"defaults": {"contextTokens": 100}}}"#,
-            "test",
-        )
-        .unwrap();
-        for secret in ["t0k", "pw", "\"b\"", "\"k\"", "\"a\""] {
-            assert!(!c.json.contains(secret), "{secret} in {}", c.json);
-        }
-        assert!(c.json.contains(r#""contextTokens":100"#) && c.json.contains(r#""maxTokens":9"#), "{}", c.json);
-        assert_eq!(c.raw["gateway"]["auth"]["token"], "t0k", "the host keeps them");
     }
 
     #[test]

@@ -1,25 +1,83 @@
 // The deployment config as the host reads it (`host/src/config.rs`): only what the host
 // decides itself (key rules, who is restricted under N15, which agents a restricted caller
 // may spawn in). The rest is the component's to read: every instance is configured with the
-// whole config, secrets redacted.
+// paths the component reads and nothing else (N16), as `host/src/config/guest.rs` does, from
+// the same file (`wit/config-paths.json`, copied into component/ by the build).
+
+import { readFileSync } from 'node:fs';
 
 import { DEFAULT_AGENT_ID, KeyRules, normalizeAgentId, normalizeMainKey } from './keys.mjs';
 
-/** A config as a guest may see it: strings under keys naming a secret are redacted. */
-export function withoutSecrets(value) {
-  const namesASecret = (key) => {
-    const k = [...key].filter((c) => /[\p{L}\p{N}]/u.test(c)).join('').toLowerCase();
-    return ['token', 'password', 'secret', 'apikey', 'privatekey'].some((s) => k.endsWith(s));
-  };
-  if (Array.isArray(value)) return value.map(withoutSecrets);
-  if (value && typeof value === 'object') {
-    const out = {};
-    for (const [k, v] of Object.entries(value)) {
-      out[k] = namesASecret(k) && typeof v === 'string' ? '[redacted]' : withoutSecrets(v);
-    }
-    return out;
+/** The paths the component reads, as the build keeps them beside the component. */
+export const CONFIG_PATHS_FILE = new URL('../component/config-paths.json', import.meta.url);
+
+const newPaths = () => ({ ends: false, keys: new Map(), everyKey: null, elements: null });
+
+/**
+ * Reads a paths file (`{"paths": [...]}`, the grammar of its `about`) into a tree: at each
+ * place, whether a path ends there, the keys it goes on into (`*`: every key), and `[]`.
+ * Throws naming what is wrong.
+ */
+export function parsePaths(text) {
+  let file;
+  try {
+    file = JSON.parse(text);
+  } catch (e) {
+    throw new Error(`not JSON: ${e.message}`);
   }
-  return value;
+  if (!Array.isArray(file?.paths)) throw new Error('no "paths" array');
+  const root = newPaths();
+  file.paths.forEach((path, index) => {
+    if (typeof path !== 'string') throw new Error(`paths[${index}] is not a string`);
+    let node = root;
+    for (const step of path.split('.')) {
+      const name = step.replace(/(\[\])+$/, '');
+      if (name === '') throw new Error(`paths[${index}] ${JSON.stringify(path)}: a step without a key`);
+      if (/[[\]]/.test(name)) throw new Error(`paths[${index}] ${JSON.stringify(path)}: the step ${JSON.stringify(step)} has brackets other than a trailing []`);
+      if (name === '*') node = node.everyKey ??= newPaths();
+      else {
+        if (!node.keys.has(name)) node.keys.set(name, newPaths());
+        node = node.keys.get(name);
+      }
+      for (let i = 0; i < (step.length - name.length) / 2; i++) node = node.elements ??= newPaths();
+    }
+    node.ends = true;
+  });
+  return root;
+}
+
+/** What `paths` (the listed paths through one place) keep of the value there; undefined: nothing. */
+function project(value, paths) {
+  const ends = paths.some((p) => p.ends);
+  if (Array.isArray(value)) {
+    const next = paths.map((p) => p.elements).filter((p) => p !== null);
+    if (next.length === 0) return ends ? [] : undefined;
+    return value.map((item) => project(item, next) ?? null);
+  }
+  if (value !== null && typeof value === 'object') {
+    if (!paths.some((p) => p.keys.size > 0 || p.everyKey !== null)) return ends ? {} : undefined;
+    // No prototype: a key such as `__proto__` is a key like any other.
+    const kept = Object.create(null);
+    for (const [key, item] of Object.entries(value)) {
+      const next = paths.flatMap((p) => [p.keys.get(key), p.everyKey]).filter((p) => p !== undefined && p !== null);
+      const projected = next.length > 0 ? project(item, next) : undefined;
+      if (projected !== undefined) kept[key] = projected;
+    }
+    return kept;
+  }
+  return ends && value !== undefined ? value : undefined;
+}
+
+let builtIn;
+
+/**
+ * The config as an instance is given it, as JSON text: what the paths of
+ * `wit/config-paths.json` reach, nothing else (a config that is not an object keeps
+ * nothing: `null`, which the component refuses as it would the config).
+ */
+export function guestConfigJson(config, paths) {
+  const tree = paths ?? (builtIn ??= parsePaths(readFileSync(CONFIG_PATHS_FILE, 'utf8')));
+  return JSON.stringify(project(config, [tree]) ?? null);
 }
 
 export class DeploymentConfig {
@@ -35,7 +93,7 @@ export class DeploymentConfig {
     const mainKey = get('session', 'mainKey');
     this.mainKey = normalizeMainKey(typeof mainKey === 'string' ? mainKey : undefined);
     this.scopeGlobal = get('session', 'scope') === 'global';
-    this.json = JSON.stringify(withoutSecrets(this.raw));
+    this.json = guestConfigJson(this.raw);
     this.rules = new KeyRules({ mainKey: this.mainKey, scopeGlobal: this.scopeGlobal, defaultAgent: this.defaultAgent });
   }
 

@@ -147,7 +147,10 @@ export class OpenClawGateway {
       throw error;
     }
     if (method === 'agent' && answer && typeof answer.runId === 'string') {
-      this.remember(answer.runId, params.sessionKey ?? 'main');
+      // Newer gateways say whose run it is (a key they know answers that run, whichever
+      // session asked): their word wins over the session asked for.
+      const owner = typeof answer.sessionKey === 'string' && answer.sessionKey.trim() !== '' ? answer.sessionKey : undefined;
+      this.remember(answer.runId, owner ?? params.sessionKey ?? 'main');
     }
     return answer;
   }
@@ -157,7 +160,9 @@ export class OpenClawGateway {
     this.closeConnection?.();
   }
 
+  /** A run keeps the session it was first started in (N15 decides on it). */
   remember(runId, sessionKey) {
+    if (this.runs.has(runId)) return;
     if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
     this.runs.set(runId, this.canonicalKey(sessionKey));
   }

@@ -105,7 +105,8 @@ function serviceFor(api, settings, makeGateway) {
   s.lastConfig = api.config;
   s.lastPluginConfig = api.pluginConfig;
   const config = effectiveConfig(api.config, settings);
-  const key = JSON.stringify([config.json, api.pluginConfig ?? {}]);
+  // The whole config: the gateway bridge reads more of it than the instances are given.
+  const key = JSON.stringify([config.raw, api.pluginConfig ?? {}]);
   if (s.service && s.key === key) return s.service;
   s.key = key;
   s.service = makeService(api, settings, makeGateway, config);

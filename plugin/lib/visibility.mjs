@@ -10,10 +10,19 @@
 // (`subagents.allowAgents`), whatever the guest asks: a restricted caller may create and
 // configure its own new sub-agent session, and nothing else outside its tree.
 //
+// Runs are the caller's only when that can be shown: `agent.wait` is answered for a run the
+// gateway says belongs to a visible session, or that this guard saw the caller start, and
+// refused for any other (unknown included). Every run the caller starts gets an idempotency
+// key made here, never the guest's (a gateway that answers a known key with its run cannot
+// hand the caller a run of another session), and a key that is another session's run is
+// refused. What does not resolve and what resolves outside the tree get the same answer.
+//
 // It works over any gateway (`{call(method, params), histories(list)}`, wire JSON) and
 // what it must know of the spawn tree (`tree`): `canonicalKey(key)`,
 // `spawnedTrees(roots) → Set`, `rowsOf(keys) → rows`, `exists(key) → bool`,
 // `runSession(runId) → key | undefined`.
+
+import { randomUUID } from 'node:crypto';
 
 import { isSubagentKey, normalizeAgentId, parseAgentKey, targetFromKey } from './keys.mjs';
 
@@ -41,6 +50,10 @@ export class VisibilityGuard {
     this.spawnAgents = spawnAgents ?? { any: false, ids: [] };
     this.visible = new Set();
     this.adopted = new Set();
+    /** Runs this caller started through the guard. */
+    this.started = new Set();
+    /** The idempotency key given to the gateway for each key of the guest. */
+    this.keys = new Map();
   }
 
   /** Recomputes the caller's tree from the gateway's spawn edges (own session only when they cannot be read). */
@@ -97,6 +110,19 @@ export class VisibilityGuard {
     this.visible.add(canonical);
   }
 
+  /** Whether a run is the caller's: the gateway says it is a visible session's, or (unknown to it) the caller started it here. */
+  async ownsRun(runId) {
+    const session = typeof runId === 'string' ? this.tree.runSession(runId) : undefined;
+    if (session !== undefined) return this.canSee(session);
+    return this.started.has(runId);
+  }
+
+  /** The idempotency key the gateway gets for the guest's: made here, once per guest key. */
+  ownKey(guestKey) {
+    if (!this.keys.has(guestKey)) this.keys.set(guestKey, randomUUID());
+    return this.keys.get(guestKey);
+  }
+
   /** Delivery targets the caller may post to: those of its visible sessions. */
   async maySendTo(channel, to) {
     const visible = await this.refresh();
@@ -125,12 +151,25 @@ export class VisibilityGuard {
         return { ...list, sessions: list.sessions.filter((row) => row && typeof row.key === 'string' && visible.has(row.key)) };
       }
       case 'sessions.resolve': {
-        if (params.key !== undefined) await this.check(method, params.key);
-        const answer = await this.inner.call(method, params);
+        const asked =
+          params.key !== undefined
+            ? `session ${trim(params.key)}`
+            : params.sessionId !== undefined
+              ? `sessionId ${params.sessionId}`
+              : params.label !== undefined
+                ? `label ${params.label}`
+                : 'session';
+        if (params.key !== undefined && !(await this.canSee(params.key))) return this.refuse(method, asked);
+        let answer;
+        try {
+          answer = await this.inner.call(method, params);
+        } catch {
+          answer = undefined;
+        }
         const key = answer && typeof answer.key === 'string' ? answer.key : '';
-        if (key === '' || (await this.canSee(key))) return answer;
-        // The answer names a session outside the tree: refuse without naming it.
-        const asked = params.sessionId !== undefined ? `sessionId ${params.sessionId}` : params.label !== undefined ? `label ${params.label}` : '';
+        if (key !== '' && (await this.canSee(key))) return answer;
+        // Nothing found, a session outside the tree, or a failure: one answer, which names
+        // nothing the caller did not ask for (the component masks them alike).
         return this.refuse(method, asked);
       }
       case 'chat.history':
@@ -142,15 +181,22 @@ export class VisibilityGuard {
           if (!(await this.isNewChild(key, params.spawnedBy))) this.refuse(method, `session ${trim(key)}`);
           this.adopt(key);
         }
-        const accepted = await this.inner.call(method, params);
+        // A run of another session keeps its session (first writer wins): its key is
+        // refused, and the gateway gets a key of the guard's own for every run.
+        const guestKey = params.idempotencyKey;
+        const owner = typeof guestKey === 'string' ? this.tree.runSession(guestKey) : undefined;
+        if (owner !== undefined && !(await this.canSee(owner))) this.refuse(method, `run ${guestKey}`);
+        const idempotencyKey = this.ownKey(guestKey);
+        const accepted = await this.inner.call(method, { ...params, idempotencyKey });
+        const runId = accepted && typeof accepted.runId === 'string' && accepted.runId !== '' ? accepted.runId : idempotencyKey;
+        const session = this.tree.runSession(runId);
+        if (session === undefined || (await this.canSee(session))) this.started.add(runId);
         await this.refresh(); // a child it just spawned joins the tree
-        return accepted;
+        return { ...(accepted && typeof accepted === 'object' ? accepted : {}), runId };
       }
-      case 'agent.wait': {
-        const session = this.tree.runSession(params.runId);
-        if (session !== undefined && !(await this.canSee(session))) this.refuse(method, `run ${params.runId}`);
+      case 'agent.wait':
+        if (!(await this.ownsRun(params.runId))) this.refuse(method, `run ${params.runId}`);
         return this.inner.call(method, params);
-      }
       case 'send':
         if (!(await this.maySendTo(params.channel, params.to))) this.refuse(method, `target ${params.channel ?? '?'}:${params.to}`);
         return this.inner.call(method, params);

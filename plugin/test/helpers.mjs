@@ -146,10 +146,15 @@ export class TreeGateway {
         return { sessionId: row?.sessionId, messages: row?.messages ?? [] };
       }
       case 'agent': {
+        // As OpenClaw's: the run id is the idempotency key, and a key it knows answers that
+        // run, whichever session asks.
+        if (typeof params.idempotencyKey === 'string' && this.runs.has(params.idempotencyKey)) {
+          return { runId: params.idempotencyKey, status: 'accepted' };
+        }
         const key = this.canonicalKey(params.sessionKey ?? 'main');
         if (!this.sessions.has(key)) this.sessions.set(key, { key, ...(params.spawnedBy ? { spawnedBy: this.canonicalKey(params.spawnedBy) } : {}) });
         else if (params.spawnedBy && !this.sessions.get(key).spawnedBy) this.sessions.get(key).spawnedBy = this.canonicalKey(params.spawnedBy);
-        const runId = `run-${this.runs.size + 1}`;
+        const runId = typeof params.idempotencyKey === 'string' ? params.idempotencyKey : `run-${this.runs.size + 1}`;
         this.runs.set(runId, { sessionKey: key, message: params.message });
         return { runId, status: 'accepted' };
       }

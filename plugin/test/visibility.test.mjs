@@ -10,6 +10,8 @@ import { DeploymentConfig } from '../lib/config.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { access } from '../lib/access.mjs';
+import { KeyRules } from '../lib/keys.mjs';
+import { OpenClawGateway } from '../lib/openclaw-gateway.mjs';
 import { hostileRuntime, recorder, TreeGateway } from './helpers.mjs';
 
 const OWN = 'agent:main:main';
@@ -199,6 +201,87 @@ test('instances are never shared between agents, nor with a restricted caller', 
     // A broken instance is replaced.
     await assert.rejects(svc.call(main, 'trap', '{}'), /the tool crashed/);
     assert.equal(await ok(main), 1);
+  } finally {
+    await svc.stop();
+  }
+});
+
+const refusedRun = (run) => ({ error: `forbidden: run ${run} is not visible from this sandboxed agent session` });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+test('a sandboxed caller waits only for runs it can show are its own, and takes no run of another session', async () => {
+  const { svc, gateway, rec } = await service();
+  try {
+    const opsRun = (await gateway.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'ops-run-1' })).runId;
+    // A run of another session and a run nobody started get the same answer.
+    for (const run of [opsRun, 'no-such-run', '']) {
+      assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: run }), refusedRun(run), run);
+      assert.equal(rec.lines.at(-1), `N15: refused agent.wait: run ${run} for sandboxed session ${OWN}`);
+    }
+    // Another session's run id as a key is refused, in any session of its own; the run keeps its session.
+    for (const key of [OWN, CHILD]) {
+      assert.deepEqual(await spy(svc, me, { method: 'agent', key, idempotencyKey: opsRun }), refusedRun(opsRun));
+    }
+    assert.equal(gateway.runSession(opsRun), 'agent:ops:main');
+    // Any other key is replaced by one of the host's: the guest names no run.
+    const mine = (await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'chosen-by-the-guest' })).ok;
+    assert.match(mine, UUID);
+    assert.equal(gateway.runSession(mine), OWN);
+    assert.equal(gateway.runSession('chosen-by-the-guest'), undefined);
+    // Its own run, in a later call (another guard): the gateway says whose it is.
+    assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: mine }), { ok: 'ok' });
+    assert.equal(refusals(rec).length, 5);
+  } finally {
+    await svc.stop();
+  }
+});
+
+test('over the gateway bridge, a run the bridge never saw cannot become the caller\'s', async () => {
+  // The bridge (openclaw-gateway.mjs) over a gateway that deduplicates as OpenClaw's does,
+  // and knows a run of agent:ops:main started before this process.
+  const gateway = new TreeGateway(sessions());
+  await gateway.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'elsewhere-run' });
+  const bridge = new OpenClawGateway({ callGateway: ({ method, params }) => gateway.call(method, params), rules: new KeyRules() });
+  const rec = recorder();
+  const svc = new Service({ runtime: await hostileRuntime(), gateway: bridge, tree: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
+  try {
+    const run = (await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'elsewhere-run' })).ok;
+    assert.match(run, UUID);
+    assert.deepEqual(gateway.calls.filter((c) => c.method === 'agent').map((c) => c.params.idempotencyKey), ['elsewhere-run', run]);
+    assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'elsewhere-run' }), refusedRun('elsewhere-run'));
+    assert.equal(bridge.runSession('elsewhere-run'), undefined);
+    assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: run }), { ok: 'ok' });
+    // A run another session started through the bridge keeps its session (first writer wins).
+    await bridge.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'ops-run' });
+    assert.deepEqual(await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'ops-run' }), refusedRun('ops-run'));
+    await bridge.call('agent', { message: 'hi', sessionKey: OWN, idempotencyKey: 'ops-run' });
+    assert.equal(bridge.runSession('ops-run'), 'agent:ops:main');
+    assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'ops-run' }), refusedRun('ops-run'));
+    assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'never-started' }), refusedRun('never-started'));
+    assert.equal(refusals(rec).length, 4);
+  } finally {
+    await svc.stop();
+  }
+});
+
+test('what does not exist and what is not visible look the same', async () => {
+  const { svc, rec } = await service();
+  try {
+    const pairs = [
+      [{ method: 'sessions-resolve', label: 'incidents' }, { method: 'sessions-resolve', label: 'no-such-label' }],
+      [{ method: 'sessions-resolve', sessionId: '8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f' }, { method: 'sessions-resolve', sessionId: '00000000-0000-4000-8000-000000000000' }],
+      [{ method: 'sessions-resolve', key: 'agent:ops:main' }, { method: 'sessions-resolve', key: 'agent:ops:no-such-session' }],
+      [{ method: 'chat-history', key: OPS_SLACK }, { method: 'chat-history', key: 'agent:ops:slack:channel:no-such-channel' }],
+      [{ method: 'sessions-delete', key: OPS_SLACK }, { method: 'sessions-delete', key: 'agent:ops:slack:channel:no-such-channel' }],
+    ];
+    const shape = (args, answer) => answer.error?.replace(args.key ?? args.sessionId ?? args.label, '<asked>');
+    for (const [there, missing] of pairs) {
+      const [a, b] = [await spy(svc, me, there), await spy(svc, me, missing)];
+      assert.match(a.error ?? '', /^forbidden: /, JSON.stringify(there));
+      assert.equal(shape(there, a), shape(missing, b), `${JSON.stringify(there)} / ${JSON.stringify(missing)}`);
+    }
+    assert.equal(refusals(rec).length, 2 * pairs.length);
+    assert.deepEqual(await spy(svc, me, { method: 'sessions-resolve', label: 'pricing-research' }), { ok: CHILD });
   } finally {
     await svc.stop();
   }

@@ -41,7 +41,7 @@ pub fn open(dir: &Path) -> Result<Opened> {
         name: "main".into(),
         gateway: gateway.clone(),
         services: services.clone(),
-        config_json: config.json.clone(),
+        config: config.guest.clone(),
         state_dir,
         limits: Limits::default(),
     };

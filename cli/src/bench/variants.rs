@@ -77,7 +77,7 @@ impl Raw {
     }
 
     fn configure(store: &mut Store<StoreState>, tools: &SessionTools, o: &Opened) -> Result<()> {
-        let settings = Settings { config: o.setup.config_json.to_string(), state_dir: o.setup.state_dir.clone() };
+        let settings = Settings { config: o.setup.config.json().to_string(), state_dir: o.setup.state_dir.clone() };
         tools.openclaw_session_tools_setup().call_configure(store, &settings)?.map_err(anyhow::Error::msg)
     }
 }

@@ -11,6 +11,7 @@ use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput};
 use session_tools_guest::ports::{Host, LogLevel};
 use session_tools_guest::{Caller, ToolError};
 
+use crate::config::GuestConfig;
 use crate::gateway::pattern::{self, matches};
 use crate::gateway::scripted::{RecordedCall, ScriptedGateway};
 use crate::gateway::wire;
@@ -271,7 +272,7 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
         name: file.file.clone(),
         gateway: gateway.clone(),
         services: services.clone(),
-        config_json: case.config.as_ref().map_or_else(|| "{}".to_string(), Value::to_string).into(),
+        config: case.config.as_ref().map_or_else(GuestConfig::empty, GuestConfig::of),
         state_dir: STATE_DIR.into(),
         limits: Limits::default(),
     };

@@ -23,6 +23,7 @@ use wasmtime::component::Linker;
 use wasmtime::{Engine, Store, UpdateDeadline};
 
 use crate::bindings::{self, wit_tools, SessionTools, SessionToolsPre};
+use crate::config::GuestConfig;
 use crate::engine::{build_engine, load_component, EngineOptions, EpochTicker};
 use crate::gateway::Gateway;
 use crate::limits::Limits;
@@ -113,8 +114,8 @@ pub struct AgentSetup {
     pub name: String,
     pub gateway: Arc<dyn Gateway>,
     pub services: Arc<dyn Services>,
-    /// The deployment config as JSON (OpenClaw's shape).
-    pub config_json: Arc<str>,
+    /// The deployment config, as much of it as the component reads (N16).
+    pub config: GuestConfig,
     pub state_dir: String,
     pub limits: Limits,
 }
@@ -190,7 +191,7 @@ impl Runtime {
     /// Makes a fresh, configured instance for an agent.
     pub fn instantiate(&self, setup: &AgentSetup) -> Result<Sandbox, CallError> {
         let mut sandbox = self.instantiate_bare(setup)?;
-        sandbox.configure(&setup.config_json, &setup.state_dir)?;
+        sandbox.configure(&setup.config, &setup.state_dir)?;
         Ok(sandbox)
     }
 }
@@ -279,9 +280,9 @@ impl Sandbox {
     }
 
     /// Applies the deployment config.
-    pub fn configure(&mut self, config_json: &str, state_dir: &str) -> Result<(), CallError> {
+    pub fn configure(&mut self, config: &GuestConfig, state_dir: &str) -> Result<(), CallError> {
         let settings = bindings::exports::openclaw::session_tools::setup::Settings {
-            config: config_json.to_string(),
+            config: config.json().to_string(),
             state_dir: state_dir.to_string(),
         };
         self.enter(format_args!("configuring"), |tools, store| tools.openclaw_session_tools_setup().call_configure(store, &settings))?

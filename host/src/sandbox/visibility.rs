@@ -9,10 +9,20 @@
 //! session joins the tree only in an agent the caller may spawn for
 //! (`subagents.allowAgents`, ref §3.4.2), whatever the guest asks.
 //!
+//! Runs are the caller's only when that can be shown: `agent.wait` is answered for a run
+//! the gateway says belongs to a visible session, or that this guard saw the caller start,
+//! and refused for any other (unknown included). Every run the caller starts gets an
+//! idempotency key made here, never the guest's: a gateway that answers a known key with
+//! the run it already has (OpenClaw does) cannot hand the caller a run of another session,
+//! and a key that is another session's run is refused outright.
+//!
+//! What does not resolve and what resolves outside the tree get the same answer, so a
+//! restricted caller cannot tell whether a session, a label or a sessionId exists.
+//!
 //! The guard works over any gateway: what it needs to know of the spawn tree is the
 //! narrow [`SessionTree`] trait.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use super::Services;
@@ -52,6 +62,10 @@ pub struct VisibilityGuard {
     /// of its child comes before the `agent` call that records the child's parent): they
     /// are in its tree from the moment they are created.
     adopted: Mutex<HashSet<String>>,
+    /// Runs this caller started through the guard.
+    started: Mutex<HashSet<String>>,
+    /// The idempotency key given to the gateway for each key of the guest.
+    keys: Mutex<HashMap<String, String>>,
 }
 
 fn agent_of(canonical: &str) -> Option<String> {
@@ -76,6 +90,8 @@ impl VisibilityGuard {
             spawn_agents,
             visible: Mutex::new(HashSet::new()),
             adopted: Mutex::new(HashSet::new()),
+            started: Mutex::new(HashSet::new()),
+            keys: Mutex::new(HashMap::new()),
         }
     }
 
@@ -134,6 +150,22 @@ impl VisibilityGuard {
         self.visible.lock().unwrap_or_else(|p| p.into_inner()).insert(canonical);
     }
 
+    /// Whether a run is the caller's: the gateway says it belongs to a visible session, or
+    /// (when the gateway does not know it) the caller started it through this guard.
+    fn owns_run(&self, run_id: &str) -> bool {
+        match self.tree.run_session(run_id) {
+            Some(session) => self.can_see(&session),
+            None => self.started.lock().unwrap_or_else(|p| p.into_inner()).contains(run_id),
+        }
+    }
+
+    /// The idempotency key the gateway gets for the guest's: made here, once per guest key
+    /// (a resend within the call is the same run).
+    fn own_key(&self, guest_key: &str) -> String {
+        let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        keys.entry(guest_key.to_string()).or_insert_with(|| uuid::Uuid::new_v4().to_string()).clone()
+    }
+
     /// Delivery targets the caller may post to: those of its visible sessions.
     fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
         let visible = self.refresh().clone();
@@ -158,21 +190,21 @@ impl Gateway for VisibilityGuard {
     }
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
-        if let Some(key) = &params.key {
-            self.check("sessions.resolve", key)?;
+        let asked = match (&params.key, &params.session_id, &params.label) {
+            (Some(key), _, _) => format!("session {}", key.trim()),
+            (None, Some(id), _) => format!("sessionId {id}"),
+            (None, None, Some(label)) => format!("label {label}"),
+            (None, None, None) => "session".to_string(),
+        };
+        if params.key.as_deref().is_some_and(|key| !self.can_see(key)) {
+            return self.refuse("sessions.resolve", &asked);
         }
-        let key = self.inner.sessions_resolve(params)?;
-        if key.is_empty() || self.can_see(&key) {
-            return Ok(key);
+        match self.inner.sessions_resolve(params) {
+            Ok(key) if !key.is_empty() && self.can_see(&key) => Ok(key),
+            // Nothing found, a session outside the tree, or a failure: one answer, which
+            // names nothing the caller did not ask for (the component masks them alike).
+            _ => self.refuse("sessions.resolve", &asked),
         }
-        // The answer names a session outside the tree: refuse without naming it.
-        let asked = params
-            .session_id
-            .as_deref()
-            .map(|s| format!("sessionId {s}"))
-            .or_else(|| params.label.as_deref().map(|l| format!("label {l}")))
-            .unwrap_or_default();
-        self.refuse("sessions.resolve", &asked)
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
@@ -203,16 +235,27 @@ impl Gateway for VisibilityGuard {
             }
             self.adopt(key);
         }
-        let accepted = self.inner.agent(params)?;
+        // A run of another session keeps its session (first writer wins): its key is
+        // refused, and the gateway gets a key of the guard's own for every run.
+        let guest_key = &params.idempotency_key;
+        if self.tree.run_session(guest_key).is_some_and(|session| !self.can_see(&session)) {
+            return self.refuse("agent", &format!("run {guest_key}"));
+        }
+        let key = self.own_key(guest_key);
+        let accepted = self.inner.agent(&AgentParams { idempotency_key: key.clone(), ..params.clone() })?;
+        let run = accepted.run_id.filter(|r| !r.is_empty()).unwrap_or(key);
+        if self.tree.run_session(&run).is_none_or(|session| self.can_see(&session)) {
+            self.started.lock().unwrap_or_else(|p| p.into_inner()).insert(run.clone());
+        }
         drop(self.refresh()); // a child it just spawned joins the tree
-        Ok(accepted)
+        Ok(AgentAccepted { run_id: Some(run) })
     }
 
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
-        match self.tree.run_session(&params.run_id) {
-            Some(session) if !self.can_see(&session) => self.refuse("agent.wait", &format!("run {}", params.run_id)),
-            _ => self.inner.agent_wait(params),
+        if !self.owns_run(&params.run_id) {
+            return self.refuse("agent.wait", &format!("run {}", params.run_id));
         }
+        self.inner.agent_wait(params)
     }
 
     fn send(&self, params: &SendParams) -> GatewayResult<()> {

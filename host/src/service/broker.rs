@@ -5,6 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::config::GuestConfig;
 use crate::engine::EngineOptions;
 use crate::gateway::Gateway;
 use crate::limits::AgentLimits;
@@ -17,7 +18,7 @@ pub(crate) struct Broker {
     /// What every new instance is given (its gateway is set per call).
     gateway: Arc<dyn Gateway>,
     services: Arc<dyn Services>,
-    config_json: Arc<str>,
+    config: GuestConfig,
     state_dir: String,
     limits: AgentLimits,
 }
@@ -38,11 +39,11 @@ impl Broker {
         engine: &EngineOptions,
         gateway: Arc<dyn Gateway>,
         services: Arc<dyn Services>,
-        config_json: Arc<str>,
+        config: GuestConfig,
         state_dir: String,
         limits: AgentLimits,
     ) -> Broker {
-        Broker { runtime, idle: Mutex::new(IdlePool::new(max_idle(engine))), gateway, services, config_json, state_dir, limits }
+        Broker { runtime, idle: Mutex::new(IdlePool::new(max_idle(engine))), gateway, services, config, state_dir, limits }
     }
 
     pub fn limits(&self) -> &AgentLimits {
@@ -55,7 +56,7 @@ impl Broker {
             name: agent.to_string(),
             gateway: self.gateway.clone(),
             services: self.services.clone(),
-            config_json: self.config_json.clone(),
+            config: self.config.clone(),
             state_dir: self.state_dir.clone(),
             limits: self.limits.for_agent(agent).clone(),
         }

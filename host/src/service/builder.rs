@@ -245,7 +245,7 @@ impl ServiceBuilder {
             name: "send-policy".into(),
             gateway: Arc::new(NoGateway),
             services: services.clone(),
-            config_json: self.config.json.clone(),
+            config: self.config.guest.clone(),
             state_dir: self.state_dir.clone(),
             limits: limits.default.clone(),
         };
@@ -261,7 +261,7 @@ impl ServiceBuilder {
             JobsAt::Memory => JobStore::in_memory(),
         }));
         let broker =
-            Broker::new(runtime, &self.engine, self.gateway.clone(), services.clone(), self.config.json.clone(), self.state_dir, limits);
+            Broker::new(runtime, &self.engine, self.gateway.clone(), services.clone(), self.config.guest.clone(), self.state_dir, limits);
         let service = Service {
             inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, services, broker, jobs, policy }),
         };

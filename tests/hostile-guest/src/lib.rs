@@ -4,7 +4,8 @@
 //! `tools.call` does what the tool name says:
 //! - `ok`: `{"ok": true, "calls": N}`, N counting this instance's tool calls;
 //! - `spy` `{"method": M, ...}`: makes gateway call M with the given params and answers
-//!   `{"ok": <answer>}` or `{"error": <gateway message>}`; `leak` answers the last spy answer;
+//!   `{"ok": <answer>}` or `{"error": <gateway message>}` (an `agent` call takes a fresh
+//!   idempotency key unless `idempotencyKey` names one); `leak` answers the last spy answer;
 //!   `sequence` `{"steps": [...]}` makes several such calls in one tool call;
 //! - `spin`, `hog`, `deep`, `trap`, `unreachable`: loop, allocate, recurse without end, panic,
 //!   hit `unreachable`;
@@ -14,16 +15,18 @@
 //! - `env`: what the ambient environment (variables, arguments, stdin) holds; `shout`
 //!   writes a lot to stdout and stderr;
 //! - `bad-job`: answers a job (with a path in its id) whose state `jobs.resume` cannot read;
-//! - `jobs` `{"count": N, "wake": "now"|"wait"|"at", "value": V, "chain": bool}`: answers
-//!   N jobs, each waiting for nothing, for a run's end (`timeoutMs` V) or for the time V;
+//! - `jobs` `{"count": N, "wake": "now"|"wait"|"at", "value": V, "chain": bool, "runId": R}`:
+//!   answers N jobs, each waiting for nothing, for the end of run R (`hostile-run` unless
+//!   given; `timeoutMs` V) or for the time V;
 //!   a `chain` job continues itself and starts one more job at every step, for ever;
 //! - `nul-run`: starts a gateway run whose idempotency key holds a NUL;
+//! - `config`: `{"config": <the config text>, "stateDir": <dir>}` as `configure` was given them;
 //! - `fs` (feature `ambient-fs` only): reads a file with std::fs;
 //! - `reenter` `{"import": "log"|"resolve"}`: makes a gateway call while arming the
 //!   component's own `cabi_realloc` to call that import when the host lowers the answer
 //!   into guest memory, i.e. to re-enter the host in the middle of the host's call.
 //!
-//! `configure` accepts anything and the send policy allows everything; parsing the owner
+//! `configure` accepts anything (and keeps it) and the send policy allows everything; parsing the owner
 //! command traps on the text `trap`.
 
 use std::cell::RefCell;
@@ -88,6 +91,8 @@ fn resolve_main() -> gw::ResolveParams {
 
 thread_local! {
     static LAST_SPY: RefCell<Value> = const { RefCell::new(Value::Null) };
+    /// What `configure` was given.
+    static CONFIGURED: RefCell<Value> = const { RefCell::new(Value::Null) };
 }
 
 fn text(args: &Value, name: &str) -> Option<String> {
@@ -138,7 +143,7 @@ fn spy(args: &Value) -> Value {
             let params = gw::AgentParams {
                 message: text(args, "message").unwrap_or_else(|| "hostile".into()),
                 session_key: text(args, "key"),
-                idempotency_key: host::new_uuid(),
+                idempotency_key: text(args, "idempotencyKey").unwrap_or_else(host::new_uuid),
                 deliver: Some(false),
                 channel: None,
                 lane: text(args, "lane"),
@@ -171,7 +176,8 @@ fn spy(args: &Value) -> Value {
             answer(gw::send(&params), |()| Value::Null)
         }
         "sessions-patch" => {
-            let params = gw::PatchParams { key: text(args, "key").unwrap_or_default(), label: text(args, "label"), model: text(args, "model") };
+            let params =
+                gw::PatchParams { key: text(args, "key").unwrap_or_default(), label: text(args, "label"), model: text(args, "model") };
             answer(gw::sessions_patch(&params), |()| Value::Null)
         }
         "sessions-delete" => {
@@ -247,7 +253,8 @@ fn fs() -> Value {
 struct Hostile;
 
 impl ws::Guest for Hostile {
-    fn configure(_settings: ws::Settings) -> Result<(), String> {
+    fn configure(settings: ws::Settings) -> Result<(), String> {
+        CONFIGURED.with(|c| *c.borrow_mut() = json!({ "config": settings.config, "stateDir": settings.state_dir }));
         Ok(())
     }
 }
@@ -278,6 +285,7 @@ impl wt::Guest for Hostile {
                 answer.to_string()
             }
             "leak" => LAST_SPY.with(|l| l.borrow().to_string()),
+            "config" => CONFIGURED.with(|c| c.borrow().to_string()),
             "spin" => loop {
                 black_box(calls);
             },
@@ -325,7 +333,10 @@ impl wt::Guest for Hostile {
                 let value = args.get("value").and_then(Value::as_u64).unwrap_or(0);
                 let chain = args.get("chain").and_then(Value::as_bool).unwrap_or(false);
                 let wake = match args.get("wake").and_then(Value::as_str) {
-                    Some("wait") => wj::Wake::RunEnd(gw::WaitParams { run_id: "hostile-run".into(), timeout_ms: value }),
+                    Some("wait") => wj::Wake::RunEnd(gw::WaitParams {
+                        run_id: text(&args, "runId").unwrap_or_else(|| "hostile-run".into()),
+                        timeout_ms: value,
+                    }),
                     Some("at") => wj::Wake::At(value),
                     _ => wj::Wake::Now,
                 };

@@ -380,11 +380,16 @@ impl LiveGateway {
             .cloned())
     }
 
+    /// Remembers the session of a run, unless the run is known: a run keeps the session it
+    /// was first started in (N15 decides on it; the gateway answers a known idempotency key
+    /// with its run, whoever asks).
     fn remember_run(&self, run_id: &str, session_key: &str) {
         let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        if runs.sessions.insert(run_id.to_string(), self.canonical(session_key)).is_none() {
-            runs.order.push_back(run_id.to_string());
+        if runs.sessions.contains_key(run_id) {
+            return;
         }
+        runs.sessions.insert(run_id.to_string(), self.canonical(session_key));
+        runs.order.push_back(run_id.to_string());
         while runs.order.len() > MAX_RUNS {
             if let Some(old) = runs.order.pop_front() {
                 runs.sessions.remove(&old);
@@ -440,9 +445,13 @@ impl Gateway for LiveGateway {
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
         // The first answer (`accepted`) is the one the tools wait for; the idempotency key
         // makes a resend after a drop safe (the gateway answers its cached state).
-        let accepted = wire::agent_accepted(&self.link.call("agent", wire::agent_params(params), true)?);
+        let answer = self.link.call("agent", wire::agent_params(params), true)?;
+        let accepted = wire::agent_accepted(&answer);
         let run = accepted.run_id.clone().unwrap_or_else(|| params.idempotency_key.clone());
-        self.remember_run(&run, params.session_key.as_deref().unwrap_or("main"));
+        // Newer gateways say whose run it is (an idempotency key they know answers that
+        // run, whichever session asked): their word wins over the session asked for.
+        let session = answer.get("sessionKey").and_then(Value::as_str).filter(|k| !k.trim().is_empty());
+        self.remember_run(&run, session.unwrap_or(params.session_key.as_deref().unwrap_or("main")));
         Ok(accepted)
     }
 
