@@ -277,6 +277,14 @@ fn a_sub_agent_flow_stopped_at_any_point_is_announced_once_with_its_result() {
     through_every_point(&SPAWN, SPAWN_POINTS, check_spawn);
 }
 
+/// A sandboxed caller's flow goes through the host's N15 guard, which gives the gateway keys
+/// of its own (derived from the caller and the guest's key, so still the same after a stop).
+#[test]
+fn a_sandboxed_callers_flow_stopped_mid_way_is_announced_once() {
+    let sandboxed: Vec<&str> = [&SPAWN[..3], &["--sandboxed"], &SPAWN[3..]].concat();
+    through_every_point(&sandboxed, &["run.registered#1", "call.jobs-kept", "job.step-made#2", "agent.message-appended#2", "outbox.written#1"], check_spawn);
+}
+
 #[test]
 fn a_send_flow_stopped_at_any_point_ping_pongs_and_announces_once() {
     through_every_point(&SEND, SEND_POINTS, check_send);

@@ -22,7 +22,7 @@
 // `spawnedTrees(roots) → Set`, `rowsOf(keys) → rows`, `exists(key) → bool`,
 // `runSession(runId) → key | undefined`.
 
-import { randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 
 import { isSubagentKey, normalizeAgentId, parseAgentKey, targetFromKey } from './keys.mjs';
 
@@ -39,6 +39,29 @@ function agentOf(canonical) {
 }
 
 const trim = (s) => (typeof s === 'string' ? s.trim() : '');
+
+/**
+ * The idempotency key the gateway gets for a restricted guest's key: SHA-256 of a domain
+ * tag, the caller's session and the guest's key (each length-prefixed, u64 little-endian),
+ * its first 16 bytes in UUID v4 form — as the Rust host's guard derives it, so the same step
+ * made again after a stop is the same run (issue 20), and no guest key names another
+ * caller's run.
+ */
+export function derivedKey(own, guestKey) {
+  const hash = createHash('sha256');
+  for (const part of ['session-tools/n15-run-key', own, guestKey]) {
+    const bytes = Buffer.from(part, 'utf8');
+    const length = Buffer.alloc(8);
+    length.writeBigUInt64LE(BigInt(bytes.length));
+    hash.update(length);
+    hash.update(bytes);
+  }
+  const b = hash.digest().subarray(0, 16);
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const hex = b.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 export class VisibilityGuard {
   /** The gateway as `callerKey` may see it (null: a caller without a session, which sees nothing). */
@@ -117,9 +140,9 @@ export class VisibilityGuard {
     return this.started.has(runId);
   }
 
-  /** The idempotency key the gateway gets for the guest's: made here, once per guest key. */
+  /** The idempotency key the gateway gets for the guest's: derived from the caller's session and the guest's key. */
   ownKey(guestKey) {
-    if (!this.keys.has(guestKey)) this.keys.set(guestKey, randomUUID());
+    if (!this.keys.has(guestKey)) this.keys.set(guestKey, derivedKey(this.own ?? '', guestKey));
     return this.keys.get(guestKey);
   }
 

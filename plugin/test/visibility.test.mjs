@@ -286,3 +286,11 @@ test('what does not exist and what is not visible look the same', async () => {
     await svc.stop();
   }
 });
+
+test('run keys are derived as both hosts derive them (shared vectors)', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { derivedKey } = await import('../lib/visibility.mjs');
+  const file = JSON.parse(readFileSync(new URL('../../tests/fixtures/derived-run-keys.json', import.meta.url), 'utf8'));
+  assert.ok(file.vectors.length > 0);
+  for (const v of file.vectors) assert.equal(derivedKey(v.own, v.guestKey), v.key, JSON.stringify(v));
+});

@@ -12,9 +12,11 @@
 //! Runs are the caller's only when that can be shown: `agent.wait` is answered for a run
 //! the gateway says belongs to a visible session, or that this guard saw the caller start,
 //! and refused for any other (unknown included). Every run the caller starts gets an
-//! idempotency key made here, never the guest's: a gateway that answers a known key with
-//! the run it already has (OpenClaw does) cannot hand the caller a run of another session,
-//! and a key that is another session's run is refused outright.
+//! idempotency key derived here from the caller's session and the guest's key, never the
+//! guest's own: a gateway that answers a known key with the run it already has (OpenClaw
+//! does) cannot hand the caller a run of another session, a key that is another session's
+//! run is refused outright, and the same step made again after a stop is still the same
+//! run (issue 20).
 //!
 //! What does not resolve and what resolves outside the tree get the same answer, so a
 //! restricted caller cannot tell whether a session, a label or a sessionId exists.
@@ -66,6 +68,21 @@ pub struct VisibilityGuard {
     started: Mutex<HashSet<String>>,
     /// The idempotency key given to the gateway for each key of the guest.
     keys: Mutex<HashMap<String, String>>,
+}
+
+/// `own_key`'s derivation: SHA-256 of a domain tag and the two keys, length-prefixed, its
+/// first 16 bytes with the UUID v4 version and variant bits.
+fn derived_key(own: &str, guest_key: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    for part in ["session-tools/n15-run-key", own, guest_key] {
+        digest.update((part.len() as u64).to_le_bytes());
+        digest.update(part.as_bytes());
+    }
+    let mut bytes: [u8; 16] = digest.finalize()[..16].try_into().unwrap_or([0; 16]);
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    uuid::Uuid::from_bytes(bytes).to_string()
 }
 
 fn agent_of(canonical: &str) -> Option<String> {
@@ -159,11 +176,14 @@ impl VisibilityGuard {
         }
     }
 
-    /// The idempotency key the gateway gets for the guest's: made here, once per guest key
-    /// (a resend within the call is the same run).
+    /// The idempotency key the gateway gets for the guest's: derived from the caller's own
+    /// session and the guest's key (SHA-256, in UUID v4 form). The same key from the same
+    /// caller is the same run — a flow step or a call made again after a stop (issue 20)
+    /// sends the key it sent before, which the gateway de-duplicates — and no key a guest
+    /// chooses can name another caller's run (that would take a preimage of SHA-256).
     fn own_key(&self, guest_key: &str) -> String {
         let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
-        keys.entry(guest_key.to_string()).or_insert_with(|| uuid::Uuid::new_v4().to_string()).clone()
+        keys.entry(guest_key.to_string()).or_insert_with(|| derived_key(self.own.as_deref().unwrap_or(""), guest_key)).clone()
     }
 
     /// Delivery targets the caller may post to: those of its visible sessions.
@@ -280,5 +300,22 @@ impl Gateway for VisibilityGuard {
     fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
         self.check("sessions.delete", &params.key)?;
         self.inner.sessions_delete(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The shared vectors (`tests/fixtures/derived-run-keys.json`, made by an independent
+    /// implementation), which the plugin's guard checks too.
+    #[test]
+    fn run_keys_are_derived_as_both_hosts_derive_them() {
+        let text = include_str!("../../../tests/fixtures/derived-run-keys.json");
+        let file: serde_json::Value = serde_json::from_str(text).unwrap();
+        let vectors = file["vectors"].as_array().unwrap();
+        assert!(!vectors.is_empty());
+        for v in vectors {
+            let (own, guest, key) = (v["own"].as_str().unwrap(), v["guestKey"].as_str().unwrap(), v["key"].as_str().unwrap());
+            assert_eq!(super::derived_key(own, guest), key, "{v}");
+        }
     }
 }
