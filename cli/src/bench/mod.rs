@@ -339,6 +339,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
             None => (10_000, 1_000),
         };
         jobs::run(&mut ctx, flows, agents)?;
+        jobs::isolation(&mut ctx)?;
     }
     if ctx.wants("memory") {
         eprintln!("== memory");

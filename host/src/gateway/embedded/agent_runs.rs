@@ -100,6 +100,13 @@ impl EmbeddedGateway {
         let file = match self.runs().register(&request, std::time::Duration::from_secs(timeout_s.max(1))) {
             Ok(Registered::New(file)) => file,
             Ok(Registered::Existing) => return Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) }),
+            Ok(Registered::TooMany) => {
+                return Err(gw(format!(
+                    "agent {} has {} runs going on; try again when some have ended",
+                    found.agent_id,
+                    super::runs::MAX_RUNS_IN_FLIGHT_PER_AGENT
+                )))
+            }
             Err(e) => return Err(gw(format!("recording the run: {e}"))),
         };
         if let Err(e) = self.append_run_message(&found, &file, false) {

@@ -46,6 +46,11 @@ const SWEEP_EVERY: Duration = Duration::from_secs(600);
 /// How many times a run is started in all: once, and once more by a process that adopts it
 /// after its owner died while it was going on.
 const MAX_ATTEMPTS: u32 = 2;
+/// Runs of one agent going on in this process at once, at most (each has a thread of its
+/// own while the runtime answers): one agent flooding `agent` gets an error past it
+/// instead of taking the process's threads from every other agent. OpenClaw queues runs
+/// per session lane; a bound the caller is told of stands in for that here.
+pub const MAX_RUNS_IN_FLIGHT_PER_AGENT: usize = 256;
 /// How long this process keeps its own ended runs in memory (their files stay).
 const FORGET_AFTER_MS: i64 = 10 * 60_000;
 /// How many ends of other processes' runs are kept in memory.
@@ -175,6 +180,8 @@ pub enum RunView {
 pub enum Registered {
     New(RunFile),
     Existing,
+    /// The agent has too many runs going on.
+    TooMany,
 }
 
 /// This process's liveness lock: an OS lock held on `processes/<id>` for as long as the
@@ -343,10 +350,19 @@ impl Runs {
     }
 
     /// Registers a run before its message is appended: answers [`Registered::Existing`]
-    /// when a run with this id was registered before (here or by another process).
+    /// when a run with this id was registered before (here or by another process), and
+    /// [`Registered::TooMany`] when its agent has [`MAX_RUNS_IN_FLIGHT_PER_AGENT`] runs
+    /// going on here.
     pub fn register(&self, request: &RunRequest, timeout: Duration) -> std::io::Result<Registered> {
-        if self.mine.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&request.run_id) || self.path(&request.run_id).exists() {
-            return Ok(Registered::Existing);
+        {
+            let mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+            if mine.contains_key(&request.run_id) || self.path(&request.run_id).exists() {
+                return Ok(Registered::Existing);
+            }
+            let going_on = mine.values().filter(|m| !m.file.recorded && m.file.asked.agent_id == request.agent_id).count();
+            if going_on >= MAX_RUNS_IN_FLIGHT_PER_AGENT {
+                return Ok(Registered::TooMany);
+            }
         }
         self.sweep_if_due();
         self.forget_old();
@@ -788,7 +804,7 @@ mod tests {
     fn run(runs: &Arc<Runs>, id: &str) -> WaitResult {
         match runs.register(&request(id), Duration::from_secs(5)).unwrap() {
             Registered::New(file) => runs.start(file),
-            Registered::Existing => {}
+            Registered::Existing | Registered::TooMany => {}
         }
         runs.wait(id, Duration::from_secs(5))
     }
