@@ -1,32 +1,37 @@
 //! What the gateway delivered to channels with `send`: this gateway has no channel
 //! connections, so deliveries are recorded in `<state>/session-tools/outbox.jsonl` (one
 //! JSON object a line), where the CLI shows them. A repeated idempotency key is one
-//! delivery.
+//! delivery. The file holds delivered message text: it is created 0600 and reached from
+//! the state directory without following links ([`Confined`]).
 
 use std::collections::HashSet;
-use std::io::Write;
-use std::path::PathBuf;
+use std::io::{Read, Write};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use session_tools_guest::ports::{GatewayResult, SendParams};
 
+use super::confined::Confined;
 use super::{gw, known_channel, EmbeddedGateway};
 
 pub struct Outbox {
-    path: PathBuf,
+    file: Confined,
     seen: Mutex<HashSet<String>>,
 }
 
 impl Outbox {
-    pub fn open(path: PathBuf) -> std::io::Result<Outbox> {
+    pub fn open(file: Confined) -> std::io::Result<Outbox> {
         let seen =
-            Outbox::read_path(&path)?.iter().filter_map(|d| d.get("idempotencyKey").and_then(Value::as_str).map(str::to_string)).collect();
-        Ok(Outbox { path, seen: Mutex::new(seen) })
+            Outbox::read_file(&file)?.iter().filter_map(|d| d.get("idempotencyKey").and_then(Value::as_str).map(str::to_string)).collect();
+        Ok(Outbox { file, seen: Mutex::new(seen) })
     }
 
-    fn read_path(path: &PathBuf) -> std::io::Result<Vec<Value>> {
-        match std::fs::read_to_string(path) {
+    fn read_file(file: &Confined) -> std::io::Result<Vec<Value>> {
+        let text = file.open_read().and_then(|mut f| {
+            let mut text = String::new();
+            f.read_to_string(&mut text).map(|_| text)
+        });
+        match text {
             Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
             Err(e) => Err(e),
@@ -39,9 +44,6 @@ impl Outbox {
         if seen.contains(&params.idempotency_key) {
             return Ok(());
         }
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
         let line = json!({
             "ts": now_ms,
             "channel": params.channel,
@@ -50,7 +52,7 @@ impl Outbox {
             "message": params.message,
             "idempotencyKey": params.idempotency_key,
         });
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(&self.path)?;
+        let mut file = self.file.open_append()?;
         file.write_all(format!("{line}\n").as_bytes())?;
         seen.insert(params.idempotency_key.clone());
         Ok(())
@@ -58,7 +60,7 @@ impl Outbox {
 
     /// Every delivery, oldest first.
     pub fn read_all(&self) -> std::io::Result<Vec<Value>> {
-        Outbox::read_path(&self.path)
+        Outbox::read_file(&self.file)
     }
 }
 

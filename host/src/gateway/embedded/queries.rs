@@ -144,11 +144,11 @@ impl EmbeddedGateway {
             return Ok(History::default());
         };
         let session_id = self.session_id(&found)?.map(str::to_string);
-        let Some(path) = self.transcript_candidates(&found)?.into_iter().find(|p| p.exists()) else {
+        let Some(file) = self.transcript_candidates(&found)?.into_iter().find(|f| f.exists()) else {
             return Ok(History { session_id, messages: Vec::new() });
         };
-        let messages =
-            transcript::read_messages(&path, limit).map_err(|e| gw(format!("cannot read the transcript {}: {e}", path.display())))?;
+        let messages = transcript::read_messages(&file, limit)
+            .map_err(|e| gw(format!("cannot read the transcript {}: {e}", file.path().display())))?;
         Ok(History { session_id, messages })
     }
 }
