@@ -550,39 +550,32 @@ fn a_session_file_inside_the_session_s_directory_is_still_used() {
     }
 }
 
+/// Opening the gateway over `w` fails naming `why`, and nothing outside changed.
+#[track_caller]
+fn assert_gateway_refused(w: &World, why: &str, before: &BTreeMap<PathBuf, Option<Vec<u8>>>) {
+    let error = match EmbeddedGateway::builder(&w.state).open() {
+        Ok(_) => panic!("{why}: the gateway opened"),
+        Err(e) => e.to_string(),
+    };
+    assert!(error.contains(why), "{error}");
+    assert_eq!(&snapshot(&w.outside), before, "{why}: nothing outside was changed");
+}
+
 #[test]
 fn a_linked_outbox_is_refused() {
     let w = world();
     std::fs::write(w.outside.join("outbox.jsonl"), "{\"message\": \"theirs\"}\n").unwrap();
     let before = snapshot(&w.outside);
     let tools = w.state.join("session-tools");
+    let outbox = tools.join("outbox.jsonl");
     std::fs::create_dir_all(&tools).unwrap();
-    // The file a link, a dangling link, the directory a link.
-    let cases: [(&str, Box<dyn Fn()>); 3] = [
-        (
-            "outbox.jsonl is a symbolic link",
-            Box::new(|| std::os::unix::fs::symlink(w.outside.join("outbox.jsonl"), tools.join("outbox.jsonl")).unwrap()),
-        ),
-        (
-            "outbox.jsonl is a symbolic link",
-            Box::new(|| std::os::unix::fs::symlink(w.outside.join("new.jsonl"), tools.join("outbox.jsonl")).unwrap()),
-        ),
-        (
-            "session-tools is a symbolic link",
-            Box::new(|| {
-                std::fs::remove_dir_all(&tools).unwrap();
-                std::os::unix::fs::symlink(&w.outside, &tools).unwrap();
-            }),
-        ),
-    ];
-    for (why, make) in cases {
-        let _ = std::fs::remove_file(tools.join("outbox.jsonl"));
-        make();
-        let error = match EmbeddedGateway::builder(&w.state).open() {
-            Ok(_) => panic!("{why}: the gateway opened"),
-            Err(e) => e.to_string(),
-        };
-        assert!(error.contains(why), "{error}");
-        assert_eq!(snapshot(&w.outside), before, "{why}: nothing outside was changed");
-    }
+    // The file a link, then a dangling link, then the directory a link.
+    std::os::unix::fs::symlink(w.outside.join("outbox.jsonl"), &outbox).unwrap();
+    assert_gateway_refused(&w, "outbox.jsonl is a symbolic link", &before);
+    std::fs::remove_file(&outbox).unwrap();
+    std::os::unix::fs::symlink(w.outside.join("new.jsonl"), &outbox).unwrap();
+    assert_gateway_refused(&w, "outbox.jsonl is a symbolic link", &before);
+    std::fs::remove_dir_all(&tools).unwrap();
+    std::os::unix::fs::symlink(&w.outside, &tools).unwrap();
+    assert_gateway_refused(&w, "session-tools is a symbolic link", &before);
 }
