@@ -125,8 +125,14 @@ fn a_cache_is_made_private_and_then_loaded() {
     let files = cached_files(&cache);
     assert_eq!(files.len(), 1, "{files:?}");
     assert_eq!((mode(&cache), mode(&dir.path().join("a")), mode(&files[0])), (0o700, 0o700, 0o600));
-    assert!(std::fs::read(&files[0]).unwrap().starts_with(b"stcwasm1"), "the file carries its format and digest");
-    assert_eq!(load(&cache), CacheOutcome::Loaded);
+    let bytes = std::fs::read(&files[0]).unwrap();
+    assert_eq!(&bytes[bytes.len() - 40..bytes.len() - 32], b"stcwasm1", "the file ends with its format and digest");
+    // Loaded, the file checked is what wasmtime maps (its code shared from the page cache).
+    let options = EngineOptions { pooling: false, pool_instances: 8, cache_dir: Some(cache.clone()) };
+    let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default()).unwrap();
+    assert_eq!(runtime.cache_outcome(), &CacheOutcome::Loaded);
+    let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+    assert!(maps.contains(files[0].to_str().unwrap()), "the cache file is not mapped");
     assert_eq!(CacheOutcome::Loaded.notice(), None);
 }
 
@@ -136,17 +142,21 @@ fn a_damaged_cache_file_is_replaced_and_never_run() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     let path = plant(&cache, 0o700);
-    // Code bytes flipped (the process used to crash on them at every start), the file cut
-    // short, a file of the format before digests (wasmtime's bytes alone).
-    let mut flipped = good.clone();
-    let middle = flipped.len() / 2;
-    for b in &mut flipped[middle..middle + 64] {
-        *b ^= 0xff;
-    }
-    let damages: [(&str, Vec<u8>, &str); 3] = [
-        ("flipped code bytes", flipped, "does not match"),
-        ("cut short", good[..100].to_vec(), "does not match"),
-        ("no header", good[40..].to_vec(), "not a cache file"),
+    // Code bytes flipped (the process used to crash on them at every start), the digest
+    // flipped, the file cut short, a file of the format before digests (wasmtime's bytes
+    // alone).
+    let flip = |from: usize, len: usize| {
+        let mut bytes = good.clone();
+        for b in &mut bytes[from..from + len] {
+            *b ^= 0xff;
+        }
+        bytes
+    };
+    let damages: [(&str, Vec<u8>, &str); 4] = [
+        ("flipped code bytes", flip(good.len() / 2, 64), "does not match"),
+        ("a flipped digest", flip(good.len() - 8, 8), "does not match"),
+        ("cut short", good[..100].to_vec(), "not a cache file"),
+        ("no trailer", good[..good.len() - 40].to_vec(), "not a cache file"),
     ];
     for (what, bytes, why) in damages {
         std::fs::write(&path, &bytes).unwrap();

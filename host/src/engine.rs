@@ -155,14 +155,15 @@ pub fn load_component_cached(engine: &Engine, bytes: &[u8], cache_dir: Option<&P
         cache::Found::Absent => None,
         cache::Found::Refused(why) => return Ok((compile()?, CacheOutcome::Refused(why))),
         cache::Found::Damaged(why) => Some(why),
-        cache::Found::Sound(compiled) => {
+        cache::Found::Sound(file) => {
             // SAFETY: `deserialize` trusts its bytes to be wasmtime's own output. These are:
             // the file is this user's, in this user's directory, neither writable by anyone
             // else nor a link, so only this user (or root) wrote it; its digest, over the
             // cache key (engine compatibility hash and component) and the bytes, matches, so
             // they are what `precompile_component` gave an engine like this one when the file
-            // was written; and wasmtime checks its own header (version, target, settings).
-            match unsafe { Component::deserialize(engine, &compiled) } {
+            // was written; what wasmtime maps is that same file, by its descriptor; and
+            // wasmtime checks its own header (version, target, settings).
+            match unsafe { file.deserialize(engine) } {
                 Ok(component) => return Ok((component, CacheOutcome::Loaded)),
                 Err(e) => Some(format!("{} was refused by wasmtime: {e}", path.display())),
             }
@@ -203,14 +204,18 @@ mod cache {
     use std::io::Read;
     use std::path::Path;
 
+    use anyhow::Result;
     use sha2::{Digest, Sha256};
+    use wasmtime::component::Component;
+    use wasmtime::Engine;
 
     use crate::gateway::embedded::files::{create_private_dir, is_link_refused, private_options, write_atomically, Durability};
 
-    /// A cache file starts with this tag (the format's version), then the SHA-256 of the
-    /// cache key and the compiled bytes, then the compiled bytes (wasmtime's format).
+    /// A cache file is wasmtime's compiled bytes, then this tag (the format's version), then
+    /// the SHA-256 of the cache key and the compiled bytes. At the end, so wasmtime can map
+    /// the file itself (it reads its own sections and ignores what follows them).
     pub const FORMAT: &[u8; 8] = b"stcwasm1";
-    const HEADER: usize = FORMAT.len() + 32;
+    const TRAILER: usize = FORMAT.len() + 32;
 
     fn digest(key: &[u8; 32], compiled: &[u8]) -> [u8; 32] {
         let mut digest = Sha256::new();
@@ -222,12 +227,45 @@ mod cache {
     /// What was found in the cache.
     pub enum Found {
         Absent,
-        /// The compiled bytes, checked.
-        Sound(Vec<u8>),
+        /// A file that passed every check.
+        Sound(Checked),
         /// A file of ours that is not what was written.
         Damaged(String),
         /// A directory or a file that fails the ownership checks.
         Refused(String),
+    }
+
+    /// A cache file that passed the checks: the descriptor they were made on and its bytes.
+    pub struct Checked {
+        file: std::fs::File,
+        bytes: Vec<u8>,
+    }
+
+    impl Checked {
+        fn compiled(&self) -> &[u8] {
+            &self.bytes[..self.bytes.len() - TRAILER]
+        }
+
+        /// The component. Through `/proc/self/fd`, wasmtime maps the very file checked (the
+        /// descriptor, not a path looked up again), so its code pages are the page cache's,
+        /// shared with every process that loads it; elsewhere, from the bytes read.
+        ///
+        /// # Safety
+        ///
+        /// As [`Component::deserialize`]: the bytes are wasmtime's own output.
+        pub unsafe fn deserialize(&self, engine: &Engine) -> Result<Component> {
+            #[cfg(target_os = "linux")]
+            {
+                use std::os::fd::AsRawFd;
+                let by_descriptor = format!("/proc/self/fd/{}", self.file.as_raw_fd());
+                // SAFETY: the caller's.
+                if let Ok(component) = unsafe { Component::deserialize_file(engine, by_descriptor) } {
+                    return Ok(component);
+                }
+            }
+            // SAFETY: the caller's.
+            Ok(unsafe { Component::deserialize(engine, self.compiled()) }?)
+        }
     }
 
     /// Why the cache was not written.
@@ -300,14 +338,13 @@ mod cache {
         if let Err(e) = file.read_to_end(&mut bytes) {
             return Found::Damaged(format!("{}: {e}", path.display()));
         }
-        if bytes.len() < HEADER || &bytes[..FORMAT.len()] != FORMAT {
+        let Some(end) = bytes.len().checked_sub(TRAILER).filter(|end| &bytes[*end..*end + FORMAT.len()] == FORMAT) else {
             return Found::Damaged(format!("{} is not a cache file of this version", path.display()));
-        }
-        if bytes[FORMAT.len()..HEADER] != digest(key, &bytes[HEADER..]) {
+        };
+        if bytes[end + FORMAT.len()..] != digest(key, &bytes[..end]) {
             return Found::Damaged(format!("the digest of {} does not match its contents", path.display()));
         }
-        bytes.drain(..HEADER);
-        Found::Sound(bytes)
+        Found::Sound(Checked { file, bytes })
     }
 
     /// Writes the compiled bytes to `path` in `dir` (made 0700 if need be), with their
@@ -316,10 +353,10 @@ mod cache {
         let failed = |e: std::io::Error| Unwritten::Failed(format!("{}: {e}", path.display()));
         create_private_dir(dir).map_err(failed)?;
         check_dir(dir).map_err(Unwritten::Refused)?;
-        let mut contents = Vec::with_capacity(HEADER + compiled.len());
+        let mut contents = Vec::with_capacity(compiled.len() + TRAILER);
+        contents.extend_from_slice(compiled);
         contents.extend_from_slice(FORMAT);
         contents.extend_from_slice(&digest(key, compiled));
-        contents.extend_from_slice(compiled);
         write_atomically(path, &contents, Durability::Cache).map_err(failed)
     }
 }
