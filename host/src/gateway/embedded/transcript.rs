@@ -282,14 +282,15 @@ fn clean_user_message(raw: &str) -> String {
 /// as the reference does), the last `limit` of them, user envelopes stripped, at most
 /// [`MAX_HISTORY_BYTES`]. Lines are parsed from the end, and only until `limit` messages
 /// are found: a long transcript costs a read and a UTF-8 check, not a parse of every line.
-pub fn read_messages(transcript: &Confined, limit: usize) -> std::io::Result<Vec<TranscriptMessage>> {
+/// `None` when there is no such file (the next candidate is tried).
+pub fn read_messages(transcript: &Confined, limit: usize) -> std::io::Result<Option<Vec<TranscriptMessage>>> {
     let read = transcript.open_read().and_then(|mut file| {
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map(|_| bytes)
     });
     let bytes = match read {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
     // The fast check first; a damaged file is read with replacement characters.
@@ -340,7 +341,7 @@ pub fn read_messages(transcript: &Confined, limit: usize) -> std::io::Result<Vec
         drop += 1;
     }
     messages.drain(..drop);
-    Ok(messages)
+    Ok(Some(messages))
 }
 
 /// The head of a transcript line, as pi-coding-agent reads it with `JSON.parse` (a repeated
@@ -625,10 +626,10 @@ mod tests {
         assert_eq!(lines[0]["type"], "session");
         assert_eq!(lines[1]["parentId"], Value::Null);
         assert_eq!(lines[2]["parentId"], lines[1]["id"]);
-        let messages = read_messages(&transcript, 200).unwrap();
+        let messages = read_messages(&transcript, 200).unwrap().unwrap();
         assert_eq!(messages.len(), 2);
         assert!(messages[0].json.contains("\"hi\""), "{}", messages[0].json);
-        assert_eq!(read_messages(&transcript, 1).unwrap()[0].role.as_deref(), Some("assistant"));
+        assert_eq!(read_messages(&transcript, 1).unwrap().unwrap()[0].role.as_deref(), Some("assistant"));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
@@ -687,7 +688,7 @@ mod tests {
         let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(b"{\"type\":\"message\",\"message\":{\"role\":\"assis").unwrap();
         append_message(&transcript, "s", "/w", 2000, &json!({"role": "user", "content": "two"})).unwrap();
-        let messages = read_messages(&transcript, 200).unwrap();
+        let messages = read_messages(&transcript, 200).unwrap().unwrap();
         let texts: Vec<&str> = messages.iter().map(|m| m.json.as_str()).collect();
         assert_eq!(texts.len(), 2, "{texts:?}");
         assert!(texts[1].contains("two"));
