@@ -146,6 +146,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             let bytes = component(&cli.global)?;
             let runtime =
                 Runtime::new(bytes.as_deref().unwrap_or(session_tools_host::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
+            if let Some(notice) = runtime.cache_outcome().notice() {
+                eprintln!("[warn] {notice}");
+            }
             let reports = conformance::run_all(&runtime, &files);
             let passed = conformance::print_reports(&reports, &mut crate::out::Out)?;
             Ok(if passed { 0 } else { 1 })

@@ -105,7 +105,7 @@ pub mod config;
 pub mod conformance;
 pub mod gateway;
 
-pub use engine::EngineOptions;
+pub use engine::{CacheOutcome, EngineOptions};
 pub use error::{Error, Result};
 pub use faults::release_fault_points;
 pub use jobs::Scheduler;
@@ -124,7 +124,7 @@ pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
 pub mod unstable {
     pub use crate::bindings::exports::openclaw::session_tools::setup::Settings;
     pub use crate::bindings::{SessionTools, SessionToolsPre};
-    pub use crate::engine::{build_engine, build_engine_with, load_component};
+    pub use crate::engine::{build_engine, build_engine_with, load_component, load_component_cached};
     pub use crate::gateway::native::Native;
     pub use crate::json5::from_str as json5_from_str;
     pub use crate::sandbox::StoreState;

@@ -293,7 +293,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     ctx.report.add(Figure::time("engine", "  (for comparison: build_engine without pooling)", engine_unpooled));
     ctx.report.add(
         Figure::time("engine", "  of which: load_component from the cache", load_only)
-            .note("cache file name (SHA-256 of the 640 KiB component) + deserialize_file"),
+            .note("cache key (SHA-256 of the 640 KiB component), ownership checks, read and SHA-256 of the .cwasm, deserialize"),
     );
     ctx.report.add(Figure::time("engine", "drop of a Runtime", dropping).note("pool unmapped; the epoch thread woken and joined"));
 

@@ -86,7 +86,7 @@ impl CallIntent {
     /// process's end).
     pub fn record(&self, dir: &Path) -> std::io::Result<Held> {
         let path = Self::path(dir, &self.id);
-        std::fs::DirBuilder::new().recursive(true).create(dir)?;
+        crate::gateway::embedded::files::create_private_dir(dir)?;
         let lock = OsLock::acquire(&path)?;
         let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         write_atomically(&path, &bytes, Durability::Synced)?;
@@ -99,7 +99,7 @@ impl CallIntent {
         let path = Self::path(dir, id);
         let lock = OsLock::try_acquire(&path).ok().flatten()?;
         let held = Held { path: path.clone(), lock: Some(lock) };
-        match std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<CallIntent>(&b).ok()) {
+        match crate::gateway::embedded::files::read_private(&path).ok().and_then(|b| serde_json::from_slice::<CallIntent>(&b).ok()) {
             Some(intent) if intent.id == id => Some((intent, held)),
             Some(_) | None if !path.exists() => {
                 held.done();

@@ -236,7 +236,7 @@ fn sweep_temporaries_in(dir: &Path) {
 }
 
 fn read_record(path: &Path, key: &str) -> Result<JobRecord, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = crate::gateway::embedded::files::read_private(path).map_err(|e| e.to_string())?;
     let record = serde_json::from_slice::<JobRecord>(&bytes).map_err(|e| e.to_string())?;
     Ok(JobRecord { key: key.to_string(), ..record })
 }
@@ -264,7 +264,7 @@ impl JobStore {
         match &self.backend {
             Backend::Dir { dir, index } => {
                 let path = Self::path(dir, &record.key)?;
-                std::fs::DirBuilder::new().recursive(true).create(dir)?;
+                crate::gateway::embedded::files::create_private_dir(dir)?;
                 let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
                 write_atomically(&path, &bytes, Durability::Synced)?;
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
@@ -285,7 +285,7 @@ impl JobStore {
         match &self.backend {
             Backend::Dir { dir, index } => {
                 let path = Self::path(dir, &record.key)?;
-                std::fs::DirBuilder::new().recursive(true).create(dir)?;
+                crate::gateway::embedded::files::create_private_dir(dir)?;
                 let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
                 match create_exclusively(&path, &bytes) {
                     Ok(()) => {

@@ -24,7 +24,7 @@ use wasmtime::{Engine, Store, UpdateDeadline};
 
 use crate::bindings::{self, wit_tools, SessionTools, SessionToolsPre};
 use crate::config::GuestConfig;
-use crate::engine::{build_engine, load_component, EngineOptions, EpochTicker};
+use crate::engine::{build_engine, load_component_cached, CacheOutcome, EngineOptions, EpochTicker};
 use crate::gateway::Gateway;
 use crate::limits::Limits;
 pub use store::Services;
@@ -104,6 +104,7 @@ impl std::error::Error for CallError {}
 pub struct Runtime {
     engine: Engine,
     pre: SessionToolsPre<StoreState>,
+    cache: CacheOutcome,
     _ticker: EpochTicker,
 }
 
@@ -146,21 +147,27 @@ fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
 impl Runtime {
     /// Compiles (or loads from the cache) a component and prepares its instantiation.
     pub fn new(component: &[u8], options: &EngineOptions, limits: &Limits) -> crate::Result<Runtime> {
-        let prepared = (|| -> anyhow::Result<(Engine, SessionToolsPre<StoreState>)> {
+        let prepared = (|| -> anyhow::Result<(Engine, SessionToolsPre<StoreState>, CacheOutcome)> {
             let engine = build_engine(options, limits)?;
-            let component = load_component(&engine, component, options.cache_dir.as_deref())?;
+            let (component, cache) = load_component_cached(&engine, component, options.cache_dir.as_deref())?;
             let mut linker = Linker::new(&engine);
             link(&mut linker)?;
             let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
-            Ok((engine, pre))
+            Ok((engine, pre, cache))
         })();
-        let (engine, pre) = prepared.map_err(|e| crate::Error::Component(format!("{e:#}")))?;
+        let (engine, pre, cache) = prepared.map_err(|e| crate::Error::Component(format!("{e:#}")))?;
         let ticker = EpochTicker::start(&engine);
-        Ok(Runtime { engine, pre, _ticker: ticker })
+        Ok(Runtime { engine, pre, cache, _ticker: ticker })
     }
 
     pub fn engine(&self) -> &Engine {
         &self.engine
+    }
+
+    /// What the compiled-component cache did when this runtime was made; its
+    /// [`notice`](CacheOutcome::notice) is for the caller to log (the service logs it).
+    pub fn cache_outcome(&self) -> &CacheOutcome {
+        &self.cache
     }
 
     /// Makes a fresh instance for an agent, without configuring it.

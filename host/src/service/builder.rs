@@ -237,7 +237,12 @@ impl ServiceBuilder {
                 // Pooled memory slots are as large as the largest agent's cap.
                 let engine_limits = Limits { memory_bytes: limits.max_memory(), ..limits.default.clone() };
                 let component: &[u8] = self.component.as_deref().unwrap_or(crate::COMPONENT);
-                Arc::new(Runtime::new(component, &self.engine, &engine_limits)?)
+                let runtime = Runtime::new(component, &self.engine, &engine_limits)?;
+                // Once, for the runtime this service made (a cache refused or replaced).
+                if let Some(notice) = runtime.cache_outcome().notice() {
+                    (self.log)(LogLevel::Warn, &notice);
+                }
+                Arc::new(runtime)
             }
         };
         let services: Arc<dyn Services> = Arc::new(SystemServices::with_clock(self.log, self.clock));

@@ -224,10 +224,10 @@ impl EmbeddedGateway {
             .map_err(store_err)?;
         let mut archived = Vec::new();
         if let (true, Some(found)) = (delete_transcript, &found) {
-            for path in self.transcript_candidates(found)?.into_iter().filter(|p| p.is_file()) {
-                match transcript::archive(&path, "deleted", self.now()) {
+            for file in self.transcript_candidates(found)?.into_iter().filter(|f| f.exists()) {
+                match transcript::archive(&file, "deleted", self.now()) {
                     Ok(to) => archived.push(to),
-                    Err(e) => return Err(gw(format!("archiving {}: {e}", path.display()))),
+                    Err(e) => return Err(gw(format!("archiving {}: {e}", file.path().display()))),
                 }
             }
         }
@@ -256,10 +256,10 @@ impl EmbeddedGateway {
         let Some(id) = self.session_id(found)? else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
         };
-        let path = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
-        transcript::append_message(&path, id, &self.workspace(&found.agent_id), self.now(), message, None)
+        let file = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
+        transcript::append_message(&file, id, &self.workspace(&found.agent_id), self.now(), message, None)
             .map(|_| ())
-            .map_err(|e| gw(format!("writing the transcript {}: {e}", path.display())))
+            .map_err(|e| gw(format!("writing the transcript {}: {e}", file.path().display())))
     }
 
     /// Appends a message to a session's transcript under a chosen entry id; with `check`,
@@ -269,12 +269,12 @@ impl EmbeddedGateway {
         let Some(id) = self.session_id(found)? else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
         };
-        let path = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
-        let written = |e: std::io::Error| gw(format!("writing the transcript {}: {e}", path.display()));
-        if check && transcript::has_entry(&path, entry_id).map_err(written)? {
+        let file = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
+        let written = |e: std::io::Error| gw(format!("writing the transcript {}: {e}", file.path().display()));
+        if check && transcript::has_entry(&file, entry_id).map_err(written)? {
             return Ok(());
         }
-        transcript::append_message(&path, id, &self.workspace(&found.agent_id), self.now(), message, Some(entry_id))
+        transcript::append_message(&file, id, &self.workspace(&found.agent_id), self.now(), message, Some(entry_id))
             .map(|_| ())
             .map_err(written)
     }

@@ -1,10 +1,20 @@
-//! Writing files the way OpenClaw writes its store: a temporary file beside the target
-//! (`<name>.<pid>.<uuid>.tmp`), renamed over it, mode 0600; and sweeping the temporaries
-//! that writers left behind when they died between the two.
+//! The files the host writes, private from their first byte: every file it creates is
+//! created with its final mode (0600) and every directory with 0700, never changed after,
+//! so no other user can open one in the moment between its creation and a `chmod`
+//! (SECURITY.md, "Private from the first byte"). Store-shaped files are written the way
+//! OpenClaw writes its store: a temporary file beside the target (`<name>.<pid>.<uuid>.tmp`),
+//! renamed over it; the temporaries that writers left behind when they died between the two
+//! are swept.
 
+use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The mode of every file the host creates.
+pub const FILE_MODE: u32 = 0o600;
+/// The mode of every directory the host creates.
+pub const DIR_MODE: u32 = 0o700;
 
 /// Whether a write waits for the disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -13,6 +23,54 @@ pub enum Durability {
     Synced,
     /// The rename alone: the host's own caches, rebuilt if lost.
     Cache,
+}
+
+/// Creates a directory and its missing parents, each mode 0700 from the start; a directory
+/// that exists is left as it is.
+pub fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(DIR_MODE);
+    }
+    builder.create(dir)
+}
+
+/// Open options that create a file with mode 0600 and never follow a symbolic link in the
+/// file's place (`O_NOFOLLOW`: opening a link fails with [`is_link_refused`]).
+pub fn private_options() -> OpenOptions {
+    let mut options = OpenOptions::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(FILE_MODE).custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    options
+}
+
+/// Reads one of the host's own files (a job, a run, an intent) without following a link in
+/// its place.
+pub fn read_private(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    private_options().read(true).open(path)?.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Whether an open failed because the file is a symbolic link, which the host's own files
+/// never follow (`ELOOP` under `O_NOFOLLOW`).
+pub fn is_link_refused(error: &std::io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        error.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = error;
+        false
+    }
 }
 
 /// The name of a temporary file written beside `target`: OpenClaw's
@@ -24,16 +82,13 @@ pub fn temporary_name(target: &Path) -> PathBuf {
 }
 
 /// Writes a file by writing a temporary file beside it and renaming it over the target,
-/// so a reader (or a crash) never sees half a file; the result is mode 0600.
+/// so a reader (or a crash) never sees half a file. The temporary file is created new
+/// (never an existing file or a link) with mode 0600, so the result is private from its
+/// first byte.
 pub fn write_atomically(path: &Path, bytes: &[u8], durability: Durability) -> std::io::Result<()> {
     let tmp = temporary_name(path);
     let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-        }
+        let mut file = private_options().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
         if durability == Durability::Synced {
             file.sync_data()?;
@@ -73,18 +128,49 @@ pub fn sweep_temporaries(target: &Path, min_age: Duration) {
 pub fn create_exclusively(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = temporary_name(path);
     let result = (|| {
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&tmp)?;
+        let mut file = private_options().write(true).create_new(true).open(&tmp)?;
         file.write_all(bytes)?;
         file.sync_data()?;
         std::fs::hard_link(&tmp, path)
     })();
     let _ = std::fs::remove_file(&tmp);
     result
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
+    }
+
+    #[test]
+    fn files_and_directories_are_born_private() {
+        let dir = tempfile::tempdir().unwrap();
+        let nested = dir.path().join("a/b/c");
+        create_private_dir(&nested).unwrap();
+        for d in ["a", "a/b", "a/b/c"] {
+            assert_eq!(mode(&dir.path().join(d)), 0o700, "{d}");
+        }
+        // An existing directory is left as it is.
+        std::fs::set_permissions(dir.path().join("a"), std::fs::Permissions::from_mode(0o755)).unwrap();
+        create_private_dir(&nested).unwrap();
+        assert_eq!(mode(&dir.path().join("a")), 0o755);
+        let file = nested.join("f.json");
+        write_atomically(&file, b"{}", Durability::Synced).unwrap();
+        assert_eq!(mode(&file), 0o600);
+    }
+
+    #[test]
+    fn a_link_in_the_file_s_place_is_not_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let outside = dir.path().join("outside");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let error = private_options().read(true).append(true).create(true).open(&link).unwrap_err();
+        assert!(is_link_refused(&error), "{error}");
+        assert!(!outside.exists(), "a dangling link created a file where it points");
+    }
 }

@@ -22,13 +22,16 @@
 //!   stale lock never both remove it (the second finds the first one's new lock).
 //! - A holder removes its lock only if the file is still its own (same inode), and keeps a
 //!   held store lock fresh (its mtime) so no OpenClaw process takes it for stale.
+//! - Lock files are created 0600, never through a link (`files::private_options`).
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
+
+use super::files::{create_private_dir, private_options};
 
 /// The store lock's poll interval, wait and stale age (OpenClaw's `withSessionStoreLock`).
 pub const STORE_POLL: Duration = Duration::from_millis(25);
@@ -175,7 +178,7 @@ fn dir_of(path: &Path) -> &Path {
 fn create(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
     let tmp = super::files::temporary_name(path);
     let written = (|| {
-        let mut file = OpenOptions::new().read(true).write(true).create_new(true).open(&tmp)?;
+        let mut file = private_options().read(true).write(true).create_new(true).open(&tmp)?;
         file.write_all(record)?;
         Ok::<File, std::io::Error>(file)
     })();
@@ -197,7 +200,7 @@ fn create(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
 }
 
 fn create_in_place(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
-    match OpenOptions::new().read(true).write(true).create_new(true).open(path) {
+    match private_options().read(true).write(true).create_new(true).open(path) {
         Ok(mut file) => {
             let _ = file.write_all(record);
             Ok(Some(file))
@@ -370,10 +373,10 @@ pub struct OsLock {
 
 impl OsLock {
     fn open(target: &Path) -> std::io::Result<File> {
-        if let Some(dir) = target.parent() {
-            std::fs::create_dir_all(dir)?;
+        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir)?;
         }
-        OpenOptions::new().read(true).write(true).create(true).truncate(false).open(lock_path(target))
+        private_options().read(true).write(true).create(true).truncate(false).open(lock_path(target))
     }
 
     /// Waits for the lock of `target`.

@@ -13,12 +13,15 @@
 //! - [`agent_runs`]: `agent` and `agent.wait`, over the [`runs`] registry and a pluggable
 //!   [`runtime`];
 //! - on disk: [`store`] (`sessions.json`), [`transcript`] (`<sessionId>.jsonl`), [`lock`]
-//!   (OpenClaw's lock files), [`outbox`] (what `send` delivered);
+//!   (OpenClaw's lock files), [`outbox`] (what `send` delivered); [`files`] (every file
+//!   born private) and [`confined`] (transcripts and the outbox reached without following
+//!   links);
 //! - shared rules: [`canon`] (keys), [`delivery`] (delivery fields), [`rows`] and
 //!   [`listing`] (`sessions.list` rows, built once per store version).
 
 pub mod agent_runs;
 pub mod canon;
+pub mod confined;
 pub mod delivery;
 pub mod entries;
 pub mod files;
@@ -136,7 +139,7 @@ impl EmbeddedBuilder {
             if !self.create {
                 return Err(Error::StateDir { path: dir.clone(), message: "does not exist".into() });
             }
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
+            files::create_private_dir(dir).map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
         }
         let config = match self.config {
             Some(config) => config,
@@ -173,7 +176,9 @@ impl EmbeddedGateway {
         let registry = registry::Registry::new(&config);
         let tools_dir = state_dir.join("session-tools");
         let runs = Arc::new(Runs::open(tools_dir.join("runs"), clock.clone())?);
-        let outbox = outbox::Outbox::open(tools_dir.join("outbox.jsonl"))?;
+        let outbox_file = confined::Confined::inside(state_dir, Path::new("session-tools/outbox.jsonl"))
+            .ok_or_else(|| std::io::Error::other(format!("{} cannot hold an outbox", state_dir.display())))?;
+        let outbox = outbox::Outbox::open(outbox_file)?;
         Ok(Arc::new_cyclic(|me: &std::sync::Weak<EmbeddedGateway>| {
             let steps: std::sync::Weak<dyn runs::RunSteps> = me.clone();
             runs.attach(steps);

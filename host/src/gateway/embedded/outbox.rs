@@ -1,6 +1,8 @@
 //! What the gateway delivered to channels with `send`: this gateway has no channel
 //! connections, so deliveries are recorded in `<state>/session-tools/outbox.jsonl` (one
-//! JSON object a line), where the CLI shows them.
+//! JSON object a line), where the CLI shows them. The file holds delivered message text:
+//! it is created 0600 and reached from the state directory without following links
+//! ([`Confined`]).
 //!
 //! A repeated idempotency key is one delivery, across processes too (issue 20: a flow
 //! resumed after a stop sends its announce again with the same key): a delivery is checked
@@ -9,17 +11,17 @@
 
 use std::collections::HashSet;
 use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::PathBuf;
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use session_tools_guest::ports::{GatewayResult, SendParams};
 
+use super::confined::Confined;
 use super::lock::OsLock;
 use super::{gw, known_channel, EmbeddedGateway};
 
 pub struct Outbox {
-    path: PathBuf,
+    file: Confined,
     seen: Mutex<Seen>,
 }
 
@@ -33,12 +35,23 @@ struct Seen {
 }
 
 impl Outbox {
-    pub fn open(path: PathBuf) -> std::io::Result<Outbox> {
-        Ok(Outbox { path, seen: Mutex::new(Seen::default()) })
+    /// The outbox at `file`; a link in its place (or on the way) is refused now, not at
+    /// the first delivery. Its keys are read at the first delivery.
+    pub fn open(file: Confined) -> std::io::Result<Outbox> {
+        match file.open_read() {
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        Ok(Outbox { file, seen: Mutex::new(Seen::default()) })
     }
 
-    fn read_path(path: &PathBuf) -> std::io::Result<Vec<Value>> {
-        match std::fs::read_to_string(path) {
+    fn read_file(file: &Confined) -> std::io::Result<Vec<Value>> {
+        let text = file.open_read().and_then(|mut f| {
+            let mut text = String::new();
+            f.read_to_string(&mut text).map(|_| text)
+        });
+        match text {
             Ok(text) => Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
             Err(e) => Err(e),
@@ -78,18 +91,9 @@ impl Outbox {
         if seen.keys.contains(&params.idempotency_key) {
             return Ok(());
         }
-        if let Some(dir) = self.path.parent() {
-            std::fs::DirBuilder::new().recursive(true).create(dir)?;
-        }
-        let _lock = OsLock::acquire(&self.path)?;
-        let mut options = std::fs::OpenOptions::new();
-        options.read(true).append(true).create(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
-        }
-        let mut file = options.open(&self.path)?;
+        self.file.create_dirs()?;
+        let _lock = OsLock::acquire(&self.file.path())?;
+        let mut file = self.file.open_append()?;
         Self::catch_up(&mut seen, &mut file)?;
         if seen.keys.contains(&params.idempotency_key) {
             return Ok(());
@@ -118,7 +122,7 @@ impl Outbox {
 
     /// Every delivery, oldest first.
     pub fn read_all(&self) -> std::io::Result<Vec<Value>> {
-        Outbox::read_path(&self.path)
+        Outbox::read_file(&self.file)
     }
 }
 

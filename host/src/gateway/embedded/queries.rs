@@ -145,12 +145,15 @@ impl EmbeddedGateway {
             return Ok(History::default());
         };
         let session_id = self.session_id(&found)?.map(str::to_string);
-        let Some(path) = self.transcript_candidates(&found)?.into_iter().find(|p| p.exists()) else {
-            return Ok(History { session_id, messages: Vec::new() });
-        };
-        let messages =
-            transcript::read_messages(&path, limit).map_err(|e| gw(format!("cannot read the transcript {}: {e}", path.display())))?;
-        Ok(History { session_id, messages })
+        // The first candidate that exists (opened once: no look before the read).
+        for file in self.transcript_candidates(&found)? {
+            let read = transcript::read_messages(&file, limit)
+                .map_err(|e| gw(format!("cannot read the transcript {}: {e}", file.path().display())))?;
+            if let Some(messages) = read {
+                return Ok(History { session_id, messages });
+            }
+        }
+        Ok(History { session_id, messages: Vec::new() })
     }
 }
 

@@ -17,6 +17,7 @@ use session_tools_guest::keys::normalize_agent_id;
 use session_tools_guest::ports::GatewayResult;
 
 use super::canon::merge_entries;
+use super::confined::Confined;
 use super::listing::{RowCache, StoreRows};
 use super::store::{Entries, SessionStore};
 use super::{gw, transcript, EmbeddedGateway};
@@ -222,35 +223,57 @@ impl EmbeddedGateway {
         }
     }
 
-    /// Where a session's transcript may be: `sessionFile` (a `.jsonl` file), else
-    /// `<storeDir>/<sessionId>.jsonl`, else the agent's default store directory.
-    pub fn transcript_candidates(&self, found: &Found) -> GatewayResult<Vec<PathBuf>> {
-        let mut paths = Vec::new();
+    /// The directories a session's transcripts may be in: its store's, and its agent's
+    /// default sessions directory (where OpenClaw's auto-reply path puts a `sessionFile`,
+    /// whatever the store).
+    fn transcript_dirs(&self, found: &Found) -> Vec<PathBuf> {
+        let store_dir = found.store.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let agent_dir = self.state_dir.join("agents").join(&found.agent_id).join("sessions");
+        if agent_dir == store_dir {
+            vec![store_dir]
+        } else {
+            vec![store_dir, agent_dir]
+        }
+    }
+
+    /// Where a session's transcript may be, in OpenClaw's order: `sessionFile` (a `.jsonl`
+    /// file inside one of [`Self::transcript_dirs`]), else `<storeDir>/<sessionId>.jsonl`,
+    /// else the agent's default sessions directory. Each is reached from the state
+    /// directory (or, for a store the config puts elsewhere, from the store's directory)
+    /// without following links.
+    ///
+    /// The entry is read from disk: its `sessionFile` may name a transcript, never any other
+    /// file. One outside those directories (`../../etc/x.jsonl`, an absolute path elsewhere)
+    /// is not used, and the next candidates are tried, as for a `sessionFile` that does not
+    /// exist (README, deviations: OpenClaw 2026.1 follows it; later versions refuse the call).
+    pub fn transcript_candidates(&self, found: &Found) -> GatewayResult<Vec<Confined>> {
+        let dirs = self.transcript_dirs(found);
+        let mut files: Vec<Confined> = Vec::new();
         if let Some(file) = found.text("sessionFile").map(|f| expand_home(Path::new(f))) {
-            // The entry is read from disk: it may name a transcript, never any other file.
             if file.extension().is_some_and(|e| e == "jsonl") {
-                paths.push(file);
+                files.extend(dirs.iter().find_map(|dir| Confined::inside(dir, &file)).map(|f| f.from_root(&self.state_dir)));
             }
         }
         if let Some(id) = self.session_id(found)? {
-            if let Some(dir) = found.store.path.parent() {
-                paths.push(transcript::default_path(dir, id));
-            }
-            let default = self.state_dir.join("agents").join(&found.agent_id).join("sessions").join(format!("{id}.jsonl"));
-            if !paths.contains(&default) {
-                paths.push(default);
+            for dir in &dirs {
+                let Some(file) = Confined::inside(dir, &transcript::file_name(id)).map(|f| f.from_root(&self.state_dir)) else { continue };
+                if !files.contains(&file) {
+                    files.push(file);
+                }
             }
         }
-        Ok(paths)
+        Ok(files)
     }
 
     /// The transcript a session's messages are appended to: the first candidate that
     /// exists, else a new file next to the store (never a `sessionFile` we did not write).
-    pub fn transcript_path(&self, found: &Found) -> GatewayResult<Option<PathBuf>> {
+    pub fn transcript_path(&self, found: &Found) -> GatewayResult<Option<Confined>> {
         let candidates = self.transcript_candidates(found)?;
-        if let Some(existing) = candidates.iter().find(|p| p.is_file()) {
+        if let Some(existing) = candidates.iter().find(|f| f.exists()) {
             return Ok(Some(existing.clone()));
         }
-        Ok(self.session_id(found)?.and_then(|id| found.store.path.parent().map(|d| transcript::default_path(d, id))))
+        let Some(id) = self.session_id(found)? else { return Ok(None) };
+        let store_dir = found.store.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(Confined::inside(&store_dir, &transcript::file_name(id)).map(|f| f.from_root(&self.state_dir)))
     }
 }

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::delivery::normalize_entry;
-use super::files::{write_atomically, Durability};
+use super::files::{create_private_dir, write_atomically, Durability};
 use super::lock::FileLock;
 
 /// What identifies a version of the file on disk.
@@ -335,8 +335,8 @@ impl SessionStore {
     /// Changes the store: re-read under the lock, changed by `change`, written back.
     pub fn update<T>(&self, change: impl FnOnce(&mut Entries) -> Result<T, String>) -> Result<T, StoreError> {
         let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
+        if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            create_private_dir(dir)?;
         }
         let lock = FileLock::store(&self.path)?;
         let mut loaded = self.read_disk();

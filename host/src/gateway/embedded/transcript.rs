@@ -1,14 +1,17 @@
 //! Session transcripts, `<sessionId>.jsonl` in pi-coding-agent's v3 line format
 //! (`../shared/spec/openclaw-store-format.md` §5, §6): reading the messages `chat.history`
-//! returns, appending messages, and archiving a transcript instead of deleting it.
+//! returns, appending messages, and archiving a transcript instead of deleting it. A
+//! transcript is a [`Confined`] file: reached from its directory without following links,
+//! created 0600.
 
 use std::io::{BufRead, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use session_tools_guest::ports::TranscriptMessage;
 
+use super::confined::Confined;
 use super::lock::FileLock;
 pub use super::timestamps::iso_time;
 
@@ -279,10 +282,15 @@ fn clean_user_message(raw: &str) -> String {
 /// as the reference does), the last `limit` of them, user envelopes stripped, at most
 /// [`MAX_HISTORY_BYTES`]. Lines are parsed from the end, and only until `limit` messages
 /// are found: a long transcript costs a read and a UTF-8 check, not a parse of every line.
-pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<TranscriptMessage>> {
-    let bytes = match std::fs::read(path) {
+/// `None` when there is no such file (the next candidate is tried).
+pub fn read_messages(transcript: &Confined, limit: usize) -> std::io::Result<Option<Vec<TranscriptMessage>>> {
+    let read = transcript.open_read().and_then(|mut file| {
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map(|_| bytes)
+    });
+    let bytes = match read {
         Ok(bytes) => bytes,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
     };
     // The fast check first; a damaged file is read with replacement characters.
@@ -333,7 +341,7 @@ pub fn read_messages(path: &Path, limit: usize) -> std::io::Result<Vec<Transcrip
         drop += 1;
     }
     messages.drain(..drop);
-    Ok(messages)
+    Ok(Some(messages))
 }
 
 /// The head of a transcript line, as pi-coding-agent reads it with `JSON.parse` (a repeated
@@ -488,9 +496,10 @@ fn has_header(file: &mut std::fs::File) -> std::io::Result<bool> {
     }
 }
 
-/// Where a new transcript is written: `<storeDir>/<sessionId>.jsonl`.
-pub fn default_path(store_dir: &Path, session_id: &str) -> PathBuf {
-    store_dir.join(format!("{session_id}.jsonl"))
+/// A session's transcript in its store's directory: `<sessionId>.jsonl` (where a new one
+/// is written).
+pub fn file_name(session_id: &str) -> PathBuf {
+    PathBuf::from(format!("{session_id}.jsonl"))
 }
 
 /// Whether a session id can name a transcript file: the id comes from a store on disk, so
@@ -525,26 +534,22 @@ struct Entry<'a> {
 /// gets its line break first, so it never swallows the new entry. A file that does not
 /// start with a session header is reported and left alone.
 pub fn append_message(
-    path: &Path,
+    transcript: &Confined,
     session_id: &str,
     cwd: &str,
     now_ms: u64,
     message: &Value,
     entry_id: Option<&str>,
 ) -> std::io::Result<String> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let _lock = FileLock::transcript(path)?;
-    let mut file = std::fs::OpenOptions::new().read(true).append(true).create(true).open(path)?;
+    // The directories first (none of them a link), so the lock beside the file is made
+    // where the file is.
+    transcript.create_dirs()?;
+    let path = transcript.path();
+    let _lock = FileLock::transcript(&path)?;
+    let mut file = transcript.open_append()?;
     let mut out = String::new();
     let len = file.metadata()?.len();
     let parent = if len == 0 {
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
-        }
         let header = json!({"type": "session", "version": 3, "id": session_id, "timestamp": iso_time(now_ms), "cwd": cwd});
         out.push_str(&header.to_string());
         out.push('\n');
@@ -576,8 +581,8 @@ pub fn append_message(
 }
 
 /// Whether a transcript has an entry with this id (a missing file has none).
-pub fn has_entry(path: &Path, entry_id: &str) -> std::io::Result<bool> {
-    let file = match std::fs::File::open(path) {
+pub fn has_entry(transcript: &Confined, entry_id: &str) -> std::io::Result<bool> {
+    let file = match transcript.open_read() {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
         Err(e) => return Err(e),
@@ -598,19 +603,22 @@ pub fn has_entry(path: &Path, entry_id: &str) -> std::io::Result<bool> {
     Ok(false)
 }
 
-/// Renames a transcript to `<file>.<reason>.<ISO time with ':' as '-'>` (never deletes it).
-pub fn archive(path: &Path, reason: &str, now_ms: u64) -> std::io::Result<PathBuf> {
+/// Renames a transcript to `<file>.<reason>.<ISO time with ':' as '-'>` in its directory
+/// (never deletes it); answers the new path.
+pub fn archive(transcript: &Confined, reason: &str, now_ms: u64) -> std::io::Result<PathBuf> {
     let stamp = iso_time(now_ms).replace(':', "-");
-    let mut name = path.as_os_str().to_owned();
+    let mut name = transcript.path().file_name().unwrap_or_default().to_owned();
     name.push(format!(".{reason}.{stamp}"));
-    let target = PathBuf::from(name);
-    std::fs::rename(path, &target)?;
-    Ok(target)
+    transcript.rename_to(name)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn in_dir(dir: &tempfile::TempDir) -> Confined {
+        Confined::inside(dir.path(), std::path::Path::new("s.jsonl")).unwrap()
+    }
 
     #[test]
     fn strips_envelopes() {
@@ -634,9 +642,10 @@ mod tests {
     #[test]
     fn appends_and_reads_back() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
+        let transcript = in_dir(&dir);
+        let path = transcript.path();
         append_message(
-            &path,
+            &transcript,
             "s",
             "/w",
             1000,
@@ -644,15 +653,20 @@ mod tests {
             None,
         )
         .unwrap();
-        append_message(&path, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]}), None).unwrap();
+        append_message(&transcript, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]}), None).unwrap();
         let lines: Vec<Value> = std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines[0]["type"], "session");
         assert_eq!(lines[1]["parentId"], Value::Null);
         assert_eq!(lines[2]["parentId"], lines[1]["id"]);
-        let messages = read_messages(&path, 200).unwrap();
+        let messages = read_messages(&transcript, 200).unwrap().unwrap();
         assert_eq!(messages.len(), 2);
         assert!(messages[0].json.contains("\"hi\""), "{}", messages[0].json);
-        assert_eq!(read_messages(&path, 1).unwrap()[0].role.as_deref(), Some("assistant"));
+        assert_eq!(read_messages(&transcript, 1).unwrap().unwrap()[0].role.as_deref(), Some("assistant"));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
     }
 
     /// Fuzz finding (fuzz/regressions/disk_transcript): an entry with a key holding a lone
@@ -661,7 +675,8 @@ mod tests {
     #[test]
     fn a_key_with_a_lone_surrogate_keeps_the_entry_s_id() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
+        let transcript = in_dir(&dir);
+        let path = transcript.path();
         let text = concat!(
             r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-26T09:50:00.900Z","cwd":"/w"}"#,
             "\n",
@@ -669,7 +684,7 @@ mod tests {
             "\n"
         );
         std::fs::write(&path, text).unwrap();
-        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "hi"}), None).unwrap();
+        append_message(&transcript, "s", "/w", 2000, &json!({"role": "user", "content": "hi"}), None).unwrap();
         let last = std::fs::read_to_string(&path).unwrap().lines().last().unwrap().to_string();
         let last: Value = serde_json::from_str(&last).unwrap();
         assert_eq!(last["parentId"], "dfc0227b", "{last}");
@@ -699,12 +714,13 @@ mod tests {
     #[test]
     fn a_cut_line_is_skipped_and_does_not_swallow_the_next() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        append_message(&path, "s", "/w", 1000, &json!({"role": "user", "content": "one"}), None).unwrap();
+        let transcript = in_dir(&dir);
+        let path = transcript.path();
+        append_message(&transcript, "s", "/w", 1000, &json!({"role": "user", "content": "one"}), None).unwrap();
         let mut file = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
         file.write_all(b"{\"type\":\"message\",\"message\":{\"role\":\"assis").unwrap();
-        append_message(&path, "s", "/w", 2000, &json!({"role": "user", "content": "two"}), None).unwrap();
-        let messages = read_messages(&path, 200).unwrap();
+        append_message(&transcript, "s", "/w", 2000, &json!({"role": "user", "content": "two"}), None).unwrap();
+        let messages = read_messages(&transcript, 200).unwrap().unwrap();
         let texts: Vec<&str> = messages.iter().map(|m| m.json.as_str()).collect();
         assert_eq!(texts.len(), 2, "{texts:?}");
         assert!(texts[1].contains("two"));

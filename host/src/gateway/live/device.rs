@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::frames::{CLIENT_ID, CLIENT_MODE, ROLE, SCOPES};
+use crate::gateway::embedded::files::{create_private_dir, write_atomically, Durability};
 
 /// A device identity.
 pub struct Device {
@@ -52,15 +53,13 @@ impl Device {
                 getrandom::fill(&mut seed).map_err(|e| format!("no randomness for a device key: {e}"))?;
                 let device = Device { key: SigningKey::from_bytes(&seed) };
                 let record = json!({"version": 1, "deviceId": device.id(), "seed": URL_SAFE_NO_PAD.encode(seed)});
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+                // The key is private from its first byte: the file is born 0600, in a
+                // directory born 0700 (SECURITY.md).
+                if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                    create_private_dir(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
                 }
-                crate::gateway::embedded::files::write_atomically(
-                    path,
-                    record.to_string().as_bytes(),
-                    crate::gateway::embedded::files::Durability::Synced,
-                )
-                .map_err(|e| format!("writing the device identity {}: {e}", path.display()))?;
+                write_atomically(path, record.to_string().as_bytes(), Durability::Synced)
+                    .map_err(|e| format!("writing the device identity {}: {e}", path.display()))?;
                 Ok(device)
             }
             Err(e) => Err(format!("reading the device identity {}: {e}", path.display())),
@@ -106,8 +105,14 @@ mod tests {
     #[test]
     fn an_identity_is_kept_and_signs_the_connect_payload() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("device.json");
+        let path = dir.path().join("session-tools/device.json");
         let made = Device::load_or_create(&path).unwrap();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+            assert_eq!((mode(&path), mode(path.parent().unwrap())), (0o600, 0o700));
+        }
         let again = Device::load_or_create(&path).unwrap();
         assert_eq!(made.id(), again.id());
         assert_eq!(made.id().len(), 64);
