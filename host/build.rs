@@ -1,6 +1,8 @@
 //! Builds the guest component (`guest/`, for `wasm32-wasip2`, release) and embeds it, so
 //! the host binary and library carry the component they were built with.
 
+#![forbid(unsafe_code)]
+
 use std::path::PathBuf;
 
 include!("build-support/wasm_build.rs");

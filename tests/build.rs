@@ -3,6 +3,8 @@
 //! `session-tools` world, misbehaving on purpose) and `HOSTILE_GUEST_FS_WASM` (the same
 //! with feature `ambient-fs`, so it also imports `wasi:filesystem`).
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 
 include!("../host/build-support/wasm_build.rs");

@@ -2,6 +2,8 @@
 //! sample state: each command, the sandbox's view, persistence between processes, the
 //! send policy and the owner's `/send` command, and clear errors.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 

@@ -2,6 +2,8 @@
 //! public cases) passes through the real component, and the runner does fail a case
 //! that is wrong.
 
+#![forbid(unsafe_code)]
+
 use session_tools_host::conformance::{load_dir, print_reports, run_all, run_case, CaseFile};
 use session_tools_tests::{root, runtime};
 

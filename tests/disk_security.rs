@@ -6,6 +6,8 @@
 //! Tests that act as another user (uid 65534) need root: run as anyone else they fail,
 //! saying so (CI runs as root).
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::process::CommandExt;

@@ -11,6 +11,8 @@
 //! The fault points are compiled into the test build only (feature `fault-points` of the
 //! host, see `host/src/faults.rs`).
 
+#![forbid(unsafe_code)]
+
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
@@ -21,7 +23,11 @@ use session_tools_tests::{root, sample_copy};
 
 fn command(state: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_st-cli"));
-    command.arg("--state").arg(state).env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache")).env_remove("SESSION_TOOLS_FAULT_POINT");
+    command
+        .arg("--state")
+        .arg(state)
+        .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
+        .env_remove("SESSION_TOOLS_FAULT_POINT");
     command
 }
 
@@ -56,13 +62,8 @@ enum Stop {
 /// Starts `args` paused at `point` (`name#n`), stops it there as `stop` says, and waits
 /// for it to end. Answers false when the process ended without reaching the point.
 fn stop_at(state: &Path, args: &[&str], point: &str, stop: Stop) -> bool {
-    let mut child: Child = command(state)
-        .args(args)
-        .env("SESSION_TOOLS_FAULT_POINT", point)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child: Child =
+        command(state).args(args).env("SESSION_TOOLS_FAULT_POINT", point).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
     let stderr = child.stderr.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
@@ -141,8 +142,19 @@ fn outbox(state: &Path) -> Vec<Value> {
     ok_json(cli(state, &["outbox", "--json"])).as_array().cloned().unwrap_or_default()
 }
 
-const SPAWN: [&str; 11] =
-    ["call", "--as", "agent:main:main", "--channel", "discord", "--to", "user:1", "--wait", "30", "sessions_spawn", r#"{"task":"count to three"}"#];
+const SPAWN: [&str; 11] = [
+    "call",
+    "--as",
+    "agent:main:main",
+    "--channel",
+    "discord",
+    "--to",
+    "user:1",
+    "--wait",
+    "30",
+    "sessions_spawn",
+    r#"{"task":"count to three"}"#,
+];
 
 /// The sub-agent sessions the sample state already has.
 const SAMPLE_CHILDREN: [&str; 1] = ["agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b"];
@@ -282,7 +294,11 @@ fn a_sub_agent_flow_stopped_at_any_point_is_announced_once_with_its_result() {
 #[test]
 fn a_sandboxed_callers_flow_stopped_mid_way_is_announced_once() {
     let sandboxed: Vec<&str> = [&SPAWN[..3], &["--sandboxed"], &SPAWN[3..]].concat();
-    through_every_point(&sandboxed, &["run.registered#1", "call.jobs-kept", "job.step-made#2", "agent.message-appended#2", "outbox.written#1"], check_spawn);
+    through_every_point(
+        &sandboxed,
+        &["run.registered#1", "call.jobs-kept", "job.step-made#2", "agent.message-appended#2", "outbox.written#1"],
+        check_spawn,
+    );
 }
 
 #[test]
@@ -416,7 +432,21 @@ fn two_resumers_share_the_pending_flows() {
         let task = json!({"task": format!("task {i}")}).to_string();
         let spawned = ok_json(cli(
             state.path(),
-            &["--runtime", &runtime, "call", "--as", "agent:main:main", "--channel", "discord", "--to", "user:1", "--wait", "0", "sessions_spawn", &task],
+            &[
+                "--runtime",
+                &runtime,
+                "call",
+                "--as",
+                "agent:main:main",
+                "--channel",
+                "discord",
+                "--to",
+                "user:1",
+                "--wait",
+                "0",
+                "sessions_spawn",
+                &task,
+            ],
         ));
         assert_eq!(spawned["status"], "accepted");
     }
@@ -425,8 +455,11 @@ fn two_resumers_share_the_pending_flows() {
     let (mut a, mut b) = (resumer(), resumer());
     assert!(a.wait().unwrap().success() && b.wait().unwrap().success());
     let took = started.elapsed();
-    let announces: Vec<String> =
-        outbox(state.path()).iter().filter_map(|d| d["message"].as_str().map(str::to_string)).filter(|m| m.starts_with("Status:")).collect();
+    let announces: Vec<String> = outbox(state.path())
+        .iter()
+        .filter_map(|d| d["message"].as_str().map(str::to_string))
+        .filter(|m| m.starts_with("Status:"))
+        .collect();
     assert_eq!(announces.len(), 6, "each flow announced exactly once: {announces:#?}");
     assert!(announces.iter().all(|m| m.contains("Result:\nannounced")), "{announces:#?}");
     // A stall is a wait of 30 s or more for a run another process runs; the work itself

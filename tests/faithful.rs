@@ -3,6 +3,8 @@
 //! real gateway's answers are quoted in each test; `tests/openclaw_parity.rs` asks the real
 //! gateway itself).
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 
 use serde_json::{json, Value};

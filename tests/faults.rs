@@ -3,6 +3,8 @@
 //! Every case ends in a structured tool result or a tool error — never a panic or a
 //! trap — and the embedded store stays consistent.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};

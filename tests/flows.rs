@@ -3,6 +3,8 @@
 //! normalised announce, resuming after a restart, the archive of sub-agent sessions, and
 //! slow flows that do not hold up tool calls.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};

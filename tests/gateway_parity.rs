@@ -6,6 +6,8 @@
 //! and our answers must match. Known, deliberate differences are skipped with the reason
 //! given in `skip_reason`.
 
+#![forbid(unsafe_code)]
+
 use serde_json::{Map, Value};
 use session_tools_host::gateway::embedded::{EmbeddedGateway, Patch};
 use session_tools_host::gateway::*;

@@ -4,6 +4,8 @@
 //! trap that discards the instance, a refused result, a bounded number of gateway calls, a
 //! refused gateway call for a sandboxed caller, or a component refused at load.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};

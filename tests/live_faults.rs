@@ -4,6 +4,8 @@
 //! sent again after a drop and a write without an idempotency key is not, the next call
 //! reconnects, and nothing hangs or panics.
 
+#![forbid(unsafe_code)]
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

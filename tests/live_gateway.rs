@@ -5,6 +5,8 @@
 //! (ping-pong, announce, sub-agent completion) with agent runs answered by a mock model.
 //! Without Node/npm or the npm registry these tests fail saying why; they never skip.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};

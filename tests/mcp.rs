@@ -3,6 +3,8 @@
 //! first use into a cache outside the repository (`mcp/clients.rs`); the servers run as
 //! separate processes on copies of the sample state.
 
+#![forbid(unsafe_code)]
+
 #[path = "mcp/clients.rs"]
 mod clients;
 #[path = "mcp/limits.rs"]

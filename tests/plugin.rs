@@ -8,6 +8,8 @@
 //! `npm` and the npm registry once for `npm ci`. A missing prerequisite fails the test with
 //! what is missing; nothing is skipped.
 
+#![forbid(unsafe_code)]
+
 use std::sync::Mutex;
 
 use session_tools_tests::plugin::{command, count, plugin_dir, run, setup, Ran, Setup};

@@ -16,6 +16,8 @@
 //! three; everything else is the real gateway. Without Node/npm or the npm registry the
 //! tests fail saying why; they never skip.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};

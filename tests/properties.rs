@@ -15,6 +15,8 @@
 //! shrinks). Failures are not persisted to disk: a property that finds a bug prints the shrunk input,
 //! and each bug found gets a fixed regression test below (`regression_*`).
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};

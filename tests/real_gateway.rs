@@ -4,6 +4,8 @@
 //! npm registry on first use (the install is cached outside the repository); without them
 //! they fail with the reason, they never skip.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::time::{Duration, Instant};

@@ -2,6 +2,8 @@
 //! sends crashes the host, damaged state is reported (never mistaken for empty, never made
 //! worse), and appends keep OpenClaw's message tree intact.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;

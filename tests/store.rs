@@ -2,6 +2,8 @@
 //! kept (unknown fields, key order, formatting), concurrent writers in threads and in
 //! processes, and writers killed in the middle of writes.
 
+#![forbid(unsafe_code)]
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::Arc;

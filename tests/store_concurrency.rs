@@ -4,6 +4,8 @@
 //! host's writer is killed mid-write. Needs Node/npm and the npm registry on first use (see
 //! `real_gateway.rs`); fails, never skips, without them.
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

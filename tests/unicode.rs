@@ -17,6 +17,8 @@
 //! About 100 cases by default, under a minute in a release build (`PROPTEST_SCALE=10` for
 //! more, `PROPERTIES_SEED=<u64>` to repeat a run).
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::path::Path;
 use std::sync::{Arc, OnceLock};

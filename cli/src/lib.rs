@@ -3,6 +3,8 @@
 //! conformance runner and the benchmark. Only this crate knows about argument parsing,
 //! exit codes and the terminal.
 
+#![forbid(unsafe_code)]
+
 pub mod bench;
 mod commands;
 mod demo;

@@ -6,6 +6,11 @@
 //! `component` module (wasm32 only) binds those traits to the WIT imports and exports the
 //! tools; natively the same code runs in-process (unit tests, and the benchmark baseline).
 
+// No unsafe code in the tool logic; only the component bindings (wasm32), which
+// wit-bindgen generates, need it (`component.rs`).
+#![cfg_attr(not(target_arch = "wasm32"), forbid(unsafe_code))]
+#![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
+
 pub mod a2a;
 pub mod agents;
 pub mod announce;
@@ -31,6 +36,7 @@ pub mod tools;
 pub mod visibility;
 
 #[cfg(target_arch = "wasm32")]
+#[allow(unsafe_code)] // the bindings wit-bindgen generates
 mod component;
 
 pub use config::Config;

@@ -90,7 +90,12 @@
 //! restricted (N15) is the host's own reading of the config, so the guard never depends
 //! on what it guards. `ARCHITECTURE.md` is the map.
 
+// The one unsafe operation is loading compiled code (`engine.rs`, where it says why it
+// is sound); everything else is checked by the compiler.
+#![deny(unsafe_code)]
+
 mod bindings;
+#[allow(unsafe_code)] // `Component::deserialize` of the checked cache (see engine.rs)
 mod engine;
 mod error;
 mod faults;

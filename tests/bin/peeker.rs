@@ -5,6 +5,8 @@
 //!
 //! Usage: peeker DIR...
 
+#![forbid(unsafe_code)]
+
 use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -1,5 +1,7 @@
 //! The `session-tools` CLI, built inside the tests package (see Cargo.toml).
 
+#![forbid(unsafe_code)]
+
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {

@@ -3,6 +3,8 @@
 //!
 //! Usage: store-writer STATE_DIR NAME [COUNT]
 
+#![forbid(unsafe_code)]
+
 use std::sync::Arc;
 
 use session_tools_host::config::DeploymentConfig;

@@ -1,5 +1,7 @@
 //! Helpers shared by the integration tests.
 
+#![forbid(unsafe_code)]
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 

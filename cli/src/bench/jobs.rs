@@ -101,11 +101,15 @@ pub fn run(ctx: &mut Ctx, flows: usize, agents: usize) -> Result<()> {
     if announces != flows {
         bail!("{announces} announces for {flows} flows");
     }
-    let what = format!("{} pending sub-agent flows of {} agents", super::report::thousands(flows as f64), super::report::thousands(agents as f64));
+    let what =
+        format!("{} pending sub-agent flows of {} agents", super::report::thousands(flows as f64), super::report::thousands(agents as f64));
     ctx.report.add(
         Figure::value("jobs", format!("resume {what}: one `jobs` process, wall time"), wall, Unit::Ns)
             .target(Target::AtMost(if flows >= 10_000 { 600e9 } else { 60e9 }))
-            .note(format!("{:.1} flows/s; each: the announce step run, the announce delivered, the job removed; 4 step workers", flows as f64 / (wall / 1e9))),
+            .note(format!(
+                "{:.1} flows/s; each: the announce step run, the announce delivered, the job removed; 4 step workers",
+                flows as f64 / (wall / 1e9)
+            )),
     );
     ctx.report.add(
         Figure::value("jobs", format!("resume {what}: the process's peak memory"), peak_kib as f64 * 1024.0, Unit::Bytes)
@@ -128,7 +132,11 @@ pub fn isolation(ctx: &mut Ctx) -> Result<()> {
     let gateway = EmbeddedGateway::builder(&dir).with_runtime(Arc::new(EchoRuntime)).open()?;
     let options = session_tools_host::EngineOptions { cache_dir: Some(ctx.cache.clone()), ..Default::default() };
     let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(stderr_log(false)).build()?;
-    let quiet = Caller { agent_session_key: Some("agent:quiet:discord:channel:2".into()), agent_channel: Some("discord".into()), ..Caller::default() };
+    let quiet = Caller {
+        agent_session_key: Some("agent:quiet:discord:channel:2".into()),
+        agent_channel: Some("discord".into()),
+        ..Caller::default()
+    };
     let send = json!({"sessionKey": "agent:quiet:discord:channel:3", "message": "hi", "timeoutSeconds": 0}).to_string();
     let mut call = || -> Result<f64> {
         let t = Instant::now();
@@ -137,7 +145,11 @@ pub fn isolation(ctx: &mut Ctx) -> Result<()> {
     };
     let plan = ctx.plan(Duration::from_millis(5));
     let before = super::stats::sample(plan, &mut call)?;
-    let noisy = Caller { agent_session_key: Some("agent:noisy:discord:channel:1".into()), agent_channel: Some("discord".into()), ..Caller::default() };
+    let noisy = Caller {
+        agent_session_key: Some("agent:noisy:discord:channel:1".into()),
+        agent_channel: Some("discord".into()),
+        ..Caller::default()
+    };
     let bound = session_tools_host::Limits::default().max_pending_jobs as usize;
     for n in 0..bound {
         service.call(&noisy, "sessions_spawn", &json!({"task": format!("task {n}")}).to_string()).map_err(|e| anyhow!("spawn {n}: {e}"))?;

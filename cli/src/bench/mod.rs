@@ -47,7 +47,8 @@ use session_tools_host::Runtime;
 use stats::Plan;
 
 /// The sections, in the order they run (`variants` and `live` only when asked for).
-pub const SECTIONS: [&str; 11] = ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "jobs", "memory", "cold", "live", "plugin"];
+pub const SECTIONS: [&str; 11] =
+    ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "jobs", "memory", "cold", "live", "plugin"];
 
 /// Options of `session-tools bench`.
 #[derive(clap::Args, Debug, Clone, Default)]

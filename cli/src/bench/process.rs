@@ -389,12 +389,12 @@ pub fn watch_peak(child: std::process::Child) -> Result<(u64, std::process::Outp
     });
     let (stdout, stderr) = read_all(child)?;
     let peak_kib = watcher.join().unwrap_or(0);
-    let mut status = 0;
-    // SAFETY: plain waitpid on our own child, which read_all left unwaited.
-    let waited = unsafe { libc::waitpid(pid as libc::pid_t, &mut status, 0) };
-    if waited != pid as libc::pid_t {
-        bail!("waiting for the child: {}", std::io::Error::last_os_error());
-    }
+    let child_pid = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw).ok_or_else(|| anyhow!("child pid {pid}"))?;
+    let status = match rustix::process::waitpid(Some(child_pid), rustix::process::WaitOptions::empty()) {
+        Ok(Some((_, status))) => status.as_raw(),
+        Ok(None) => bail!("waiting for the child: it did not end"),
+        Err(e) => bail!("waiting for the child: {e}"),
+    };
     let status = std::os::unix::process::ExitStatusExt::from_raw(status);
     Ok((peak_kib, std::process::Output { status, stdout, stderr }))
 }

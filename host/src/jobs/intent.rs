@@ -18,9 +18,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use session_tools_guest::ports::{self, LogLevel};
 use session_tools_guest::Caller;
+use sha2::{Digest, Sha256};
 
 use crate::faults::fault_point;
 use crate::gateway::embedded::files::{write_atomically, Durability};
@@ -76,7 +76,10 @@ impl CallIntent {
                 }
             } else if let Some((intent, _)) = name.split_once(".json.") {
                 if name.ends_with(".tmp") {
-                    crate::gateway::embedded::files::sweep_temporaries(&dir.join(format!("{intent}.json")), std::time::Duration::from_secs(60));
+                    crate::gateway::embedded::files::sweep_temporaries(
+                        &dir.join(format!("{intent}.json")),
+                        std::time::Duration::from_secs(60),
+                    );
                 }
             }
         }
@@ -290,7 +293,11 @@ mod tests {
     #[test]
     fn seeded_ids_repeat_for_the_same_seed_and_look_like_v4() {
         let base: Arc<dyn Services> = Arc::new(SystemServices::new(Arc::new(|_, _| {})));
-        let (a, b, c) = (SeededIds::new(base.clone(), &["call", "x"]), SeededIds::new(base.clone(), &["call", "x"]), SeededIds::new(base, &["call", "y"]));
+        let (a, b, c) = (
+            SeededIds::new(base.clone(), &["call", "x"]),
+            SeededIds::new(base.clone(), &["call", "x"]),
+            SeededIds::new(base, &["call", "y"]),
+        );
         let first: Vec<String> = (0..3).map(|_| a.new_uuid()).collect();
         assert_eq!(first, (0..3).map(|_| b.new_uuid()).collect::<Vec<_>>());
         assert_ne!(first[0], c.new_uuid());
@@ -305,7 +312,14 @@ mod tests {
     #[test]
     fn an_intent_is_held_while_recorded_and_gone_when_done() {
         let dir = tempfile::tempdir().unwrap();
-        let intent = CallIntent { id: "c1".into(), agent: "main".into(), caller: Caller::default(), tool: "sessions_spawn".into(), arguments: "{}".into(), replays: 0 };
+        let intent = CallIntent {
+            id: "c1".into(),
+            agent: "main".into(),
+            caller: Caller::default(),
+            tool: "sessions_spawn".into(),
+            arguments: "{}".into(),
+            replays: 0,
+        };
         let held = intent.record(dir.path()).unwrap();
         assert_eq!(CallIntent::ids_in(dir.path()), HashSet::from(["c1".to_string()]));
         assert!(CallIntent::claim(dir.path(), "c1").is_none(), "held by its call");

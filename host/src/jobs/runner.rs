@@ -539,11 +539,15 @@ impl JobRunner {
             host.services().log(LogLevel::Error, &format!("cannot record the replay of call {}: {e}", intent.id));
             return false;
         }
-        host.services().log(LogLevel::Info, &format!("making call {} ({}) again: its process stopped before its jobs were kept", intent.id, intent.tool));
+        host.services().log(
+            LogLevel::Info,
+            &format!("making call {} ({}) again: its process stopped before its jobs were kept", intent.id, intent.tool),
+        );
         match host.replay(&intent) {
             Ok(jobs) => self.commit(host, &intent.agent, &intent.caller, jobs, Some(&intent.id), Some(held)),
             Err(e) => {
-                host.services().log(LogLevel::Warn, &format!("call {} ({}) failed when made again and is dropped: {e}", intent.id, intent.tool));
+                host.services()
+                    .log(LogLevel::Warn, &format!("call {} ({}) failed when made again and is dropped: {e}", intent.id, intent.tool));
                 held.done();
                 self.store.forget_call(id);
             }
@@ -650,7 +654,9 @@ impl JobRunner {
                         runner.release(&key, ready);
                     }
                 }
-                let pause = triage.next.map_or(IDLE_PAUSE, |n| n.saturating_duration_since(Instant::now()).clamp(Duration::from_millis(1), IDLE_PAUSE));
+                let pause = triage
+                    .next
+                    .map_or(IDLE_PAUSE, |n| n.saturating_duration_since(Instant::now()).clamp(Duration::from_millis(1), IDLE_PAUSE));
                 let (count, bell) = &*runner.signal;
                 let guard = count.lock().unwrap_or_else(|p| p.into_inner());
                 if *guard == seen && !flag.load(Ordering::SeqCst) {

@@ -340,14 +340,10 @@ fn group_members(pgid: u32) -> Vec<u32> {
         .collect()
 }
 
-fn signal_group(pgid: u32, signal: i32) {
-    if let Ok(pgid) = i32::try_from(pgid) {
-        if pgid > 1 {
-            // SAFETY: kill(2) with a negative pid signals a process group; no memory involved.
-            unsafe {
-                libc::kill(-pgid, signal);
-            }
-        }
+fn signal_group(pgid: u32, signal: rustix::process::Signal) {
+    let pgid = i32::try_from(pgid).ok().filter(|p| *p > 1).and_then(rustix::process::Pid::from_raw);
+    if let Some(pgid) = pgid {
+        let _ = rustix::process::kill_process_group(pgid, signal);
     }
 }
 
@@ -356,14 +352,14 @@ fn signal_group(pgid: u32, signal: i32) {
 fn kill_group(child: &mut Child, grace: Duration) -> Vec<u32> {
     let pgid = child.id();
     if matches!(child.try_wait(), Ok(None)) {
-        signal_group(pgid, libc::SIGTERM);
+        signal_group(pgid, rustix::process::Signal::TERM);
         let until = Instant::now() + grace;
         while matches!(child.try_wait(), Ok(None)) && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(25));
         }
     }
     // Whatever is left of the group (the leader too, if it ignored SIGTERM).
-    signal_group(pgid, libc::SIGKILL);
+    signal_group(pgid, rustix::process::Signal::KILL);
     let _ = child.wait();
     let until = Instant::now() + Duration::from_secs(3);
     loop {
@@ -371,7 +367,7 @@ fn kill_group(child: &mut Child, grace: Duration) -> Vec<u32> {
         if left.is_empty() || Instant::now() > until {
             return left;
         }
-        signal_group(pgid, libc::SIGKILL);
+        signal_group(pgid, rustix::process::Signal::KILL);
         std::thread::sleep(Duration::from_millis(25));
     }
 }

@@ -22,6 +22,8 @@
 //! let done = gateway.rpc_final("agent", serde_json::json!({"message": "ping", "sessionKey": "main", "idempotencyKey": "r1"}));
 //! ```
 
+#![forbid(unsafe_code)]
+
 mod gateway;
 mod install;
 mod model;

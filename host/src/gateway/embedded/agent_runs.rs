@@ -98,7 +98,7 @@ impl EmbeddedGateway {
         // appended, so a second `agent` with this key, here or in another process, finds it
         // and appends nothing.
         let file = match self.runs().register(&request, std::time::Duration::from_secs(timeout_s.max(1))) {
-            Ok(Registered::New(file)) => file,
+            Ok(Registered::New(file)) => *file,
             Ok(Registered::Existing) => return Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) }),
             Ok(Registered::TooMany) => {
                 return Err(gw(format!(

@@ -183,16 +183,16 @@ impl EmbeddedGateway {
             let steps: std::sync::Weak<dyn runs::RunSteps> = me.clone();
             runs.attach(steps);
             EmbeddedGateway {
-            state_dir: state_dir.to_path_buf(),
-            runs,
-            outbox,
-            config,
-            rules,
-            registry,
-            runtime,
-            policy: Mutex::new(None),
-            clock,
-        }
+                state_dir: state_dir.to_path_buf(),
+                runs,
+                outbox,
+                config,
+                rules,
+                registry,
+                runtime,
+                policy: Mutex::new(None),
+                clock,
+            }
         }))
     }
 

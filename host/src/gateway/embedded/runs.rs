@@ -29,8 +29,8 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use session_tools_guest::ports::{Usage, WaitResult};
+use sha2::{Digest, Sha256};
 
 use super::files::{create_exclusively, write_atomically, Durability};
 use super::lock::OsLock;
@@ -81,7 +81,16 @@ pub struct Finished {
 
 impl Finished {
     fn failed(error: String, started_at: i64, ended_at: i64) -> Finished {
-        Finished { status: "error".into(), error: Some(error), reply: None, usage: None, model: None, started_at, ended_at, reply_entry: None }
+        Finished {
+            status: "error".into(),
+            error: Some(error),
+            reply: None,
+            usage: None,
+            model: None,
+            started_at,
+            ended_at,
+            reply_entry: None,
+        }
     }
 
     fn wait_result(&self) -> WaitResult {
@@ -178,7 +187,7 @@ pub enum RunView {
 /// Whether `agent` registered a new run or found one with the same key.
 #[derive(Debug)]
 pub enum Registered {
-    New(RunFile),
+    New(Box<RunFile>),
     Existing,
     /// The agent has too many runs going on.
     TooMany,
@@ -395,7 +404,7 @@ impl Runs {
         }
         self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(file.run_id.clone(), Mine { file: file.clone() });
         fault_point("run.registered");
-        Ok(Registered::New(file))
+        Ok(Registered::New(Box::new(file)))
     }
 
     /// Starts a registered run (its message appended) on a thread of its own.
@@ -429,10 +438,24 @@ impl Runs {
         let began = Instant::now();
         let runtime = self.steps().map(|s| s.runtime());
         let result = match runtime {
-            Some(runtime) => std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| {
-                RunResult { status: "error".into(), reply: None, error: Some("the agent runtime failed".into()), usage: None, model: None, duration: Duration::ZERO }
-            }),
-            None => RunResult { status: "error".into(), reply: None, error: Some("the gateway is closed".into()), usage: None, model: None, duration: Duration::ZERO },
+            Some(runtime) => {
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
+                    status: "error".into(),
+                    reply: None,
+                    error: Some("the agent runtime failed".into()),
+                    usage: None,
+                    model: None,
+                    duration: Duration::ZERO,
+                })
+            }
+            None => RunResult {
+                status: "error".into(),
+                reply: None,
+                error: Some("the gateway is closed".into()),
+                usage: None,
+                model: None,
+                duration: Duration::ZERO,
+            },
         };
         let finished = if result.duration > timeout {
             std::thread::sleep(timeout.saturating_sub(began.elapsed()));
@@ -722,7 +745,15 @@ fn import_legacy(dir: &Path, clock: &Clock) -> std::io::Result<()> {
             owner: None,
             attempts: 1,
             started_at: run.started_at,
-            asked: Asked { agent_id: String::new(), message: String::new(), extra_system_prompt: None, lane: None, channel: None, params: serde_json::Value::Null, timeout_s: 1 },
+            asked: Asked {
+                agent_id: String::new(),
+                message: String::new(),
+                extra_system_prompt: None,
+                lane: None,
+                channel: None,
+                params: serde_json::Value::Null,
+                timeout_s: 1,
+            },
             message_entry: String::new(),
             finished: Some(finished),
             recorded: true,
@@ -803,7 +834,7 @@ mod tests {
 
     fn run(runs: &Arc<Runs>, id: &str) -> WaitResult {
         match runs.register(&request(id), Duration::from_secs(5)).unwrap() {
-            Registered::New(file) => runs.start(file),
+            Registered::New(file) => runs.start(*file),
             Registered::Existing | Registered::TooMany => {}
         }
         runs.wait(id, Duration::from_secs(5))
@@ -818,7 +849,15 @@ mod tests {
             owner: Some("0f0e0d0c-dead-4000-8000-000000000000".into()),
             attempts,
             started_at: 1,
-            asked: Asked { agent_id: "main".into(), message: "hi".into(), extra_system_prompt: None, lane: None, channel: None, params: serde_json::Value::Null, timeout_s: 5 },
+            asked: Asked {
+                agent_id: "main".into(),
+                message: "hi".into(),
+                extra_system_prompt: None,
+                lane: None,
+                channel: None,
+                params: serde_json::Value::Null,
+                timeout_s: 5,
+            },
             message_entry: "abcd0123".into(),
             finished,
             recorded: false,
@@ -868,12 +907,16 @@ mod tests {
     #[test]
     fn an_end_written_but_not_recorded_is_recorded_by_the_next_process() {
         let dir = tempfile::tempdir().unwrap();
-        let finished = Finished { reply: Some("hello".into()), reply_entry: Some("ffff0000".into()), ..Finished::failed(String::new(), 1, 2) };
+        let finished =
+            Finished { reply: Some("hello".into()), reply_entry: Some("ffff0000".into()), ..Finished::failed(String::new(), 1, 2) };
         let finished = Finished { status: "ok".into(), error: None, ..finished };
         orphan(dir.path(), "half", 1, Some(finished));
         let (runs, steps) = open(dir.path());
         assert_eq!(runs.wait("half", Duration::from_secs(5)).status.as_deref(), Some("ok"));
-        assert_eq!((steps.messages.load(Ordering::SeqCst), steps.ends.load(Ordering::SeqCst), steps.checked.load(Ordering::SeqCst)), (0, 1, 1));
+        assert_eq!(
+            (steps.messages.load(Ordering::SeqCst), steps.ends.load(Ordering::SeqCst), steps.checked.load(Ordering::SeqCst)),
+            (0, 1, 1)
+        );
         assert!(runs.read("half").unwrap().recorded);
     }
 

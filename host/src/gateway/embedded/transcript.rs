@@ -653,7 +653,8 @@ mod tests {
             None,
         )
         .unwrap();
-        append_message(&transcript, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]}), None).unwrap();
+        append_message(&transcript, "s", "/w", 2000, &json!({"role": "assistant", "content": [{"type": "text", "text": "yo"}]}), None)
+            .unwrap();
         let lines: Vec<Value> = std::fs::read_to_string(&path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
         assert_eq!(lines[0]["type"], "session");
         assert_eq!(lines[1]["parentId"], Value::Null);
