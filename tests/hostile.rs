@@ -537,7 +537,9 @@ fn imports(component: &[u8]) -> Vec<String> {
 
 #[test]
 fn the_component_imports_nothing_but_the_gateway_the_host_services_and_inert_wasi() {
-    let mut expected: Vec<String> = ["openclaw:session-tools/gateway@0.1.0", "openclaw:session-tools/host@0.1.0"]
+    // `types` holds records only: importing it grants nothing.
+    let mut expected: Vec<String> =
+        ["openclaw:session-tools/types@0.2.0", "openclaw:session-tools/gateway@0.2.0", "openclaw:session-tools/host@0.2.0"]
         .into_iter()
         .map(String::from)
         .chain(["poll", "error", "streams"].map(|i| format!("wasi:io/{i}@0.2.x")))

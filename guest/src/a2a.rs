@@ -8,7 +8,7 @@ use crate::announce::{is_announce_skip, is_reply_skip, resolve_target, send_para
 use crate::channels::AnnounceTarget;
 use crate::context::Env;
 use crate::context::{Wake, Wakeup};
-use crate::flow::{prompt, start_step, Flow, Next, STEP_WAIT_CAP_MS};
+use crate::flow::{prompt, retry_after, start_step, Flow, Next, STEP_WAIT_CAP_MS};
 use crate::ports::{LogLevel, WaitParams};
 use crate::reply::{js_trim, read_latest_reply};
 
@@ -245,10 +245,18 @@ impl Flow for A2aFlow {
                 self.phase = Phase::Deliver { key: env.host.new_uuid(), text: text.to_string() };
                 Next::Wait(self, Wake::Now)
             }
-            (_, Some(Err(e))) => self.fail(env, "agent.wait", &e.message),
-            (_, None) => {
-                env.host.log(LogLevel::Warn, "sessions_send flow resumed without its run's end; stopping");
-                Next::Done
+            (_, Some(Err(e))) => match retry_after(env, &e) {
+                Some(later) => {
+                    env.host.log(LogLevel::Info, &format!("sessions_send flow: agent.wait failed ({e}); asking again later"));
+                    Next::Wait(self, later)
+                }
+                None => self.fail(env, "agent.wait", &e.message),
+            },
+            // Woken without the run's end: the wait is made again (a retry after a
+            // transient failure, or a host that lost the wait).
+            (Phase::AwaitPrimary { run_id } | Phase::AwaitTurn { run_id } | Phase::AwaitAnnounce { run_id }, None) => {
+                let wake = Wake::RunEnd(WaitParams { run_id, timeout_ms: self.announce_timeout_ms.min(STEP_WAIT_CAP_MS) });
+                Next::Wait(self, wake)
             }
         }
     }

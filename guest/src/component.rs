@@ -33,7 +33,16 @@ fn config() -> Option<Rc<Config>> {
 struct WitGateway;
 
 fn gw_err(e: wit_gw::GatewayError) -> ports::GatewayError {
-    ports::GatewayError { message: e.message }
+    let kind = match e.kind {
+        wit_gw::ErrorKind::Timeout => ports::ErrorKind::Timeout,
+        wit_gw::ErrorKind::NotFound => ports::ErrorKind::NotFound,
+        wit_gw::ErrorKind::Forbidden => ports::ErrorKind::Forbidden,
+        wit_gw::ErrorKind::Unavailable => ports::ErrorKind::Unavailable,
+        wit_gw::ErrorKind::TooLarge => ports::ErrorKind::TooLarge,
+        wit_gw::ErrorKind::Invalid => ports::ErrorKind::Invalid,
+        wit_gw::ErrorKind::Other => ports::ErrorKind::Other,
+    };
+    ports::GatewayError { kind, message: e.message }
 }
 
 fn dc_from(d: wit_gw::DeliveryContext) -> ports::DeliveryContext {

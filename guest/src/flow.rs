@@ -8,6 +8,16 @@ use crate::ports::{GatewayResult, WaitParams};
 
 /// The cap on each step's wait inside a flow (reference §0.3).
 pub const STEP_WAIT_CAP_MS: u64 = 60_000;
+/// How long a flow waits before it asks again about a run whose `agent.wait` failed
+/// transiently (the gateway was slow or away), or that outlived its wait.
+pub const RETRY_WAIT_MS: u64 = 60_000;
+
+/// What a flow does when the wait for its run failed: a transient failure (timeout,
+/// unavailable) is asked about again later — the run may well end — and any other ends the
+/// step. Decided here, once, for every host (issue 22).
+pub fn retry_after(env: &Env, error: &crate::ports::GatewayError) -> Option<Wake> {
+    error.kind.is_transient().then(|| Wake::At(env.host.now_ms().saturating_add(RETRY_WAIT_MS)))
+}
 
 /// What a flow does next.
 pub enum Next<S> {

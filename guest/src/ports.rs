@@ -1,15 +1,47 @@
 //! The two ports of the tool logic: the gateway it calls and the host services it uses.
 //! The types mirror the records of the WIT `gateway` and `host` interfaces one to one.
 
-/// A gateway error: the message the gateway answered with.
+/// What kind of failure a gateway error is (WIT `error-kind`): what the tools decide on a
+/// failure, they decide on this, never on the message's words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorKind {
+    /// No answer in time (the request may or may not have been done).
+    Timeout,
+    /// What was named does not exist.
+    NotFound,
+    /// The caller may not do it (a policy, a scope, the host's N15 guard).
+    Forbidden,
+    /// The gateway cannot be reached, or is restarting.
+    Unavailable,
+    /// Over a size limit.
+    TooLarge,
+    /// Refused as malformed.
+    Invalid,
+    Other,
+}
+
+impl ErrorKind {
+    /// Whether trying again later may succeed (the gateway was slow or away).
+    pub fn is_transient(self) -> bool {
+        matches!(self, ErrorKind::Timeout | ErrorKind::Unavailable)
+    }
+}
+
+/// A gateway error: its kind, and the message the gateway (or the host) answered with.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GatewayError {
+    pub kind: ErrorKind,
     pub message: String,
 }
 
 impl GatewayError {
+    /// An error of kind [`ErrorKind::Other`].
     pub fn new(message: impl Into<String>) -> Self {
-        Self { message: message.into() }
+        Self::of(ErrorKind::Other, message)
+    }
+
+    pub fn of(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
     }
 }
 

@@ -10,7 +10,7 @@ use crate::context::{Job, Wake};
 use crate::flow::{job_of, prompt};
 use crate::json::to_json;
 use crate::keys::normalize_agent_id;
-use crate::ports::{AgentParams, HistoryParams, ResolveParams, WaitParams};
+use crate::ports::{AgentParams, ErrorKind, HistoryParams, ResolveParams, WaitParams};
 use crate::reply::{extract_assistant_text, REPLY_HISTORY_LIMIT};
 use crate::requester::Requester;
 use crate::visibility::{check_agent_to_agent, not_visible, resolve_session_reference, spawned_list_params, AgentToAgent};
@@ -174,7 +174,7 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
     let wait = match env.gw.agent_wait(&WaitParams { run_id: run_id.clone(), timeout_ms }) {
         Ok(wait) => wait,
         Err(e) => {
-            let status = if e.message.contains("gateway timeout") { "timeout" } else { "error" };
+            let status = if e.kind == ErrorKind::Timeout { "timeout" } else { "error" };
             return Ok(error_result(run_id, status, non_empty(e.message, "error")));
         }
     };

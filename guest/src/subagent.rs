@@ -9,7 +9,7 @@ use crate::announce::{is_announce_skip, normalize_body, resolve_target, send_par
 use crate::channels::AnnounceTarget;
 use crate::context::Env;
 use crate::context::{Wake, Wakeup};
-use crate::flow::{prompt, start_step, Flow, Next};
+use crate::flow::{prompt, retry_after, start_step, Flow, Next};
 use crate::keys::agent_id_of_key;
 use crate::list::join_path;
 use crate::ports::{DeleteParams, LogLevel, PatchParams, Usage, WaitParams};
@@ -18,8 +18,7 @@ use crate::reply::{js_trim, read_latest_reply};
 pub const ANNOUNCE_MESSAGE: &str = "Sub-agent announce step.";
 /// The announce step's timeout (the registry's announce `timeoutMs`).
 pub const ANNOUNCE_TIMEOUT_MS: u64 = 30_000;
-/// How long to wait before asking again about a run that outlived its wait.
-pub const RETRY_WAIT_MS: u64 = 60_000;
+pub use crate::flow::RETRY_WAIT_MS;
 
 /// Where the requester's conversation is (`requesterOrigin`, normalised).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -272,6 +271,10 @@ impl Flow for SubagentFlow {
                 let ok = match result {
                     Ok(wait) => wait.status.as_deref() == Some("ok"),
                     Err(e) => {
+                        if let Some(later) = retry_after(env, &e) {
+                            env.host.log(LogLevel::Info, &format!("Subagent announce: agent.wait failed ({e}); asking again later"));
+                            return Next::Wait(self, later);
+                        }
                         env.host.log(LogLevel::Warn, &format!("Subagent announce failed: {e}"));
                         return self.finish(env);
                     }

@@ -16,10 +16,19 @@ wasmtime::component::bindgen!({
 });
 
 pub use exports::openclaw::session_tools::{jobs as wit_jobs, policy as wit_policy, tools as wit_tools};
-pub use openclaw::session_tools::{gateway as wit_gw, host as wit_host};
+pub use openclaw::session_tools::{gateway as wit_gw, host as wit_host, types as wit_types};
 
 pub fn gw_err(e: ports::GatewayError) -> wit_gw::GatewayError {
-    wit_gw::GatewayError { message: e.message }
+    let kind = match e.kind {
+        ports::ErrorKind::Timeout => wit_gw::ErrorKind::Timeout,
+        ports::ErrorKind::NotFound => wit_gw::ErrorKind::NotFound,
+        ports::ErrorKind::Forbidden => wit_gw::ErrorKind::Forbidden,
+        ports::ErrorKind::Unavailable => wit_gw::ErrorKind::Unavailable,
+        ports::ErrorKind::TooLarge => wit_gw::ErrorKind::TooLarge,
+        ports::ErrorKind::Invalid => wit_gw::ErrorKind::Invalid,
+        ports::ErrorKind::Other => wit_gw::ErrorKind::Other,
+    };
+    wit_gw::GatewayError { kind, message: e.message }
 }
 
 pub fn list_params(p: wit_gw::ListParams) -> ports::ListParams {

@@ -141,14 +141,14 @@ export class GatewayConnection {
 
   /** One request; `expectFinal` waits past `accepted`. Blocks for at most `timeoutMs`. */
   async request(method, params, { expectFinal = false, timeoutMs = 30_000 } = {}) {
-    if (this.stopped) throw transient('the gateway connection was stopped');
+    if (this.stopped) throw transient('the gateway connection was stopped', 'unavailable');
     this.#start();
     this.inFlight += 1;
     this.#holdProcess();
     let timer;
     const timeout = new Promise((_, reject) => {
       timer = setTimeout(
-        () => reject(transient(this.ready ? `gateway timeout after ${timeoutMs}ms` : `gateway not connected within ${timeoutMs}ms${this.lastError ? ` (${this.lastError})` : ''}`)),
+        () => reject(this.ready ? transient(`gateway timeout after ${timeoutMs}ms`, 'timeout') : transient(`gateway not connected within ${timeoutMs}ms${this.lastError ? ` (${this.lastError})` : ''}`, 'unavailable')),
         timeoutMs,
       );
     });
@@ -174,8 +174,9 @@ export class GatewayConnection {
   }
 }
 
-function transient(message) {
+function transient(message, kind) {
   const error = new Error(message);
   error.transient = true;
+  error.kind = kind;
   return error;
 }

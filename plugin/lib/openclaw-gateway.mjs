@@ -97,6 +97,14 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
 }
 
 /** A connection-level failure (not the gateway's answer): worth trying again later. */
+/** The kind of an error the gateway's client threw (until the wire component maps frames). */
+function errorKind(message, transient) {
+  if (/^No session found/.test(message)) return 'not-found';
+  if (/^send blocked by session policy/.test(message)) return 'forbidden';
+  if (/gateway timeout/i.test(message)) return 'timeout';
+  return transient ? 'unavailable' : 'other';
+}
+
 export function isTransient(message) {
   return /gateway closed|gateway timeout|ECONNREFUSED|ECONNRESET|socket hang up|connect/i.test(message ?? '');
 }
@@ -143,7 +151,8 @@ export class OpenClawGateway {
       });
     } catch (e) {
       const error = new Error(e?.message ?? String(e));
-      error.transient = isTransient(error.message);
+      error.transient = e?.transient === true || isTransient(error.message);
+      error.kind = e?.kind ?? errorKind(error.message, error.transient);
       throw error;
     }
     if (method === 'agent' && answer && typeof answer.runId === 'string') {

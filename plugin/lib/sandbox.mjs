@@ -364,11 +364,11 @@ export class Sandbox {
     const gatewayLeft = limits.gatewayMs - call.inHost;
     let answer;
     if (call.gatewayCalls > limits.maxGatewayCalls) {
-      answer = { error: `too many gateway calls in one call (the limit is ${limits.maxGatewayCalls})` };
+      answer = { error: `too many gateway calls in one call (the limit is ${limits.maxGatewayCalls})`, kind: 'too-large' };
     } else if (wallLeft <= 0) {
-      answer = { error: 'the call ran out of time' };
+      answer = { error: 'the call ran out of time', kind: 'timeout' };
     } else if (gatewayLeft <= 0) {
-      answer = { error: `the call spent its gateway time (${Math.floor(limits.gatewayMs / 1000)} s) and may make no more gateway calls` };
+      answer = { error: `the call spent its gateway time (${Math.floor(limits.gatewayMs / 1000)} s) and may make no more gateway calls`, kind: 'timeout' };
     } else {
       if (method === 'agent.wait') {
         params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
@@ -376,12 +376,12 @@ export class Sandbox {
       try {
         if (method === 'chat.histories') {
           const answers = await this.gateway.histories(params);
-          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error) } : { ok: a.ok })) };
+          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other' } : { ok: a.ok })) };
         } else {
           answer = { ok: await this.gateway.call(method, params) };
         }
       } catch (e) {
-        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e) };
+        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other' };
       }
       call.inHost += performance.now() - now;
     }

@@ -8,6 +8,17 @@ import { matches } from './pattern.mjs';
 
 const str = (v, k) => (v && typeof v[k] === 'string' ? v[k] : undefined);
 
+/**
+ * The kind of a scripted error: the conformance format writes errors as the reference's
+ * client words them, and the two it branches on carry their kind (a client-side timeout,
+ * a missing session) — the test double reading its own script, as `scripted.rs` does.
+ */
+function scriptedKind(message) {
+  if (message.startsWith('gateway timeout')) return 'timeout';
+  if (message.startsWith('No session found')) return 'not-found';
+  return 'other';
+}
+
 export class ScriptedGateway {
   /** Reads a case's `gateway` object; `now` is the virtual time runs start at. */
   constructor(gateway, now) {
@@ -20,6 +31,7 @@ export class ScriptedGateway {
       if (method === undefined) throw new Error(`gateway.responses[${i}] has no method`);
       let answer;
       if (r.error !== undefined) answer = { error: typeof r.error === 'string' ? r.error : JSON.stringify(r.error) };
+      if (answer.error !== undefined) answer.kind = scriptedKind(answer.error);
       else answer = { ok: r.result !== undefined ? r.result : {} };
       const times = Number.isSafeInteger(r.times) && r.times >= 0 ? r.times : undefined;
       return { method, params: r.params, answer, timesLeft: times };
@@ -77,7 +89,7 @@ export class ScriptedGateway {
       try {
         return { ok: this.callSync('chat.history', params) };
       } catch (e) {
-        return { error: e.message };
+        return { error: e.message, kind: e.kind ?? 'other' };
       }
     });
   }

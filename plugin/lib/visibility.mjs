@@ -30,6 +30,7 @@ export class GatewayError extends Error {
   constructor(message) {
     super(message);
     this.name = 'GatewayError';
+    this.kind = 'forbidden';
   }
 }
 

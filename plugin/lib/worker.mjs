@@ -54,18 +54,19 @@ function flushOutput() {
 
 // ---- the gateway imports ----
 const ok = (val) => ({ tag: 'ok', val });
-const err = (message) => ({ tag: 'err', val: { message } });
+// A gateway error (WIT 0.2.0): its kind and message; the host side says the kind.
+const err = (message, kind = 'other') => ({ tag: 'err', val: { kind, message } });
 
 function refuseLarge(method, size) {
   const limit = limits.maxGatewayAnswerBytes;
   if (size <= limit) return null;
   log('warn', `[${name}] ${method} answer of ${size} bytes refused (limit ${limit})`);
-  return err(`gateway answer too large: ${method} returned ${size} bytes (the limit is ${limit})`);
+  return err(`gateway answer too large: ${method} returned ${size} bytes (the limit is ${limit})`, 'too-large');
 }
 
 function gateway(method, params, convert, size) {
   const answer = hostCall({ method, params });
-  if (answer.error !== undefined) return err(answer.error);
+  if (answer.error !== undefined) return err(answer.error, answer.kind);
   const value = convert(answer.ok);
   return (size && refuseLarge(method, size(value))) || ok(value);
 }
@@ -79,7 +80,7 @@ const gatewayImports = {
   chatHistory: (p) => gateway('chat.history', wire.historyParams(p), wire.history, wire.historySize),
   chatHistories: (list) => {
     const answer = hostCall({ method: 'chat.histories', params: list.map(wire.historyParams) });
-    if (answer.error !== undefined) return list.map(() => err(answer.error));
+    if (answer.error !== undefined) return list.map(() => err(answer.error, answer.kind));
     const answers = Array.isArray(answer.ok) ? answer.ok : [];
     if (answers.length !== list.length) {
       const message = `the gateway answered ${answers.length} histories for ${list.length}`;
@@ -88,7 +89,7 @@ const gatewayImports = {
     // Together one answer for the size limit: past it, the rest are refused.
     let total = 0;
     return answers.map((a) => {
-      if (a.error !== undefined) return err(a.error);
+      if (a.error !== undefined) return err(a.error, a.kind);
       const h = wire.history(a.ok);
       total += wire.historySize(h);
       return refuseLarge('chat.histories', total) || ok(h);
@@ -122,6 +123,7 @@ let api = null;
 async function instantiate() {
   const { instantiate } = await import(componentJs);
   const imports = {
+    'openclaw:session-tools/types': {},
     'openclaw:session-tools/gateway': gatewayImports,
     'openclaw:session-tools/host': hostImports,
     ...wasiImports({ stdout, stderr }),

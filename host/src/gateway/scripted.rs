@@ -127,8 +127,20 @@ impl ScriptedGateway {
     }
 }
 
+/// A scripted error. The conformance format writes errors as the reference's client
+/// words them; the two it branches on carry their kind here: a client-side timeout
+/// (`gateway timeout after …`, what the reference's `callGateway` throws) and a missing
+/// session (`No session found…`). This is the test double reading its own script, never a
+/// decision of the product.
 fn error(message: String) -> GatewayError {
-    GatewayError { message }
+    let kind = if message.starts_with("gateway timeout") {
+        ErrorKind::Timeout
+    } else if message.starts_with("No session found") {
+        ErrorKind::NotFound
+    } else {
+        ErrorKind::Other
+    };
+    GatewayError { kind, message }
 }
 
 impl Gateway for ScriptedGateway {

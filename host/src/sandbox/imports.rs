@@ -70,6 +70,9 @@ impl StoreState {
 
 type Answer<T> = wasmtime::Result<Result<T, wit_gw::GatewayError>>;
 
+/// The records' interface has no functions.
+impl crate::bindings::wit_types::Host for StoreState {}
+
 impl wit_gw::Host for StoreState {
     fn sessions_list(&mut self, params: wit_gw::ListParams) -> Answer<wit_gw::SessionList> {
         self.import("gateway.sessions-list", |s| {
@@ -110,7 +113,7 @@ impl wit_gw::Host for StoreState {
                 Ok(answers) if answers.len() == params.len() => answers,
                 Ok(answers) => {
                     let message = format!("the gateway answered {} histories for {}", answers.len(), params.len());
-                    return params.iter().map(|_| Err(wit_gw::GatewayError { message: message.clone() })).collect();
+                    return params.iter().map(|_| Err(wit_gw::GatewayError { kind: wit_gw::ErrorKind::Other, message: message.clone() })).collect();
                 }
                 Err(e) => return params.iter().map(|_| Err(bindings::gw_err(e.clone()))).collect(),
             };

@@ -281,6 +281,11 @@ impl Sandbox {
         (data.name.clone(), data.gateway().clone(), data.services.clone(), self.limits.clone())
     }
 
+    /// The linear memory the instance has grown to, in bytes (what keeping it idle costs).
+    pub(crate) fn memory_bytes(&self) -> usize {
+        self.store.data().limiter.memory_size
+    }
+
     /// Whether the instance broke a limit or trapped (it must not be used again).
     pub fn is_broken(&self) -> bool {
         self.broken.is_some()

@@ -94,6 +94,8 @@ pub struct Limiter {
     tables: usize,
     memories: usize,
     pub memory_exceeded: bool,
+    /// The linear memory the instance has grown to, in bytes.
+    pub memory_size: usize,
 }
 
 impl wasmtime::ResourceLimiter for Limiter {
@@ -102,6 +104,7 @@ impl wasmtime::ResourceLimiter for Limiter {
             self.memory_exceeded = true;
             wasmtime::bail!("memory limit of {} bytes exceeded ({desired} bytes asked for)", self.memory_limit);
         }
+        self.memory_size = self.memory_size.max(desired);
         Ok(true)
     }
 
@@ -181,6 +184,7 @@ impl StoreState {
                 tables: limits.tables,
                 memories: limits.memories,
                 memory_exceeded: false,
+                memory_size: 0,
             },
             meter: CpuMeter {
                 running: false,
@@ -239,7 +243,7 @@ impl StoreState {
     pub(super) fn gateway_call<T>(&mut self, call: impl FnOnce(&dyn Gateway) -> ports::GatewayResult<T>) -> ports::GatewayResult<T> {
         self.meter.gateway_calls += 1;
         if self.meter.gateway_calls > self.meter.max_gateway_calls {
-            return Err(ports::GatewayError::new(format!(
+            return Err(ports::GatewayError::of(ports::ErrorKind::TooLarge, format!(
                 "too many gateway calls in one call (the limit is {})",
                 self.meter.max_gateway_calls
             )));
@@ -247,10 +251,10 @@ impl StoreState {
         let called = Instant::now();
         if self.meter.over_wall_at(called) {
             self.meter.wall_exceeded = true;
-            return Err(ports::GatewayError::new("the call ran out of time".to_string()));
+            return Err(ports::GatewayError::of(ports::ErrorKind::Timeout, "the call ran out of time"));
         }
         if self.meter.gateway_left().is_zero() {
-            return Err(ports::GatewayError::new(format!(
+            return Err(ports::GatewayError::of(ports::ErrorKind::Timeout, format!(
                 "the call spent its gateway time ({} s) and may make no more gateway calls",
                 self.meter.gateway_budget.as_secs()
             )));
@@ -266,6 +270,7 @@ impl StoreState {
             self.services
                 .log(LogLevel::Warn, &format!("[{}] {method} answer of {size} bytes refused (limit {})", self.name, self.max_answer));
             return Err(wit_gw::GatewayError {
+                kind: wit_gw::ErrorKind::TooLarge,
                 message: format!("gateway answer too large: {method} returned {size} bytes (the limit is {})", self.max_answer),
             });
         }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use super::registry::Found;
 use super::runs::{Finished, Registered, RunFile, RunSteps};
 use super::runtime::{AgentRuntime, RunRequest};
-use super::{gw, known_channel, EmbeddedGateway, LABEL_MAX};
+use super::{forbidden, gw, invalid, known_channel, EmbeddedGateway, LABEL_MAX};
 use crate::faults::fault_point;
 
 impl EmbeddedGateway {
@@ -20,20 +20,20 @@ impl EmbeddedGateway {
     /// policy, creates or updates the entry, appends the message and starts the run.
     pub(super) fn start_run(&self, p: &AgentParams) -> GatewayResult<AgentAccepted> {
         if p.message.trim().is_empty() {
-            return Err(gw("invalid agent params: at /message: must NOT have fewer than 1 characters"));
+            return Err(invalid("invalid agent params: at /message: must NOT have fewer than 1 characters"));
         }
         if let Some(channel) = p.channel.as_deref() {
             if !known_channel(channel) {
-                return Err(gw(format!("invalid agent params: unknown channel: {channel}")));
+                return Err(invalid(format!("invalid agent params: unknown channel: {channel}")));
             }
         }
         if let Some(label) = &p.label {
             let n = label.chars().count();
             if n == 0 {
-                return Err(gw("invalid agent params: at /label: must NOT have fewer than 1 characters"));
+                return Err(invalid("invalid agent params: at /label: must NOT have fewer than 1 characters"));
             }
             if n > LABEL_MAX {
-                return Err(gw(format!("invalid agent params: at /label: must NOT have more than {LABEL_MAX} characters")));
+                return Err(invalid(format!("invalid agent params: at /label: must NOT have more than {LABEL_MAX} characters")));
             }
         }
         // The same idempotency key is the same run, whichever process registered it.
@@ -44,7 +44,7 @@ impl EmbeddedGateway {
         let existing = self.find(&requested)?;
         let (decision, _why) = self.policy_for(&requested, existing.as_ref().map(|f| &f.entry))?;
         if decision == Decision::Deny {
-            return Err(gw("send blocked by session policy"));
+            return Err(forbidden("send blocked by session policy"));
         }
         let parent = match p.spawned_by.as_deref() {
             Some(s) => self.find(s)?,

@@ -11,7 +11,7 @@ use session_tools_guest::keys::{is_subagent_key, normalize_agent_id};
 
 use super::registry::{lookup, spellings, Found};
 use super::store::{Entries, StoreError};
-use super::{gw, transcript, EmbeddedGateway, LABEL_MAX};
+use super::{gw, invalid, transcript, EmbeddedGateway, LABEL_MAX};
 use crate::config::expand_home;
 
 /// A fuller `sessions.patch` than the component's (the CLI and owners use it).
@@ -48,7 +48,7 @@ fn check_label(raw: &str, method: &str) -> Result<String, GatewayError> {
     }
     let label = raw.trim();
     if label.is_empty() {
-        return Err(gw("invalid label: empty"));
+        return Err(invalid("invalid label: empty"));
     }
     Ok(label.to_string())
 }
@@ -110,7 +110,7 @@ impl EmbeddedGateway {
             Some(Some(p)) => {
                 let p = p.trim().to_lowercase();
                 if p != "allow" && p != "deny" {
-                    return Err(gw(format!("invalid sessions.patch params: sendPolicy must be allow, deny or null (got {p})")));
+                    return Err(invalid(format!("invalid sessions.patch params: sendPolicy must be allow, deny or null (got {p})")));
                 }
                 Some(Some(p))
             }
@@ -180,17 +180,17 @@ impl EmbeddedGateway {
     fn check_model(&self, raw: &str) -> Result<Option<(String, String)>, GatewayError> {
         let reference = raw.trim();
         if reference.is_empty() {
-            return Err(gw("invalid model: empty"));
+            return Err(invalid("invalid model: empty"));
         }
         let (provider, model) = match reference.split_once('/') {
             Some((p, m)) if !p.trim().is_empty() && !m.trim().is_empty() => (p.trim().to_lowercase(), m.trim().to_string()),
-            Some(_) => return Err(gw(format!("invalid model: {reference}"))),
+            Some(_) => return Err(invalid(format!("invalid model: {reference}"))),
             None => ("anthropic".to_string(), reference.to_string()),
         };
         let full = format!("{provider}/{model}");
         if let Some(allow) = &self.config().model_allowlist {
             if !allow.iter().any(|a| a.trim().eq_ignore_ascii_case(&full) || a.trim() == reference) {
-                return Err(gw(format!("model not allowed: {full}")));
+                return Err(invalid(format!("model not allowed: {full}")));
             }
         }
         if full == self.config().default_model() {

@@ -77,7 +77,22 @@ pub struct EmbeddedGateway {
 }
 
 fn gw(message: impl Into<String>) -> GatewayError {
-    GatewayError { message: message.into() }
+    GatewayError::new(message)
+}
+
+/// What was named does not exist (OpenClaw's `No session found…`).
+fn not_found(message: impl Into<String>) -> GatewayError {
+    GatewayError::of(ErrorKind::NotFound, message)
+}
+
+/// Params OpenClaw's schema refuses.
+fn invalid(message: impl Into<String>) -> GatewayError {
+    GatewayError::of(ErrorKind::Invalid, message)
+}
+
+/// Refused by a policy.
+fn forbidden(message: impl Into<String>) -> GatewayError {
+    GatewayError::of(ErrorKind::Forbidden, message)
 }
 
 /// Channels the gateway knows (built-in chat channels and `webchat`).

@@ -18,7 +18,7 @@ use session_tools_guest::ports::{GatewayResult, SendParams};
 
 use super::confined::Confined;
 use super::lock::OsLock;
-use super::{gw, known_channel, EmbeddedGateway};
+use super::{gw, invalid, known_channel, EmbeddedGateway};
 
 pub struct Outbox {
     file: Confined,
@@ -130,14 +130,14 @@ impl EmbeddedGateway {
     /// `send`: checked as the real gateway checks it, then recorded in the outbox.
     pub(super) fn deliver(&self, p: &SendParams) -> GatewayResult<()> {
         if p.to.trim().is_empty() {
-            return Err(gw("invalid send params: at /to: must NOT have fewer than 1 characters"));
+            return Err(invalid("invalid send params: at /to: must NOT have fewer than 1 characters"));
         }
         if p.message.is_empty() {
-            return Err(gw("invalid send params: at /message: must NOT have fewer than 1 characters"));
+            return Err(invalid("invalid send params: at /message: must NOT have fewer than 1 characters"));
         }
         if let Some(channel) = &p.channel {
             if !known_channel(channel) || channel.eq_ignore_ascii_case("webchat") {
-                return Err(gw(format!("unsupported channel: {channel}")));
+                return Err(invalid(format!("unsupported channel: {channel}")));
             }
         }
         self.outbox().deliver(p, self.now()).map_err(|e| gw(format!("recording the delivery: {e}")))

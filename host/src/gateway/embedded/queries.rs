@@ -10,7 +10,7 @@ use session_tools_guest::keys::normalize_agent_id;
 
 use super::listing::{deduplicated, IndexedRow, StoreRows};
 use super::runs::RunView;
-use super::{gw, transcript, EmbeddedGateway, LABEL_MAX};
+use super::{gw, invalid, not_found, transcript, EmbeddedGateway, LABEL_MAX};
 
 impl EmbeddedGateway {
     /// The rows of `sessions.list`.
@@ -59,7 +59,7 @@ impl EmbeddedGateway {
     /// `sessions.resolve`: exactly one of a key, a sessionId or a label.
     pub(super) fn resolve(&self, p: &ResolveParams) -> GatewayResult<String> {
         if p.label.as_deref().is_some_and(|l| l.chars().count() > LABEL_MAX) {
-            return Err(gw(format!("invalid sessions.resolve params: at /label: must NOT have more than {LABEL_MAX} characters")));
+            return Err(invalid(format!("invalid sessions.resolve params: at /label: must NOT have more than {LABEL_MAX} characters")));
         }
         // Blank values count as absent.
         let present = |v: &Option<String>| v.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_string);
@@ -74,7 +74,7 @@ impl EmbeddedGateway {
         if let Some(key) = key {
             return match self.find(&key)? {
                 Some(found) => Ok(found.key),
-                None => Err(gw(format!("No session found: {key}"))),
+                None => Err(not_found(format!("No session found: {key}"))),
             };
         }
         let stores = self.indexed_stores()?;
@@ -98,7 +98,7 @@ impl EmbeddedGateway {
             let rows: Vec<Cow<'_, IndexedRow>> =
                 list(None, u32::MAX).into_iter().filter(|r| r.row.session_id.as_deref() == Some(id.as_str()) || r.key == id).collect();
             return match rows.as_slice() {
-                [] => Err(gw(format!("No session found: {id}"))),
+                [] => Err(not_found(format!("No session found: {id}"))),
                 [one] => Ok(one.key.clone()),
                 many => Err(gw(format!("Multiple sessions found for sessionId: {id} ({})", keys(many)))),
             };
@@ -106,7 +106,7 @@ impl EmbeddedGateway {
         let label = label.unwrap_or_default();
         let rows = list(Some(label.clone()), 2);
         match rows.as_slice() {
-            [] => Err(gw(format!("No session found with label: {label}"))),
+            [] => Err(not_found(format!("No session found with label: {label}"))),
             [one] => Ok(one.key.clone()),
             many => Err(gw(format!("Multiple sessions found with label: {label} ({})", keys(many)))),
         }
@@ -136,10 +136,10 @@ impl EmbeddedGateway {
     fn history_of(&self, p: &HistoryParams, found: GatewayResult<Option<super::Found>>) -> GatewayResult<History> {
         let limit = p.limit.map_or(transcript::DEFAULT_LIMIT, |l| l as usize);
         if limit == 0 {
-            return Err(gw("invalid chat.history params: at /limit: must be >= 1"));
+            return Err(invalid("invalid chat.history params: at /limit: must be >= 1"));
         }
         if limit > transcript::MAX_LIMIT {
-            return Err(gw(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
+            return Err(invalid(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
         }
         let Some(found) = found? else {
             return Ok(History::default());

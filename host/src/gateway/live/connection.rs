@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
-use session_tools_guest::ports::GatewayError;
+use session_tools_guest::ports::{ErrorKind, GatewayError};
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -93,8 +93,9 @@ pub(super) fn spawn(
     Ok((sender, thread))
 }
 
+/// Fails a request the connection could not carry (it dropped, or never came up).
 fn fail(request: Request, message: String) {
-    let _ = request.reply.send(Err(GatewayError::new(message)));
+    let _ = request.reply.send(Err(GatewayError::of(ErrorKind::Unavailable, message)));
 }
 
 /// Why a connection could not be made.
@@ -334,8 +335,9 @@ impl Connection {
                                     let answer = if ok {
                                         Ok(payload.unwrap_or(Value::Null))
                                     } else {
-                                        let message = error.map(|e| e.message).filter(|m| !m.is_empty()).unwrap_or_else(|| "unknown error".into());
-                                        Err(GatewayError::new(message))
+                                        let (code, message) = error.map(|e| (e.code, e.message)).unwrap_or_default();
+                                        let message = if message.is_empty() { "unknown error".to_string() } else { message };
+                                        Err(GatewayError::of(crate::gateway::wire::error_kind(&code, &message), message))
                                     };
                                     let _ = request.reply.send(answer);
                                 }

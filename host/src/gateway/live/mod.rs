@@ -231,10 +231,10 @@ impl Link {
         match answer.recv_timeout(left) {
             Ok(answer) => answer,
             Err(RecvTimeoutError::Timeout) => {
-                Err(GatewayError::new(format!("the gateway at {} did not answer {method} in time", self.url)))
+                Err(GatewayError::of(ErrorKind::Timeout, format!("the gateway at {} did not answer {method} in time", self.url)))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                Err(GatewayError::new(format!("the connection to the gateway at {} has ended", self.url)))
+                Err(GatewayError::of(ErrorKind::Unavailable, format!("the connection to the gateway at {} has ended", self.url)))
             }
         }
     }
@@ -515,7 +515,7 @@ impl SessionTree for LiveGateway {
     fn exists(&self, key: &str) -> GatewayResult<bool> {
         match self.link.call("sessions.resolve", json!({"key": self.canonical(key)}), true) {
             Ok(answer) => Ok(!wire::resolved_key(&answer).is_empty()),
-            Err(e) if e.message.starts_with("No session found") => Ok(false),
+            Err(e) if e.kind == ErrorKind::NotFound => Ok(false),
             Err(e) => Err(e),
         }
     }
