@@ -3758,6 +3758,23 @@ function _lowerFlatTuple(meta) {
   }
 }
 
+function _lowerFlatEnum(meta) {
+  const f = _lowerFlatVariant(meta);
+  return function _lowerFlatEnumInner(ctx) {
+    _debugLog('[_lowerFlatEnum()] args', { ctx });
+    
+    const v = ctx.vals[0];
+    const isNotEnumObject = typeof v !== 'object'
+    || Object.keys(v).length !== 2
+    || !('tag' in v);
+    if (isNotEnumObject) {
+      ctx.vals[0] = { tag: v };
+    }
+    
+    f(ctx);
+  }
+}
+
 function _lowerFlatOption(meta) {
   const { payloadMaybeNull } = meta;
   const f = _lowerFlatVariant(meta);
@@ -4132,7 +4149,7 @@ let gen= (function* _initGenerator () {
   let exports0;
   
   const _trampoline0 = function() {
-    _debugLog('[iface="openclaw:session-tools/host@0.1.0", function="now-ms"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/host@0.2.0", function="now-ms"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -4200,7 +4217,7 @@ let gen= (function* _initGenerator () {
       
     }
     
-    _debugLog('[iface="openclaw:session-tools/host@0.1.0", function="now-ms"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/host@0.2.0", function="now-ms"][Instruction::Return]', {
       funcName: 'now-ms',
       paramCount: 1,
       async: false,
@@ -4210,7 +4227,7 @@ let gen= (function* _initGenerator () {
     task.exit();
     return toUint64(ret);
   }
-  _trampoline0.fnName = 'openclaw:session-tools/host@0.1.0#nowMs';
+  _trampoline0.fnName = 'openclaw:session-tools/host@0.2.0#nowMs';
   
   const _trampoline7 = function(arg0) {
     let variant0;
@@ -4862,7 +4879,7 @@ let gen= (function* _initGenerator () {
     var ptr1 = arg1;
     var len1 = arg2;
     var result1 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr1, len1));
-    _debugLog('[iface="openclaw:session-tools/host@0.1.0", function="log"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/host@0.2.0", function="log"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -4930,7 +4947,7 @@ let gen= (function* _initGenerator () {
       
     }
     
-    _debugLog('[iface="openclaw:session-tools/host@0.1.0", function="log"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/host@0.2.0", function="log"][Instruction::Return]', {
       funcName: 'log',
       paramCount: 0,
       async: false,
@@ -4939,10 +4956,10 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline13.fnName = 'openclaw:session-tools/host@0.1.0#log';
+  _trampoline13.fnName = 'openclaw:session-tools/host@0.2.0#log';
   
   const _trampoline14 = function(arg0) {
-    _debugLog('[iface="openclaw:session-tools/host@0.1.0", function="new-uuid"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/host@0.2.0", function="new-uuid"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -5017,7 +5034,7 @@ let gen= (function* _initGenerator () {
     
     dataView(memory0).setUint32(arg0 + 4, len0, true);
     dataView(memory0).setUint32(arg0 + 0, ptr0, true);
-    _debugLog('[iface="openclaw:session-tools/host@0.1.0", function="new-uuid"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/host@0.2.0", function="new-uuid"][Instruction::Return]', {
       funcName: 'new-uuid',
       paramCount: 0,
       async: false,
@@ -5026,13 +5043,13 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline14.fnName = 'openclaw:session-tools/host@0.1.0#newUuid';
+  _trampoline14.fnName = 'openclaw:session-tools/host@0.2.0#newUuid';
   
   const _trampoline15 = function(arg0, arg1, arg2, arg3) {
     var ptr0 = arg0;
     var len0 = arg1;
     var result0 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr0, len0));
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="agent-wait"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="agent-wait"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -5095,10 +5112,10 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant18 = ret;
-    switch (variant18.tag) {
+    var variant19 = ret;
+    switch (variant19.tag) {
       case 'ok': {
-        const e = variant18.val;
+        const e = variant19.val;
         dataView(memory0).setInt8(arg3 + 0, 0, true);
         var {status: v2_0, error: v2_1, startedAt: v2_2, endedAt: v2_3, usage: v2_4, model: v2_5 } = e;
         var variant4 = v2_0;
@@ -5195,25 +5212,65 @@ let gen= (function* _initGenerator () {
         break;
       }
       case 'err': {
-        const e = variant18.val;
+        const e = variant19.val;
         dataView(memory0).setInt8(arg3 + 0, 1, true);
-        var {message: v16_0 } = e;
+        var {kind: v16_0, message: v16_1 } = e;
+        var val17 = v16_0;
+        let enum17;
+        switch (val17) {
+          case 'timeout': {
+            enum17 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum17 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum17 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum17 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum17 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum17 = 5;
+            break;
+          }
+          case 'other': {
+            enum17 = 6;
+            break;
+          }
+          default: {
+            if ((v16_0) instanceof Error) {
+              console.error(v16_0);
+            }
+            
+            throw new TypeError(`"${val17}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg3 + 8, enum17, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v16_0, realloc0, memory0);
-        var ptr17= encodeRes.ptr;
-        var len17 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v16_1, realloc0, memory0);
+        var ptr18= encodeRes.ptr;
+        var len18 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg3 + 12, len17, true);
-        dataView(memory0).setUint32(arg3 + 8, ptr17, true);
+        dataView(memory0).setUint32(arg3 + 16, len18, true);
+        dataView(memory0).setUint32(arg3 + 12, ptr18, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant18, valueType: typeof variant18});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant19, valueType: typeof variant19});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="agent-wait"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="agent-wait"][Instruction::Return]', {
       funcName: 'agent-wait',
       paramCount: 0,
       async: false,
@@ -5222,7 +5279,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline15.fnName = 'openclaw:session-tools/gateway@0.1.0#agentWait';
+  _trampoline15.fnName = 'openclaw:session-tools/gateway@0.2.0#agentWait';
   
   const _trampoline16 = function(arg0, arg1, arg2, arg3, arg4) {
     var ptr0 = arg0;
@@ -5242,7 +5299,7 @@ let gen= (function* _initGenerator () {
         throw new TypeError('invalid variant discriminant for option');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="chat-history"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="chat-history"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -5305,10 +5362,10 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant13 = ret;
-    switch (variant13.tag) {
+    var variant14 = ret;
+    switch (variant14.tag) {
       case 'ok': {
-        const e = variant13.val;
+        const e = variant14.val;
         dataView(memory0).setInt8(arg4 + 0, 0, true);
         var {sessionId: v3_0, messages: v3_1 } = e;
         var variant5 = v3_0;
@@ -5359,25 +5416,65 @@ let gen= (function* _initGenerator () {
         break;
       }
       case 'err': {
-        const e = variant13.val;
+        const e = variant14.val;
         dataView(memory0).setInt8(arg4 + 0, 1, true);
-        var {message: v11_0 } = e;
+        var {kind: v11_0, message: v11_1 } = e;
+        var val12 = v11_0;
+        let enum12;
+        switch (val12) {
+          case 'timeout': {
+            enum12 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum12 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum12 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum12 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum12 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum12 = 5;
+            break;
+          }
+          case 'other': {
+            enum12 = 6;
+            break;
+          }
+          default: {
+            if ((v11_0) instanceof Error) {
+              console.error(v11_0);
+            }
+            
+            throw new TypeError(`"${val12}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg4 + 4, enum12, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v11_0, realloc0, memory0);
-        var ptr12= encodeRes.ptr;
-        var len12 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v11_1, realloc0, memory0);
+        var ptr13= encodeRes.ptr;
+        var len13 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg4 + 8, len12, true);
-        dataView(memory0).setUint32(arg4 + 4, ptr12, true);
+        dataView(memory0).setUint32(arg4 + 12, len13, true);
+        dataView(memory0).setUint32(arg4 + 8, ptr13, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant13, valueType: typeof variant13});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant14, valueType: typeof variant14});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="chat-history"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="chat-history"][Instruction::Return]', {
       funcName: 'chat-history',
       paramCount: 0,
       async: false,
@@ -5386,7 +5483,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline16.fnName = 'openclaw:session-tools/gateway@0.1.0#chatHistory';
+  _trampoline16.fnName = 'openclaw:session-tools/gateway@0.2.0#chatHistory';
   
   const _trampoline17 = function(arg0, arg1) {
     let variant0;
@@ -5515,7 +5612,7 @@ let gen= (function* _initGenerator () {
         throw new TypeError('invalid variant discriminant for option');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-list"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-list"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -5584,10 +5681,10 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant65 = ret;
-    switch (variant65.tag) {
+    var variant66 = ret;
+    switch (variant66.tag) {
       case 'ok': {
-        const e = variant65.val;
+        const e = variant66.val;
         dataView(memory0).setInt8(arg1 + 0, 0, true);
         var {path: v15_0, sessions: v15_1 } = e;
         var variant17 = v15_0;
@@ -5927,25 +6024,65 @@ let gen= (function* _initGenerator () {
         break;
       }
       case 'err': {
-        const e = variant65.val;
+        const e = variant66.val;
         dataView(memory0).setInt8(arg1 + 0, 1, true);
-        var {message: v63_0 } = e;
+        var {kind: v63_0, message: v63_1 } = e;
+        var val64 = v63_0;
+        let enum64;
+        switch (val64) {
+          case 'timeout': {
+            enum64 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum64 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum64 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum64 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum64 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum64 = 5;
+            break;
+          }
+          case 'other': {
+            enum64 = 6;
+            break;
+          }
+          default: {
+            if ((v63_0) instanceof Error) {
+              console.error(v63_0);
+            }
+            
+            throw new TypeError(`"${val64}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg1 + 4, enum64, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v63_0, realloc0, memory0);
-        var ptr64= encodeRes.ptr;
-        var len64 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v63_1, realloc0, memory0);
+        var ptr65= encodeRes.ptr;
+        var len65 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg1 + 8, len64, true);
-        dataView(memory0).setUint32(arg1 + 4, ptr64, true);
+        dataView(memory0).setUint32(arg1 + 12, len65, true);
+        dataView(memory0).setUint32(arg1 + 8, ptr65, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant65, valueType: typeof variant65});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant66, valueType: typeof variant66});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-list"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-list"][Instruction::Return]', {
       funcName: 'sessions-list',
       paramCount: 0,
       async: false,
@@ -5954,7 +6091,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline17.fnName = 'openclaw:session-tools/gateway@0.1.0#sessionsList';
+  _trampoline17.fnName = 'openclaw:session-tools/gateway@0.2.0#sessionsList';
   
   const _trampoline18 = function(arg0, arg1, arg2) {
     var len2 = arg1;
@@ -5985,7 +6122,7 @@ let gen= (function* _initGenerator () {
         limit: variant1,
       });
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="chat-histories"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="chat-histories"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -6053,15 +6190,15 @@ let gen= (function* _initGenerator () {
       
     }
     
-    var vec14 = ret;
-    var len14 = vec14.length;
-    var result14 = realloc0(0, 0, 4, len14 * 24);
-    for (let i = 0; i < vec14.length; i++) {
-      const e = vec14[i];
-      const base = result14 + i * 24;var variant13 = e;
-      switch (variant13.tag) {
+    var vec15 = ret;
+    var len15 = vec15.length;
+    var result15 = realloc0(0, 0, 4, len15 * 24);
+    for (let i = 0; i < vec15.length; i++) {
+      const e = vec15[i];
+      const base = result15 + i * 24;var variant14 = e;
+      switch (variant14.tag) {
         case 'ok': {
-          const e = variant13.val;
+          const e = variant14.val;
           dataView(memory0).setInt8(base + 0, 0, true);
           var {sessionId: v3_0, messages: v3_1 } = e;
           var variant5 = v3_0;
@@ -6112,28 +6249,68 @@ let gen= (function* _initGenerator () {
           break;
         }
         case 'err': {
-          const e = variant13.val;
+          const e = variant14.val;
           dataView(memory0).setInt8(base + 0, 1, true);
-          var {message: v11_0 } = e;
+          var {kind: v11_0, message: v11_1 } = e;
+          var val12 = v11_0;
+          let enum12;
+          switch (val12) {
+            case 'timeout': {
+              enum12 = 0;
+              break;
+            }
+            case 'not-found': {
+              enum12 = 1;
+              break;
+            }
+            case 'forbidden': {
+              enum12 = 2;
+              break;
+            }
+            case 'unavailable': {
+              enum12 = 3;
+              break;
+            }
+            case 'too-large': {
+              enum12 = 4;
+              break;
+            }
+            case 'invalid': {
+              enum12 = 5;
+              break;
+            }
+            case 'other': {
+              enum12 = 6;
+              break;
+            }
+            default: {
+              if ((v11_0) instanceof Error) {
+                console.error(v11_0);
+              }
+              
+              throw new TypeError(`"${val12}" is not one of the cases of error-kind`);
+            }
+          }
+          dataView(memory0).setInt8(base + 4, enum12, true);
           
-          var encodeRes = _utf8AllocateAndEncode(v11_0, realloc0, memory0);
-          var ptr12= encodeRes.ptr;
-          var len12 = encodeRes.len;
+          var encodeRes = _utf8AllocateAndEncode(v11_1, realloc0, memory0);
+          var ptr13= encodeRes.ptr;
+          var len13 = encodeRes.len;
           
-          dataView(memory0).setUint32(base + 8, len12, true);
-          dataView(memory0).setUint32(base + 4, ptr12, true);
+          dataView(memory0).setUint32(base + 12, len13, true);
+          dataView(memory0).setUint32(base + 8, ptr13, true);
           
           break;
         }
         default: {
-          _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant13, valueType: typeof variant13});
+          _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant14, valueType: typeof variant14});
           throw new TypeError('invalid variant specified for result');
         }
       }
     }
-    dataView(memory0).setUint32(arg2 + 4, len14, true);
-    dataView(memory0).setUint32(arg2 + 0, result14, true);
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="chat-histories"][Instruction::Return]', {
+    dataView(memory0).setUint32(arg2 + 4, len15, true);
+    dataView(memory0).setUint32(arg2 + 0, result15, true);
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="chat-histories"][Instruction::Return]', {
       funcName: 'chat-histories',
       paramCount: 0,
       async: false,
@@ -6142,7 +6319,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline18.fnName = 'openclaw:session-tools/gateway@0.1.0#chatHistories';
+  _trampoline18.fnName = 'openclaw:session-tools/gateway@0.2.0#chatHistories';
   
   const _trampoline19 = function(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8) {
     var ptr0 = arg0;
@@ -6182,7 +6359,7 @@ let gen= (function* _initGenerator () {
         throw new TypeError('invalid variant discriminant for option');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-patch"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-patch"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -6246,34 +6423,74 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant8 = ret;
-    switch (variant8.tag) {
+    var variant9 = ret;
+    switch (variant9.tag) {
       case 'ok': {
-        const e = variant8.val;
+        const e = variant9.val;
         dataView(memory0).setInt8(arg8 + 0, 0, true);
         
         break;
       }
       case 'err': {
-        const e = variant8.val;
+        const e = variant9.val;
         dataView(memory0).setInt8(arg8 + 0, 1, true);
-        var {message: v6_0 } = e;
+        var {kind: v6_0, message: v6_1 } = e;
+        var val7 = v6_0;
+        let enum7;
+        switch (val7) {
+          case 'timeout': {
+            enum7 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum7 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum7 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum7 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum7 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum7 = 5;
+            break;
+          }
+          case 'other': {
+            enum7 = 6;
+            break;
+          }
+          default: {
+            if ((v6_0) instanceof Error) {
+              console.error(v6_0);
+            }
+            
+            throw new TypeError(`"${val7}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg8 + 4, enum7, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v6_0, realloc0, memory0);
-        var ptr7= encodeRes.ptr;
-        var len7 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v6_1, realloc0, memory0);
+        var ptr8= encodeRes.ptr;
+        var len8 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg8 + 8, len7, true);
-        dataView(memory0).setUint32(arg8 + 4, ptr7, true);
+        dataView(memory0).setUint32(arg8 + 12, len8, true);
+        dataView(memory0).setUint32(arg8 + 8, ptr8, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant8, valueType: typeof variant8});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant9, valueType: typeof variant9});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-patch"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-patch"][Instruction::Return]', {
       funcName: 'sessions-patch',
       paramCount: 0,
       async: false,
@@ -6282,14 +6499,14 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline19.fnName = 'openclaw:session-tools/gateway@0.1.0#sessionsPatch';
+  _trampoline19.fnName = 'openclaw:session-tools/gateway@0.2.0#sessionsPatch';
   
   const _trampoline20 = function(arg0, arg1, arg2, arg3) {
     var ptr0 = arg0;
     var len0 = arg1;
     var result0 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr0, len0));
     var bool1 = arg2;
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-delete"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-delete"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -6352,34 +6569,74 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant5 = ret;
-    switch (variant5.tag) {
+    var variant6 = ret;
+    switch (variant6.tag) {
       case 'ok': {
-        const e = variant5.val;
+        const e = variant6.val;
         dataView(memory0).setInt8(arg3 + 0, 0, true);
         
         break;
       }
       case 'err': {
-        const e = variant5.val;
+        const e = variant6.val;
         dataView(memory0).setInt8(arg3 + 0, 1, true);
-        var {message: v3_0 } = e;
+        var {kind: v3_0, message: v3_1 } = e;
+        var val4 = v3_0;
+        let enum4;
+        switch (val4) {
+          case 'timeout': {
+            enum4 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum4 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum4 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum4 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum4 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum4 = 5;
+            break;
+          }
+          case 'other': {
+            enum4 = 6;
+            break;
+          }
+          default: {
+            if ((v3_0) instanceof Error) {
+              console.error(v3_0);
+            }
+            
+            throw new TypeError(`"${val4}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg3 + 4, enum4, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v3_0, realloc0, memory0);
-        var ptr4= encodeRes.ptr;
-        var len4 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v3_1, realloc0, memory0);
+        var ptr5= encodeRes.ptr;
+        var len5 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg3 + 8, len4, true);
-        dataView(memory0).setUint32(arg3 + 4, ptr4, true);
+        dataView(memory0).setUint32(arg3 + 12, len5, true);
+        dataView(memory0).setUint32(arg3 + 8, ptr5, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant5, valueType: typeof variant5});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant6, valueType: typeof variant6});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-delete"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-delete"][Instruction::Return]', {
       funcName: 'sessions-delete',
       paramCount: 0,
       async: false,
@@ -6388,7 +6645,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline20.fnName = 'openclaw:session-tools/gateway@0.1.0#sessionsDelete';
+  _trampoline20.fnName = 'openclaw:session-tools/gateway@0.2.0#sessionsDelete';
   
   const _trampoline21 = function(arg0, arg1) {
     let variant1;
@@ -6506,7 +6763,7 @@ let gen= (function* _initGenerator () {
         throw new TypeError('invalid variant discriminant for option');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-resolve"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-resolve"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -6574,10 +6831,10 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant18 = ret;
-    switch (variant18.tag) {
+    var variant19 = ret;
+    switch (variant19.tag) {
       case 'ok': {
-        const e = variant18.val;
+        const e = variant19.val;
         dataView(memory0).setInt8(arg1 + 0, 0, true);
         
         var encodeRes = _utf8AllocateAndEncode(e, realloc0, memory0);
@@ -6590,25 +6847,65 @@ let gen= (function* _initGenerator () {
         break;
       }
       case 'err': {
-        const e = variant18.val;
+        const e = variant19.val;
         dataView(memory0).setInt8(arg1 + 0, 1, true);
-        var {message: v16_0 } = e;
+        var {kind: v16_0, message: v16_1 } = e;
+        var val17 = v16_0;
+        let enum17;
+        switch (val17) {
+          case 'timeout': {
+            enum17 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum17 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum17 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum17 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum17 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum17 = 5;
+            break;
+          }
+          case 'other': {
+            enum17 = 6;
+            break;
+          }
+          default: {
+            if ((v16_0) instanceof Error) {
+              console.error(v16_0);
+            }
+            
+            throw new TypeError(`"${val17}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg1 + 4, enum17, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v16_0, realloc0, memory0);
-        var ptr17= encodeRes.ptr;
-        var len17 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v16_1, realloc0, memory0);
+        var ptr18= encodeRes.ptr;
+        var len18 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg1 + 8, len17, true);
-        dataView(memory0).setUint32(arg1 + 4, ptr17, true);
+        dataView(memory0).setUint32(arg1 + 12, len18, true);
+        dataView(memory0).setUint32(arg1 + 8, ptr18, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant18, valueType: typeof variant18});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant19, valueType: typeof variant19});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="sessions-resolve"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="sessions-resolve"][Instruction::Return]', {
       funcName: 'sessions-resolve',
       paramCount: 0,
       async: false,
@@ -6617,7 +6914,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline21.fnName = 'openclaw:session-tools/gateway@0.1.0#sessionsResolve';
+  _trampoline21.fnName = 'openclaw:session-tools/gateway@0.2.0#sessionsResolve';
   
   const _trampoline22 = function(arg0, arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10, arg11, arg12) {
     var ptr0 = arg0;
@@ -6663,7 +6960,7 @@ let gen= (function* _initGenerator () {
     var ptr6 = arg10;
     var len6 = arg11;
     var result6 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr6, len6));
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="send"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="send"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -6729,34 +7026,74 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant10 = ret;
-    switch (variant10.tag) {
+    var variant11 = ret;
+    switch (variant11.tag) {
       case 'ok': {
-        const e = variant10.val;
+        const e = variant11.val;
         dataView(memory0).setInt8(arg12 + 0, 0, true);
         
         break;
       }
       case 'err': {
-        const e = variant10.val;
+        const e = variant11.val;
         dataView(memory0).setInt8(arg12 + 0, 1, true);
-        var {message: v8_0 } = e;
+        var {kind: v8_0, message: v8_1 } = e;
+        var val9 = v8_0;
+        let enum9;
+        switch (val9) {
+          case 'timeout': {
+            enum9 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum9 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum9 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum9 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum9 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum9 = 5;
+            break;
+          }
+          case 'other': {
+            enum9 = 6;
+            break;
+          }
+          default: {
+            if ((v8_0) instanceof Error) {
+              console.error(v8_0);
+            }
+            
+            throw new TypeError(`"${val9}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg12 + 4, enum9, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v8_0, realloc0, memory0);
-        var ptr9= encodeRes.ptr;
-        var len9 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v8_1, realloc0, memory0);
+        var ptr10= encodeRes.ptr;
+        var len10 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg12 + 8, len9, true);
-        dataView(memory0).setUint32(arg12 + 4, ptr9, true);
+        dataView(memory0).setUint32(arg12 + 12, len10, true);
+        dataView(memory0).setUint32(arg12 + 8, ptr10, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant10, valueType: typeof variant10});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant11, valueType: typeof variant11});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="send"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="send"][Instruction::Return]', {
       funcName: 'send',
       paramCount: 0,
       async: false,
@@ -6765,7 +7102,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline22.fnName = 'openclaw:session-tools/gateway@0.1.0#send';
+  _trampoline22.fnName = 'openclaw:session-tools/gateway@0.2.0#send';
   
   const _trampoline23 = function(arg0, arg1) {
     var ptr0 = dataView(memory0).getUint32(arg0 + 0, true);
@@ -6973,7 +7310,7 @@ let gen= (function* _initGenerator () {
         throw new TypeError('invalid variant discriminant for option');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="agent"] [Instruction::CallInterface] (sync, @ enter)');
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="agent"] [Instruction::CallInterface] (sync, @ enter)');
     const hostProvided = true;
     
     let parentTask;
@@ -7048,10 +7385,10 @@ let gen= (function* _initGenerator () {
       ret = { tag: 'err', val: getErrorPayload(e) };
     }
     
-    var variant31 = ret;
-    switch (variant31.tag) {
+    var variant32 = ret;
+    switch (variant32.tag) {
       case 'ok': {
-        const e = variant31.val;
+        const e = variant32.val;
         dataView(memory0).setInt8(arg1 + 0, 0, true);
         var {runId: v26_0 } = e;
         var variant28 = v26_0;
@@ -7072,25 +7409,65 @@ let gen= (function* _initGenerator () {
         break;
       }
       case 'err': {
-        const e = variant31.val;
+        const e = variant32.val;
         dataView(memory0).setInt8(arg1 + 0, 1, true);
-        var {message: v29_0 } = e;
+        var {kind: v29_0, message: v29_1 } = e;
+        var val30 = v29_0;
+        let enum30;
+        switch (val30) {
+          case 'timeout': {
+            enum30 = 0;
+            break;
+          }
+          case 'not-found': {
+            enum30 = 1;
+            break;
+          }
+          case 'forbidden': {
+            enum30 = 2;
+            break;
+          }
+          case 'unavailable': {
+            enum30 = 3;
+            break;
+          }
+          case 'too-large': {
+            enum30 = 4;
+            break;
+          }
+          case 'invalid': {
+            enum30 = 5;
+            break;
+          }
+          case 'other': {
+            enum30 = 6;
+            break;
+          }
+          default: {
+            if ((v29_0) instanceof Error) {
+              console.error(v29_0);
+            }
+            
+            throw new TypeError(`"${val30}" is not one of the cases of error-kind`);
+          }
+        }
+        dataView(memory0).setInt8(arg1 + 4, enum30, true);
         
-        var encodeRes = _utf8AllocateAndEncode(v29_0, realloc0, memory0);
-        var ptr30= encodeRes.ptr;
-        var len30 = encodeRes.len;
+        var encodeRes = _utf8AllocateAndEncode(v29_1, realloc0, memory0);
+        var ptr31= encodeRes.ptr;
+        var len31 = encodeRes.len;
         
-        dataView(memory0).setUint32(arg1 + 8, len30, true);
-        dataView(memory0).setUint32(arg1 + 4, ptr30, true);
+        dataView(memory0).setUint32(arg1 + 12, len31, true);
+        dataView(memory0).setUint32(arg1 + 8, ptr31, true);
         
         break;
       }
       default: {
-        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant31, valueType: typeof variant31});
+        _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant32, valueType: typeof variant32});
         throw new TypeError('invalid variant specified for result');
       }
     }
-    _debugLog('[iface="openclaw:session-tools/gateway@0.1.0", function="agent"][Instruction::Return]', {
+    _debugLog('[iface="openclaw:session-tools/gateway@0.2.0", function="agent"][Instruction::Return]', {
       funcName: 'agent',
       paramCount: 0,
       async: false,
@@ -7099,7 +7476,7 @@ let gen= (function* _initGenerator () {
     task.resolve([ret]);
     task.exit();
   }
-  _trampoline23.fnName = 'openclaw:session-tools/gateway@0.1.0#agent';
+  _trampoline23.fnName = 'openclaw:session-tools/gateway@0.2.0#agent';
   
   const handleTable1 = [T_FLAG, 0];
   handleTable1._createdReps = new Set();
@@ -7965,7 +8342,7 @@ let gen= (function* _initGenerator () {
   let postReturn4Async;
   let postReturn5;
   let postReturn5Async;
-  let setup010Configure;
+  let setup020Configure;
   
   function configure(arg0) {
     
@@ -7977,7 +8354,7 @@ let gen= (function* _initGenerator () {
       isAsync: false,
       isManualAsync: false,
       preserveFutureResult: false,
-      entryFnName: 'setup010Configure',
+      entryFnName: 'setup020Configure',
       getCallbackFn: () => null,
       callbackFnName: null,
       errHandling: 'throw-result-err',
@@ -8011,7 +8388,7 @@ let gen= (function* _initGenerator () {
           var ptr2= encodeRes.ptr;
           var len2 = encodeRes.len;
           
-          _debugLog('[iface="openclaw:session-tools/setup@0.1.0", function="configure"][Instruction::CallWasm] enter', {
+          _debugLog('[iface="openclaw:session-tools/setup@0.2.0", function="configure"][Instruction::CallWasm] enter', {
             funcName: 'configure',
             paramCount: 4,
             async: false,
@@ -8024,7 +8401,7 @@ let gen= (function* _initGenerator () {
             ret =  _withGlobalCurrentTaskMeta({
               taskID: task.id(),
               componentIdx: task.componentIdx(),
-              fn: () => setup010Configure(ptr1, len1, ptr2, len2),
+              fn: () => setup020Configure(ptr1, len1, ptr2, len2),
             });
           } catch (err) {
             
@@ -8063,7 +8440,7 @@ let gen= (function* _initGenerator () {
               throw new TypeError('invalid variant discriminant for expected');
             }
           }
-          _debugLog('[iface="openclaw:session-tools/setup@0.1.0", function="configure"][Instruction::Return]', {
+          _debugLog('[iface="openclaw:session-tools/setup@0.2.0", function="configure"][Instruction::Return]', {
             funcName: 'configure',
             paramCount: 1,
             async: false,
@@ -8098,7 +8475,7 @@ let gen= (function* _initGenerator () {
     });
     
   }
-  let jobs010Resume;
+  let jobs020Resume;
   
   function resume(arg0, arg1) {
     
@@ -8110,7 +8487,7 @@ let gen= (function* _initGenerator () {
       isAsync: false,
       isManualAsync: false,
       preserveFutureResult: false,
-      entryFnName: 'jobs010Resume',
+      entryFnName: 'jobs020Resume',
       getCallbackFn: () => null,
       callbackFnName: null,
       errHandling: 'throw-result-err',
@@ -8193,19 +8570,19 @@ let gen= (function* _initGenerator () {
               throw new TypeError(`invalid variant tag value \`${JSON.stringify(variant8.tag)}\` (received \`${variant8}\`) specified for \`Wake\``);
             }
           }
-          var variant26 = arg1;
-          switch (variant26.tag) {
+          var variant27 = arg1;
+          switch (variant27.tag) {
             case 'now': {
               dataView(memory0).setInt8(ptr0 + 56, 0, true);
               break;
             }
             case 'run-ended': {
-              const e = variant26.val;
+              const e = variant27.val;
               dataView(memory0).setInt8(ptr0 + 56, 1, true);
-              var variant25 = e;
-              switch (variant25.tag) {
+              var variant26 = e;
+              switch (variant26.tag) {
                 case 'ok': {
-                  const e = variant25.val;
+                  const e = variant26.val;
                   dataView(memory0).setInt8(ptr0 + 64, 0, true);
                   var {status: v9_0, error: v9_1, startedAt: v9_2, endedAt: v9_3, usage: v9_4, model: v9_5 } = e;
                   var variant11 = v9_0;
@@ -8302,21 +8679,61 @@ let gen= (function* _initGenerator () {
                   break;
                 }
                 case 'err': {
-                  const e = variant25.val;
+                  const e = variant26.val;
                   dataView(memory0).setInt8(ptr0 + 64, 1, true);
-                  var {message: v23_0 } = e;
+                  var {kind: v23_0, message: v23_1 } = e;
+                  var val24 = v23_0;
+                  let enum24;
+                  switch (val24) {
+                    case 'timeout': {
+                      enum24 = 0;
+                      break;
+                    }
+                    case 'not-found': {
+                      enum24 = 1;
+                      break;
+                    }
+                    case 'forbidden': {
+                      enum24 = 2;
+                      break;
+                    }
+                    case 'unavailable': {
+                      enum24 = 3;
+                      break;
+                    }
+                    case 'too-large': {
+                      enum24 = 4;
+                      break;
+                    }
+                    case 'invalid': {
+                      enum24 = 5;
+                      break;
+                    }
+                    case 'other': {
+                      enum24 = 6;
+                      break;
+                    }
+                    default: {
+                      if ((v23_0) instanceof Error) {
+                        console.error(v23_0);
+                      }
+                      
+                      throw new TypeError(`"${val24}" is not one of the cases of error-kind`);
+                    }
+                  }
+                  dataView(memory0).setInt8(ptr0 + 72, enum24, true);
                   
-                  var encodeRes = _utf8AllocateAndEncode(v23_0, realloc0, memory0);
-                  var ptr24= encodeRes.ptr;
-                  var len24 = encodeRes.len;
+                  var encodeRes = _utf8AllocateAndEncode(v23_1, realloc0, memory0);
+                  var ptr25= encodeRes.ptr;
+                  var len25 = encodeRes.len;
                   
-                  dataView(memory0).setUint32(ptr0 + 76, len24, true);
-                  dataView(memory0).setUint32(ptr0 + 72, ptr24, true);
+                  dataView(memory0).setUint32(ptr0 + 80, len25, true);
+                  dataView(memory0).setUint32(ptr0 + 76, ptr25, true);
                   
                   break;
                 }
                 default: {
-                  _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant25, valueType: typeof variant25});
+                  _debugLog("ERROR: invalid value (expected result as object with 'tag' member)", { value: variant26, valueType: typeof variant26});
                   throw new TypeError('invalid variant specified for result');
                 }
               }
@@ -8327,10 +8744,10 @@ let gen= (function* _initGenerator () {
               break;
             }
             default: {
-              throw new TypeError(`invalid variant tag value \`${JSON.stringify(variant26.tag)}\` (received \`${variant26}\`) specified for \`Wakeup\``);
+              throw new TypeError(`invalid variant tag value \`${JSON.stringify(variant27.tag)}\` (received \`${variant27}\`) specified for \`Wakeup\``);
             }
           }
-          _debugLog('[iface="openclaw:session-tools/jobs@0.1.0", function="resume"][Instruction::CallWasm] enter', {
+          _debugLog('[iface="openclaw:session-tools/jobs@0.2.0", function="resume"][Instruction::CallWasm] enter', {
             funcName: 'resume',
             paramCount: 1,
             async: false,
@@ -8343,7 +8760,7 @@ let gen= (function* _initGenerator () {
             ret =  _withGlobalCurrentTaskMeta({
               taskID: task.id(),
               componentIdx: task.componentIdx(),
-              fn: () => jobs010Resume(ptr0),
+              fn: () => jobs020Resume(ptr0),
             });
           } catch (err) {
             
@@ -8359,50 +8776,50 @@ let gen= (function* _initGenerator () {
             
           }
           
-          let variant35;
+          let variant36;
           switch (dataView(memory0).getUint8(ret + 0, true)) {
             case 0: {
-              var len33 = dataView(memory0).getUint32(ret + 8, true);
-              var base33 = dataView(memory0).getUint32(ret + 4, true);
-              if (base33 % 8 !== 0) throw new TypeError(`list pointer [${base33}] is not aligned to 8`);
-              var result33 = [];
-              for (let i = 0; i < len33; i++) {
-                const base = base33 + i * 56;
-                var ptr27 = dataView(memory0).getUint32(base + 0, true);
-                var len27 = dataView(memory0).getUint32(base + 4, true);
-                var result27 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr27, len27));
-                var ptr28 = dataView(memory0).getUint32(base + 8, true);
-                var len28 = dataView(memory0).getUint32(base + 12, true);
+              var len34 = dataView(memory0).getUint32(ret + 8, true);
+              var base34 = dataView(memory0).getUint32(ret + 4, true);
+              if (base34 % 8 !== 0) throw new TypeError(`list pointer [${base34}] is not aligned to 8`);
+              var result34 = [];
+              for (let i = 0; i < len34; i++) {
+                const base = base34 + i * 56;
+                var ptr28 = dataView(memory0).getUint32(base + 0, true);
+                var len28 = dataView(memory0).getUint32(base + 4, true);
                 var result28 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr28, len28));
-                var ptr29 = dataView(memory0).getUint32(base + 16, true);
-                var len29 = dataView(memory0).getUint32(base + 20, true);
+                var ptr29 = dataView(memory0).getUint32(base + 8, true);
+                var len29 = dataView(memory0).getUint32(base + 12, true);
                 var result29 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr29, len29));
-                var ptr30 = dataView(memory0).getUint32(base + 24, true);
-                var len30 = dataView(memory0).getUint32(base + 28, true);
+                var ptr30 = dataView(memory0).getUint32(base + 16, true);
+                var len30 = dataView(memory0).getUint32(base + 20, true);
                 var result30 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr30, len30));
-                let variant32;
+                var ptr31 = dataView(memory0).getUint32(base + 24, true);
+                var len31 = dataView(memory0).getUint32(base + 28, true);
+                var result31 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr31, len31));
+                let variant33;
                 switch (dataView(memory0).getUint8(base + 32, true)) {
                   case 0: {
-                    variant32= {
+                    variant33= {
                       tag: 'now',
                     };
                     break;
                   }
                   case 1: {
-                    var ptr31 = dataView(memory0).getUint32(base + 40, true);
-                    var len31 = dataView(memory0).getUint32(base + 44, true);
-                    var result31 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr31, len31));
-                    variant32= {
+                    var ptr32 = dataView(memory0).getUint32(base + 40, true);
+                    var len32 = dataView(memory0).getUint32(base + 44, true);
+                    var result32 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr32, len32));
+                    variant33= {
                       tag: 'run-end',
                       val: {
-                        runId: result31,
+                        runId: result32,
                         timeoutMs: BigInt.asUintN(64, BigInt(dataView(memory0).getBigInt64(base + 48, true))),
                       }
                     };
                     break;
                   }
                   case 2: {
-                    variant32= {
+                    variant33= {
                       tag: 'at',
                       val: BigInt.asUintN(64, BigInt(dataView(memory0).getBigInt64(base + 40, true)))
                     };
@@ -8412,27 +8829,27 @@ let gen= (function* _initGenerator () {
                     throw new TypeError('invalid variant discriminant for Wake');
                   }
                 }
-                result33.push({
-                  id: result27,
-                  kind: result28,
-                  sessionKey: result29,
-                  state: result30,
-                  wake: variant32,
+                result34.push({
+                  id: result28,
+                  kind: result29,
+                  sessionKey: result30,
+                  state: result31,
+                  wake: variant33,
                 });
               }
-              variant35= {
+              variant36= {
                 tag: 'ok',
-                val: result33
+                val: result34
               };
               break;
             }
             case 1: {
-              var ptr34 = dataView(memory0).getUint32(ret + 4, true);
-              var len34 = dataView(memory0).getUint32(ret + 8, true);
-              var result34 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr34, len34));
-              variant35= {
+              var ptr35 = dataView(memory0).getUint32(ret + 4, true);
+              var len35 = dataView(memory0).getUint32(ret + 8, true);
+              var result35 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr35, len35));
+              variant36= {
                 tag: 'err',
-                val: result34
+                val: result35
               };
               break;
             }
@@ -8440,13 +8857,13 @@ let gen= (function* _initGenerator () {
               throw new TypeError('invalid variant discriminant for expected');
             }
           }
-          _debugLog('[iface="openclaw:session-tools/jobs@0.1.0", function="resume"][Instruction::Return]', {
+          _debugLog('[iface="openclaw:session-tools/jobs@0.2.0", function="resume"][Instruction::Return]', {
             funcName: 'resume',
             paramCount: 1,
             async: false,
             postReturn: true
           });
-          const retCopy = variant35;
+          const retCopy = variant36;
           task.resolve([retCopy.val]);
           
           let cstate = getOrCreateAsyncState(0);
@@ -8475,7 +8892,7 @@ let gen= (function* _initGenerator () {
     });
     
   }
-  let tools010Describe;
+  let tools020Describe;
   
   function describe() {
     
@@ -8487,7 +8904,7 @@ let gen= (function* _initGenerator () {
       isAsync: false,
       isManualAsync: false,
       preserveFutureResult: false,
-      entryFnName: 'tools010Describe',
+      entryFnName: 'tools020Describe',
       getCallbackFn: () => null,
       callbackFnName: null,
       errHandling: 'none',
@@ -8510,7 +8927,7 @@ let gen= (function* _initGenerator () {
       fn: () => {
         try {
           
-          _debugLog('[iface="openclaw:session-tools/tools@0.1.0", function="describe"][Instruction::CallWasm] enter', {
+          _debugLog('[iface="openclaw:session-tools/tools@0.2.0", function="describe"][Instruction::CallWasm] enter', {
             funcName: 'describe',
             paramCount: 0,
             async: false,
@@ -8523,7 +8940,7 @@ let gen= (function* _initGenerator () {
             ret =  _withGlobalCurrentTaskMeta({
               taskID: task.id(),
               componentIdx: task.componentIdx(),
-              fn: () => tools010Describe(),
+              fn: () => tools020Describe(),
             });
           } catch (err) {
             
@@ -8564,7 +8981,7 @@ let gen= (function* _initGenerator () {
               parameters: result3,
             });
           }
-          _debugLog('[iface="openclaw:session-tools/tools@0.1.0", function="describe"][Instruction::Return]', {
+          _debugLog('[iface="openclaw:session-tools/tools@0.2.0", function="describe"][Instruction::Return]', {
             funcName: 'describe',
             paramCount: 1,
             async: false,
@@ -8593,7 +9010,7 @@ let gen= (function* _initGenerator () {
     });
     
   }
-  let tools010Call;
+  let tools020Call;
   
   function call(arg0, arg1, arg2) {
     
@@ -8605,7 +9022,7 @@ let gen= (function* _initGenerator () {
       isAsync: false,
       isManualAsync: false,
       preserveFutureResult: false,
-      entryFnName: 'tools010Call',
+      entryFnName: 'tools020Call',
       getCallbackFn: () => null,
       callbackFnName: null,
       errHandling: 'throw-result-err',
@@ -8771,7 +9188,7 @@ let gen= (function* _initGenerator () {
           
           dataView(memory0).setUint32(ptr0 + 124, len21, true);
           dataView(memory0).setUint32(ptr0 + 120, ptr21, true);
-          _debugLog('[iface="openclaw:session-tools/tools@0.1.0", function="call"][Instruction::CallWasm] enter', {
+          _debugLog('[iface="openclaw:session-tools/tools@0.2.0", function="call"][Instruction::CallWasm] enter', {
             funcName: 'call',
             paramCount: 1,
             async: false,
@@ -8784,7 +9201,7 @@ let gen= (function* _initGenerator () {
             ret =  _withGlobalCurrentTaskMeta({
               taskID: task.id(),
               componentIdx: task.componentIdx(),
-              fn: () => tools010Call(ptr0),
+              fn: () => tools020Call(ptr0),
             });
           } catch (err) {
             
@@ -8926,7 +9343,7 @@ let gen= (function* _initGenerator () {
               throw new TypeError('invalid variant discriminant for expected');
             }
           }
-          _debugLog('[iface="openclaw:session-tools/tools@0.1.0", function="call"][Instruction::Return]', {
+          _debugLog('[iface="openclaw:session-tools/tools@0.2.0", function="call"][Instruction::Return]', {
             funcName: 'call',
             paramCount: 1,
             async: false,
@@ -8961,7 +9378,7 @@ let gen= (function* _initGenerator () {
     });
     
   }
-  let policy010EvaluateSendPolicy;
+  let policy020EvaluateSendPolicy;
   
   function evaluateSendPolicy(arg0) {
     
@@ -8973,7 +9390,7 @@ let gen= (function* _initGenerator () {
       isAsync: false,
       isManualAsync: false,
       preserveFutureResult: false,
-      entryFnName: 'policy010EvaluateSendPolicy',
+      entryFnName: 'policy020EvaluateSendPolicy',
       getCallbackFn: () => null,
       callbackFnName: null,
       errHandling: 'none',
@@ -9104,7 +9521,7 @@ let gen= (function* _initGenerator () {
             dataView(memory0).setUint32(ptr0 + 84, len16, true);
             dataView(memory0).setUint32(ptr0 + 80, ptr16, true);
           }
-          _debugLog('[iface="openclaw:session-tools/policy@0.1.0", function="evaluate-send-policy"][Instruction::CallWasm] enter', {
+          _debugLog('[iface="openclaw:session-tools/policy@0.2.0", function="evaluate-send-policy"][Instruction::CallWasm] enter', {
             funcName: 'evaluate-send-policy',
             paramCount: 1,
             async: false,
@@ -9117,7 +9534,7 @@ let gen= (function* _initGenerator () {
             ret =  _withGlobalCurrentTaskMeta({
               taskID: task.id(),
               componentIdx: task.componentIdx(),
-              fn: () => policy010EvaluateSendPolicy(ptr0),
+              fn: () => policy020EvaluateSendPolicy(ptr0),
             });
           } catch (err) {
             
@@ -9150,7 +9567,7 @@ let gen= (function* _initGenerator () {
           var ptr19 = dataView(memory0).getUint32(ret + 4, true);
           var len19 = dataView(memory0).getUint32(ret + 8, true);
           var result19 = TEXT_DECODER_UTF8.decode(new Uint8Array(memory0.buffer, ptr19, len19));
-          _debugLog('[iface="openclaw:session-tools/policy@0.1.0", function="evaluate-send-policy"][Instruction::Return]', {
+          _debugLog('[iface="openclaw:session-tools/policy@0.2.0", function="evaluate-send-policy"][Instruction::Return]', {
             funcName: 'evaluate-send-policy',
             paramCount: 1,
             async: false,
@@ -9185,7 +9602,7 @@ let gen= (function* _initGenerator () {
     });
     
   }
-  let policy010ParseSendCommand;
+  let policy020ParseSendCommand;
   
   function parseSendCommand(arg0) {
     
@@ -9197,7 +9614,7 @@ let gen= (function* _initGenerator () {
       isAsync: false,
       isManualAsync: false,
       preserveFutureResult: false,
-      entryFnName: 'policy010ParseSendCommand',
+      entryFnName: 'policy020ParseSendCommand',
       getCallbackFn: () => null,
       callbackFnName: null,
       errHandling: 'none',
@@ -9225,7 +9642,7 @@ let gen= (function* _initGenerator () {
           var ptr0= encodeRes.ptr;
           var len0 = encodeRes.len;
           
-          _debugLog('[iface="openclaw:session-tools/policy@0.1.0", function="parse-send-command"][Instruction::CallWasm] enter', {
+          _debugLog('[iface="openclaw:session-tools/policy@0.2.0", function="parse-send-command"][Instruction::CallWasm] enter', {
             funcName: 'parse-send-command',
             paramCount: 2,
             async: false,
@@ -9238,7 +9655,7 @@ let gen= (function* _initGenerator () {
             ret =  _withGlobalCurrentTaskMeta({
               taskID: task.id(),
               componentIdx: task.componentIdx(),
-              fn: () => policy010ParseSendCommand(ptr0, len0),
+              fn: () => policy020ParseSendCommand(ptr0, len0),
             });
           } catch (err) {
             
@@ -9315,7 +9732,7 @@ let gen= (function* _initGenerator () {
               throw new TypeError('invalid variant discriminant for option');
             }
           }
-          _debugLog('[iface="openclaw:session-tools/policy@0.1.0", function="parse-send-command"][Instruction::Return]', {
+          _debugLog('[iface="openclaw:session-tools/policy@0.2.0", function="parse-send-command"][Instruction::Return]', {
             funcName: 'parse-send-command',
             paramCount: 1,
             async: false,
@@ -10081,7 +10498,15 @@ let gen= (function* _initGenerator () {
         payloadMaybeNull: false,
       })
       , 12, 4 ],], size32: 128, align32: 8 }), 136, 8, 8 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 136, 8, 8 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 136, 8, 8 ],
       ],
       variantSize32: 136,
       variantAlign32: 8,
@@ -10220,7 +10645,15 @@ let gen= (function* _initGenerator () {
         payloadMaybeNull: false,
       })
       , 12, 4 ],], size32: 128, align32: 8 }), 136, 8, 8 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 136, 8, 8 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 136, 8, 8 ],
       ],
       variantSize32: 136,
       variantAlign32: 8,
@@ -10293,7 +10726,15 @@ let gen= (function* _initGenerator () {
         elemSize32: 20,
         elemAlign32: 4,
       }), 8, 4 ],], size32: 20, align32: 4 }), 24, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 24, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 24, 4, 4 ],
       ],
       variantSize32: 24,
       variantAlign32: 4,
@@ -10365,7 +10806,15 @@ let gen= (function* _initGenerator () {
         elemSize32: 20,
         elemAlign32: 4,
       }), 8, 4 ],], size32: 20, align32: 4 }), 24, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 24, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 24, 4, 4 ],
       ],
       variantSize32: 24,
       variantAlign32: 4,
@@ -10799,7 +11248,15 @@ let gen= (function* _initGenerator () {
         elemSize32: 288,
         elemAlign32: 8,
       }), 8, 4 ],], size32: 20, align32: 4 }), 24, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 24, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 24, 4, 4 ],
       ],
       variantSize32: 24,
       variantAlign32: 4,
@@ -11232,7 +11689,15 @@ let gen= (function* _initGenerator () {
         elemSize32: 288,
         elemAlign32: 8,
       }), 8, 4 ],], size32: 20, align32: 4 }), 24, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 24, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 24, 4, 4 ],
       ],
       variantSize32: 24,
       variantAlign32: 4,
@@ -11311,7 +11776,15 @@ let gen= (function* _initGenerator () {
           elemSize32: 20,
           elemAlign32: 4,
         }), 8, 4 ],], size32: 20, align32: 4 }), 24, 4, 4 ],
-        [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 24, 4, 4 ],
+        [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+        _lowerFlatEnum({
+          caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+          variantSize32: 1,
+          variantAlign32: 1,
+          variantPayloadOffset32: 1,
+          variantFlatCount: 1,
+        })
+        , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 24, 4, 4 ],
         ],
         variantSize32: 24,
         variantAlign32: 4,
@@ -11392,7 +11865,15 @@ let gen= (function* _initGenerator () {
           elemSize32: 20,
           elemAlign32: 4,
         }), 8, 4 ],], size32: 20, align32: 4 }), 24, 4, 4 ],
-        [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 24, 4, 4 ],
+        [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+        _lowerFlatEnum({
+          caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+          variantSize32: 1,
+          variantAlign32: 1,
+          variantPayloadOffset32: 1,
+          variantFlatCount: 1,
+        })
+        , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 24, 4, 4 ],
         ],
         variantSize32: 24,
         variantAlign32: 4,
@@ -11452,13 +11933,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', null, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', null, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11509,13 +11998,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', null, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', null, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11541,13 +12038,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', null, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', null, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11572,13 +12077,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', null, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', null, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11695,13 +12208,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', _lowerFlatStringAny, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', _lowerFlatStringAny, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11817,13 +12338,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', _lowerFlatStringAny, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', _lowerFlatStringAny, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11875,13 +12404,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', null, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', null, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -11932,13 +12469,21 @@ let gen= (function* _initGenerator () {
     resultLowerFns: [
     _lowerFlatResult({
       caseMetas: [
-      [ 'ok', null, 12, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 12, 4, 4 ],
+      [ 'ok', null, 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
-      variantSize32: 12,
+      variantSize32: 16,
       variantAlign32: 4,
       variantPayloadOffset32: 4,
-      variantFlatCount: 3,
+      variantFlatCount: 4,
     })
     ],
     hasResultPointer: true,
@@ -12133,7 +12678,15 @@ let gen= (function* _initGenerator () {
         payloadMaybeNull: false,
       })
       , 12, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
       variantSize32: 16,
       variantAlign32: 4,
@@ -12332,7 +12885,15 @@ let gen= (function* _initGenerator () {
         payloadMaybeNull: false,
       })
       , 12, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
-      [ 'err', _lowerFlatRecord({ fieldMetas: [['message', _lowerFlatStringAny, 8, 4 ],], size32: 8, align32: 4 }), 16, 4, 4 ],
+      [ 'err', _lowerFlatRecord({ fieldMetas: [['kind', 
+      _lowerFlatEnum({
+        caseMetas: [['timeout', null, 1, 1, 1],['not-found', null, 1, 1, 1],['forbidden', null, 1, 1, 1],['unavailable', null, 1, 1, 1],['too-large', null, 1, 1, 1],['invalid', null, 1, 1, 1],['other', null, 1, 1, 1],],
+        variantSize32: 1,
+        variantAlign32: 1,
+        variantPayloadOffset32: 1,
+        variantFlatCount: 1,
+      })
+      , 1, 1 ],['message', _lowerFlatStringAny, 8, 4 ],], size32: 12, align32: 4 }), 16, 4, 4 ],
       ],
       variantSize32: 16,
       variantAlign32: 4,
@@ -13037,7 +13598,7 @@ let gen= (function* _initGenerator () {
   );
   ({ exports: exports0 } = instantiateCore(module1));
   ({ exports: exports1 } = instantiateCore(module0, {
-    'openclaw:session-tools/gateway@0.1.0': {
+    'openclaw:session-tools/gateway@0.2.0': {
       agent: Object.assign(exports0['10'], { _jcoMaySuspend: false }),
       'agent-wait': Object.assign(exports0['2'], { _jcoMaySuspend: false }),
       'chat-histories': Object.assign(exports0['5'], { _jcoMaySuspend: false }),
@@ -13048,7 +13609,7 @@ let gen= (function* _initGenerator () {
       'sessions-patch': Object.assign(exports0['6'], { _jcoMaySuspend: false }),
       'sessions-resolve': Object.assign(exports0['8'], { _jcoMaySuspend: false }),
     },
-    'openclaw:session-tools/host@0.1.0': {
+    'openclaw:session-tools/host@0.2.0': {
       log: Object.assign(exports0['0'], { _jcoMaySuspend: false }),
       'new-uuid': Object.assign(exports0['1'], { _jcoMaySuspend: false }),
       'now-ms': Object.assign(trampoline0, { _jcoMaySuspend: false }),
@@ -13131,80 +13692,80 @@ let gen= (function* _initGenerator () {
       '9': Object.assign(trampoline22, { _jcoMaySuspend: false }),
     },
   }));
-  postReturn0 = exports1['cabi_post_openclaw:session-tools/setup@0.1.0#configure'];
+  postReturn0 = exports1['cabi_post_openclaw:session-tools/setup@0.2.0#configure'];
   
   try {
-    postReturn0Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/setup@0.1.0#configure']);
+    postReturn0Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/setup@0.2.0#configure']);
   } catch(err) {
-    postReturn0Async = exports1['cabi_post_openclaw:session-tools/setup@0.1.0#configure'];
+    postReturn0Async = exports1['cabi_post_openclaw:session-tools/setup@0.2.0#configure'];
   }
   
-  postReturn1 = exports1['cabi_post_openclaw:session-tools/jobs@0.1.0#resume'];
+  postReturn1 = exports1['cabi_post_openclaw:session-tools/jobs@0.2.0#resume'];
   
   try {
-    postReturn1Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/jobs@0.1.0#resume']);
+    postReturn1Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/jobs@0.2.0#resume']);
   } catch(err) {
-    postReturn1Async = exports1['cabi_post_openclaw:session-tools/jobs@0.1.0#resume'];
+    postReturn1Async = exports1['cabi_post_openclaw:session-tools/jobs@0.2.0#resume'];
   }
   
-  postReturn2 = exports1['cabi_post_openclaw:session-tools/tools@0.1.0#describe'];
+  postReturn2 = exports1['cabi_post_openclaw:session-tools/tools@0.2.0#describe'];
   
   try {
-    postReturn2Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/tools@0.1.0#describe']);
+    postReturn2Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/tools@0.2.0#describe']);
   } catch(err) {
-    postReturn2Async = exports1['cabi_post_openclaw:session-tools/tools@0.1.0#describe'];
+    postReturn2Async = exports1['cabi_post_openclaw:session-tools/tools@0.2.0#describe'];
   }
   
-  postReturn3 = exports1['cabi_post_openclaw:session-tools/tools@0.1.0#call'];
+  postReturn3 = exports1['cabi_post_openclaw:session-tools/tools@0.2.0#call'];
   
   try {
-    postReturn3Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/tools@0.1.0#call']);
+    postReturn3Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/tools@0.2.0#call']);
   } catch(err) {
-    postReturn3Async = exports1['cabi_post_openclaw:session-tools/tools@0.1.0#call'];
+    postReturn3Async = exports1['cabi_post_openclaw:session-tools/tools@0.2.0#call'];
   }
   
-  postReturn4 = exports1['cabi_post_openclaw:session-tools/policy@0.1.0#evaluate-send-policy'];
+  postReturn4 = exports1['cabi_post_openclaw:session-tools/policy@0.2.0#evaluate-send-policy'];
   
   try {
-    postReturn4Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/policy@0.1.0#evaluate-send-policy']);
+    postReturn4Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/policy@0.2.0#evaluate-send-policy']);
   } catch(err) {
-    postReturn4Async = exports1['cabi_post_openclaw:session-tools/policy@0.1.0#evaluate-send-policy'];
+    postReturn4Async = exports1['cabi_post_openclaw:session-tools/policy@0.2.0#evaluate-send-policy'];
   }
   
-  postReturn5 = exports1['cabi_post_openclaw:session-tools/policy@0.1.0#parse-send-command'];
+  postReturn5 = exports1['cabi_post_openclaw:session-tools/policy@0.2.0#parse-send-command'];
   
   try {
-    postReturn5Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/policy@0.1.0#parse-send-command']);
+    postReturn5Async = WebAssembly.promising(exports1['cabi_post_openclaw:session-tools/policy@0.2.0#parse-send-command']);
   } catch(err) {
-    postReturn5Async = exports1['cabi_post_openclaw:session-tools/policy@0.1.0#parse-send-command'];
+    postReturn5Async = exports1['cabi_post_openclaw:session-tools/policy@0.2.0#parse-send-command'];
   }
   
-  setup010Configure = exports1['openclaw:session-tools/setup@0.1.0#configure'];
-  jobs010Resume = exports1['openclaw:session-tools/jobs@0.1.0#resume'];
-  tools010Describe = exports1['openclaw:session-tools/tools@0.1.0#describe'];
-  tools010Call = exports1['openclaw:session-tools/tools@0.1.0#call'];
-  policy010EvaluateSendPolicy = exports1['openclaw:session-tools/policy@0.1.0#evaluate-send-policy'];
-  policy010ParseSendCommand = exports1['openclaw:session-tools/policy@0.1.0#parse-send-command'];
-  const jobs010 = {
+  setup020Configure = exports1['openclaw:session-tools/setup@0.2.0#configure'];
+  jobs020Resume = exports1['openclaw:session-tools/jobs@0.2.0#resume'];
+  tools020Describe = exports1['openclaw:session-tools/tools@0.2.0#describe'];
+  tools020Call = exports1['openclaw:session-tools/tools@0.2.0#call'];
+  policy020EvaluateSendPolicy = exports1['openclaw:session-tools/policy@0.2.0#evaluate-send-policy'];
+  policy020ParseSendCommand = exports1['openclaw:session-tools/policy@0.2.0#parse-send-command'];
+  const jobs020 = {
     resume: resume,
     
   };
-  const policy010 = {
+  const policy020 = {
     evaluateSendPolicy: evaluateSendPolicy,
     parseSendCommand: parseSendCommand,
     
   };
-  const setup010 = {
+  const setup020 = {
     configure: configure,
     
   };
-  const tools010 = {
+  const tools020 = {
     call: call,
     describe: describe,
     
   };
   
-  return { jobs: jobs010, policy: policy010, setup: setup010, tools: tools010, 'openclaw:session-tools/jobs@0.1.0': jobs010, 'openclaw:session-tools/policy@0.1.0': policy010, 'openclaw:session-tools/setup@0.1.0': setup010, 'openclaw:session-tools/tools@0.1.0': tools010,  };
+  return { jobs: jobs020, policy: policy020, setup: setup020, tools: tools020, 'openclaw:session-tools/jobs@0.2.0': jobs020, 'openclaw:session-tools/policy@0.2.0': policy020, 'openclaw:session-tools/setup@0.2.0': setup020, 'openclaw:session-tools/tools@0.2.0': tools020,  };
 })();
 let promise, resolve, reject;
 function normalizeInstantiationError(e) {

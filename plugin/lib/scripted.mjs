@@ -30,9 +30,10 @@ export class ScriptedGateway {
       const method = str(r, 'method');
       if (method === undefined) throw new Error(`gateway.responses[${i}] has no method`);
       let answer;
-      if (r.error !== undefined) answer = { error: typeof r.error === 'string' ? r.error : JSON.stringify(r.error) };
-      if (answer.error !== undefined) answer.kind = scriptedKind(answer.error);
-      else answer = { ok: r.result !== undefined ? r.result : {} };
+      if (r.error !== undefined) {
+        const error = typeof r.error === 'string' ? r.error : JSON.stringify(r.error);
+        answer = { error, kind: scriptedKind(error) };
+      } else answer = { ok: r.result !== undefined ? r.result : {} };
       const times = Number.isSafeInteger(r.times) && r.times >= 0 ? r.times : undefined;
       return { method, params: r.params, answer, timesLeft: times };
     });
@@ -69,7 +70,7 @@ export class ScriptedGateway {
 
   callSync(method, params) {
     const answer = this.scripted(method, params);
-    if (answer?.error !== undefined) throw new Error(answer.error);
+    if (answer?.error !== undefined) throw Object.assign(new Error(answer.error), { kind: answer.kind });
     if (answer !== undefined) return answer.ok;
     switch (method) {
       case 'chat.history':
