@@ -137,12 +137,6 @@ export class OwnerLock {
     return null;
   }
 
-  /** Whether a lock file at `path` is held by a holder that may still be alive. */
-  static isHeld(path) {
-    const found = readOwner(path);
-    return !found.gone && !holderIsGone(found.owner);
-  }
-
   release() {
     rmSync(this.path, { force: true });
   }
