@@ -9,23 +9,58 @@
 // are named by keys the host assigns, never by the ids the guest chose. Every bound of the
 // Rust host applies: jobs a call may start, steps a job may take, jobs an agent may have
 // pending, and every wait clamped.
+//
+// Exactly once in effect across a stop (issue 20), as the Rust host's runner: a job is
+// stepped from its record as it is on disk, read again just before; a step's ids are seeded
+// by the job's key and step count (ids.mjs), so a step made again after a stop sends the
+// same keys; the new jobs a step starts are kept under keys derived from the step, and a
+// call's jobs under keys derived from its intent, each saved only if absent (a step or a
+// call made again keeps them once); a call's jobs are not stepped while its intent is on
+// disk, and an intent left by a process that stopped is made again, once (intent.mjs).
+//
+// One process steps the jobs of a state directory: the gateway's job service (OpenClaw
+// runs one gateway per state directory). Other processes that load the plugin (the
+// command line running an agent) only make calls, so they only write new jobs and intents;
+// a job is therefore not locked while it is stepped, but a call's intent is
+// (owner-lock.mjs).
 
-import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync, fsyncSync, openSync, closeSync } from 'node:fs';
+import { createHash, randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
+import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
+import { claimIntent, intentExists, intentIds, IntentRecorder, newIntent, sweepCalls } from './intent.mjs';
 import { MAX_TIMER_MS } from './limits.mjs';
 
 const validKey = (key) => typeof key === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(key);
 
 const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
+/** How often leftovers of writers that died are looked for, at most. */
+const SWEEP_EVERY_MS = 60_000;
+
+/**
+ * The key of a new job a step starts (`successor_key` of the Rust host): derived from the
+ * step, so the step made again after a stop keeps it once, and as short as any key however
+ * deep the chain.
+ */
+export function successorKey(key, steps, n) {
+  return createHash('sha256').update(`${key}/${steps}/${n}`).digest().subarray(0, 16).toString('hex');
+}
+
 export class MemoryJobStore {
   constructor() {
     this.jobs = new Map();
+    this.callsDir = null;
   }
   save(record) {
     this.jobs.set(record.key, structuredClone(record));
+  }
+  /** Saves a job only if no job has its key; answers whether it was saved. */
+  saveNew(record) {
+    if (this.jobs.has(record.key)) return false;
+    this.save(record);
+    return true;
   }
   remove(key) {
     this.jobs.delete(key);
@@ -37,29 +72,40 @@ export class MemoryJobStore {
   loadAll() {
     return { jobs: [...this.jobs.values()].map((r) => structuredClone(r)).sort(byIdThenKey), problems: [] };
   }
+  intents() {
+    return new Set();
+  }
+  hasIntent() {
+    return false;
+  }
+  sweep() {}
 }
 
 export class DirJobStore {
   constructor(dir) {
     this.dir = dir;
+    /** Beside the jobs, the intents of tool calls in flight that have started side effects. */
+    this.callsDir = join(dir, 'calls');
   }
   path(key) {
     if (!validKey(key)) throw new Error(`invalid job key ${JSON.stringify(key)}`);
     return join(this.dir, `${key}.json`);
   }
-  save(record) {
-    mkdirSync(this.dir, { recursive: true });
-    const path = this.path(record.key);
+  static text(record) {
     const { key: _key, ...body } = record;
-    const tmp = `${path}.${process.pid}.${randomUUID()}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(body, null, 2)}\n`);
-    const fd = openSync(tmp, 'r');
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, path);
+    return `${JSON.stringify(body, null, 2)}\n`;
+  }
+  save(record) {
+    ensureDir(this.dir);
+    writeAtomically(this.path(record.key), DirJobStore.text(record));
+  }
+  /**
+   * Saves a job only if no job has its key (answers whether it was saved): a call or a step
+   * made again after a stop saves what it had not saved, and leaves alone what it had.
+   */
+  saveNew(record) {
+    ensureDir(this.dir);
+    return createExclusively(this.path(record.key), DirJobStore.text(record));
   }
   remove(key) {
     try {
@@ -100,18 +146,40 @@ export class DirJobStore {
     }
     return { jobs: jobs.sort(byIdThenKey), problems };
   }
+  /** The ids of the call intents on disk. */
+  intents() {
+    return intentIds(this.callsDir);
+  }
+  hasIntent(id) {
+    return intentExists(this.callsDir, id);
+  }
+  /** Removes what writers that died left: old temporaries, locks of intents never written. */
+  sweep() {
+    try {
+      sweepTemporaries(this.dir);
+    } catch {
+      // no directory yet
+    }
+    sweepCalls(this.callsDir);
+  }
 }
 
 /**
  * Runs jobs for a host: `{limits(agent), now(), log(level, msg), resume(record, wakeup) →
- * Promise<jobs>, wait(record, params) → Promise<{ok}|{error}>}`.
+ * Promise<jobs>, wait(record, params) → Promise<{ok}|{error}>, replay?(intent) →
+ * Promise<jobs>}`.
  */
 export class JobRunner {
   constructor(store, host) {
     this.store = store;
     this.host = host;
+    /** Keys (and `call:<intent>`) being worked on in this process (never picked up twice). */
     this.busy = new Set();
     this.reported = new Set();
+    /** Steps and replays in flight (a graceful stop waits for them). */
+    this.inFlight = new Set();
+    this.stopping = false;
+    this.sweptAt = -Infinity;
   }
 
   pending() {
@@ -128,14 +196,59 @@ export class JobRunner {
     return this.pending().filter((r) => r.agent === agent).length;
   }
 
-  /** Keeps the jobs a tool call started (bounded). */
-  start(agent, caller, jobs) {
-    for (const record of this.admit(agent, caller, jobs, null)) this.persist(record);
+  /** Whether a job belongs to a call whose intent is still on disk (not stepped before). */
+  uncommitted(record) {
+    return typeof record.call === 'string' && this.store.hasIntent(record.call);
   }
 
-  persist(record) {
+  /** The pending jobs that may be stepped: a call's jobs wait while its intent is on disk. */
+  steppable() {
+    const jobs = this.pending();
+    const intents = this.store.intents();
+    return intents.size === 0 ? jobs : jobs.filter((r) => !(typeof r.call === 'string' && intents.has(r.call)));
+  }
+
+  /** A recorder of the intent of a tool call about to be made (intent.mjs). */
+  intentFor(agent, caller, tool, argumentsJson) {
+    return new IntentRecorder(newIntent(agent, caller, tool, argumentsJson), this.store.callsDir ?? null);
+  }
+
+  /**
+   * Keeps the jobs a tool call started (bounded). A call that recorded its intent keeps
+   * them under the intent's keys, then lets the intent go.
+   */
+  start(agent, caller, jobs, intent = null) {
+    const call = intent?.recorded() ? intent.id : null;
+    this.commit(agent, caller, jobs, call, call ? intent.take() : null);
+  }
+
+  /**
+   * Keeps a call's jobs; with an intent, under keys derived from it (`<intent>-<n>`, a job
+   * kept before is left as it is), then the intent is removed.
+   */
+  commit(agent, caller, jobs, call, held) {
+    this.admit(agent, caller, jobs, null).forEach((record, n) => {
+      if (call) {
+        record.key = `${call}-${n}`;
+        record.call = call;
+        this.persist(record, true);
+      } else {
+        this.persist(record, false);
+      }
+    });
+    if (held) {
+      try {
+        held.done();
+      } catch (e) {
+        this.host.log('error', `cannot remove the intent of call ${call}: ${e.message}`);
+      }
+    }
+  }
+
+  persist(record, onlyIfNew = false) {
     try {
-      this.store.save(record);
+      if (onlyIfNew) this.store.saveNew(record);
+      else this.store.save(record);
     } catch (e) {
       this.host.log('error', `cannot persist job ${record.id}: ${e.message}`);
     }
@@ -185,23 +298,109 @@ export class JobRunner {
     return { id: record.id, kind: record.kind, sessionKey: record.sessionKey, state: record.state, wake: record.wake };
   }
 
+  /** Counts work in flight until it ends (a graceful stop waits for it). */
+  track(work) {
+    this.inFlight.add(work);
+    work.then(
+      () => this.inFlight.delete(work),
+      () => this.inFlight.delete(work),
+    );
+    return work;
+  }
+
+  /** Resolves once no step or replay is in flight. */
+  async settle() {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Asks foreground runs (`runReady`) to return after the step in flight. */
+  stop() {
+    this.stopping = true;
+  }
+
   /** One step of a job; its successors replace it. */
-  async step(record, wakeup) {
+  step(record, wakeup) {
+    return this.track(this.stepUntracked(record, wakeup));
+  }
+
+  async stepUntracked(record, wakeup) {
     try {
       const next = await this.host.resume(record, wakeup);
+      // The first successor under the job's own id continues it (same key); every other
+      // successor is a new job under a key derived from this step, saved only if absent
+      // (so a step made again after a stop keeps it once).
       let continues = false;
-      for (const successor of this.admit(record.agent, record.caller, next, record)) {
+      this.admit(record.agent, record.caller, next, record).forEach((successor, n) => {
         if (!continues && successor.id === record.id) {
           continues = true;
           successor.key = record.key;
+          this.persist(successor);
+        } else {
+          successor.key = successorKey(record.key, record.steps, n);
+          this.persist(successor, true);
         }
-        this.persist(successor);
-      }
+      });
       if (!continues) this.store.remove(record.key);
     } catch (e) {
       this.host.log('warn', `job ${record.id} (${record.kind}) failed and is dropped: ${e.message}`);
       this.store.remove(record.key);
     }
+  }
+
+  /** The intents on disk not being made again here (their holders may be alive). */
+  replayable() {
+    if (!this.store.callsDir || !this.host.replay) return [];
+    const now = Date.now();
+    if (now - this.sweptAt >= SWEEP_EVERY_MS) {
+      this.sweptAt = now;
+      this.store.sweep();
+    }
+    return [...this.store.intents()].filter((id) => !this.busy.has(`call:${id}`));
+  }
+
+  /**
+   * Makes a tool call again from an intent its process left (once; a second stop in its
+   * replay drops it), then keeps its jobs under the intent's keys. Answers whether it ran.
+   */
+  async replay(id) {
+    const busy = `call:${id}`;
+    if (this.busy.has(busy)) return false;
+    this.busy.add(busy);
+    try {
+      return await this.track(this.replayClaimed(id));
+    } finally {
+      this.busy.delete(busy);
+    }
+  }
+
+  async replayClaimed(id) {
+    const claimed = claimIntent(this.store.callsDir, id);
+    if (!claimed) return false;
+    const { intent, held } = claimed;
+    if (intent.replays >= 1) {
+      this.host.log('warn', `call ${intent.id} (${intent.tool}) stopped twice before its jobs were kept; it is dropped`);
+      held.done();
+      return false;
+    }
+    intent.replays += 1;
+    try {
+      held.rewrite(intent);
+    } catch (e) {
+      this.host.log('error', `cannot record the replay of call ${intent.id}: ${e.message}`);
+      held.release();
+      return false;
+    }
+    this.host.log('info', `making call ${intent.id} (${intent.tool}) again: its process stopped before its jobs were kept`);
+    let jobs;
+    try {
+      jobs = await this.host.replay(intent);
+    } catch (e) {
+      this.host.log('warn', `call ${intent.id} (${intent.tool}) failed when made again and is dropped: ${e.message}`);
+      held.done();
+      return true;
+    }
+    this.commit(intent.agent, intent.caller, jobs, intent.id, held);
+    return true;
   }
 
   ready(record, now) {
@@ -231,43 +430,55 @@ export class JobRunner {
   }
 
   /**
-   * Runs the jobs that can make progress now, one after another, until none is left or
-   * `deadlineMs` passes: waits for runs for real, and timers whose time has come. Answers
-   * how many steps ran.
+   * Runs the jobs that can make progress now, one after another, until none is left,
+   * `deadlineMs` passes or `stop()` is asked: intents left by stopped processes, waits for
+   * runs for real, and timers whose time has come. Answers how many steps (and replays)
+   * ran.
    */
   async runReady(deadlineMs = Infinity) {
     const until = Date.now() + deadlineMs;
+    const over = () => this.stopping || Date.now() >= until;
     let steps = 0;
     for (;;) {
-      const now = this.host.now();
-      const ready = this.pending().filter((r) => this.ready(r, now) && !this.busy.has(r.key));
-      if (ready.length === 0 || Date.now() >= until) return steps;
+      if (over()) return steps;
       let ran = 0;
+      for (const id of this.replayable()) {
+        if (over()) return steps;
+        if (await this.replay(id)) ran += 1;
+      }
+      const now = this.host.now();
+      const ready = this.steppable().filter((r) => this.ready(r, now) && !this.busy.has(r.key));
+      if (ready.length === 0 && ran === 0) return steps;
       for (const listed of ready) {
-        if (Date.now() >= until) return steps;
+        if (over()) return steps + ran;
         if (this.busy.has(listed.key)) continue;
         this.busy.add(listed.key);
         try {
+          // The job as it is on disk now (it may have moved on since it was listed).
           const record = this.store.get(listed.key);
-          if (!record) continue;
+          if (!record || this.uncommitted(record)) continue;
           const wakeup = await this.wakeupOf(record, Number.isFinite(until) ? until : undefined);
-          if (wakeup) {
+          if (wakeup && !this.stopping) {
             await this.step(record, wakeup);
-            steps += 1;
             ran += 1;
           }
         } finally {
           this.busy.delete(listed.key);
         }
       }
+      steps += ran;
       if (ran === 0) await new Promise((r) => setTimeout(r, 50));
     }
   }
 
   /**
-   * Runs jobs in the background until `stop()`: ready jobs and due timers in turn, and each
-   * wait for a run's end concurrently, so one slow flow never holds up another (nor a tool
-   * call). Answers `{stop, ring}`; `ring()` says there may be new work.
+   * Runs jobs in the background until `stop()`: intents left by stopped processes, ready
+   * jobs and due timers in turn, and each wait for a run's end concurrently, so one slow
+   * flow never holds up another (nor a tool call). Answers `{stop, ring}`; `ring()` says
+   * there may be new work. `stop()` is graceful: no new step starts, the steps and replays
+   * in flight end (each bounded by its instance's limits), and waits in flight are
+   * abandoned (nothing was done yet for them; their jobs stay pending). It may be asked
+   * again; every ask resolves when that is done.
    */
   startScheduler() {
     let stopped = false;
@@ -278,12 +489,19 @@ export class JobRunner {
       dirty = true;
       if (wake) wake();
     };
+    const failed = (what) => (e) => this.host.log('error', `the host failed while ${what}; it stays pending: ${e.message}`);
     const loop = async () => {
       while (!stopped) {
         dirty = false;
+        // Calls whose process stopped before their jobs were kept, one at a time.
+        for (const id of this.replayable()) {
+          if (stopped) break;
+          await this.replay(id).catch(failed(`making call ${id} again`));
+        }
         const now = this.host.now();
         let nextTimer = Infinity;
-        for (const record of this.pending()) {
+        for (const record of this.steppable()) {
+          if (stopped) break;
           if (this.busy.has(record.key)) continue;
           if (record.wake.type === 'at' && record.wake.at > now) {
             nextTimer = Math.min(nextTimer, record.wake.at);
@@ -291,17 +509,16 @@ export class JobRunner {
           }
           this.busy.add(record.key);
           const work = (async () => {
+            // The job as it is on disk now (it may have moved on since it was listed).
             const current = this.store.get(record.key);
-            if (!current) return;
+            if (!current || this.uncommitted(current)) return;
             const wakeup = await this.wakeupOf(current, undefined);
             if (wakeup && !stopped) await this.step(current, wakeup);
           })();
-          work
-            .catch((e) => this.host.log('error', `the host failed while stepping job ${record.id} (${record.kind}); it stays pending: ${e.message}`))
-            .finally(() => {
-              this.busy.delete(record.key);
-              ring();
-            });
+          work.catch(failed(`stepping job ${record.id} (${record.kind})`)).finally(() => {
+            this.busy.delete(record.key);
+            ring();
+          });
           // Ready jobs run one at a time; waits for runs go on concurrently.
           if (record.wake.type !== 'runEnd') await work.catch(() => {});
         }
@@ -323,6 +540,7 @@ export class JobRunner {
         stopped = true;
         ring();
         await done;
+        await this.settle();
       },
     };
   }

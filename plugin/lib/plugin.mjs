@@ -36,6 +36,13 @@ export const DEFAULT_TOOL_NAMES = Object.freeze({
 
 const STATE = Symbol.for('openclaw.session-tools.plugin');
 
+/**
+ * How long the job service's stop waits for the calls and steps in flight: the gateway
+ * gives its whole shutdown 5 s before it exits anyway, and stops other parts after this
+ * one. What is cut short by the exit is made again by the next process (issue 20).
+ */
+export const STOP_GRACE_MS = 3_000;
+
 function state() {
   globalThis[STATE] ??= { runtime: null, service: null, current: null, key: null, scheduler: false, stateDir: null };
   return globalThis[STATE];
@@ -194,11 +201,23 @@ export function register(api, options = {}) {
       const s = state();
       s.scheduler = false;
       const current = s.current;
+      const making = s.service;
       s.service = null;
       s.current = null;
       s.key = null;
       s.lastConfig = undefined;
-      await current?.stop();
+      // A service still being made when the gateway stops is stopped too once it is made.
+      const made = await making?.catch(() => null);
+      const services = [...new Set([current, made])].filter(Boolean);
+      await Promise.all(
+        services.map(async (service) => {
+          if (!(await service.stop({ graceMs: STOP_GRACE_MS }))) {
+            api.logger?.warn?.(
+              `[session-tools] stopping with calls or job steps still in flight after ${STOP_GRACE_MS} ms; what they started is kept and made again by the next process`,
+            );
+          }
+        }),
+      );
     },
   });
 }

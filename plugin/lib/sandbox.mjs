@@ -261,7 +261,12 @@ export class Sandbox {
 
   // ---- one call at a time ----
 
-  enter(op, args, doing) {
+  /**
+   * Runs one export in the worker. `seed`: the parts the guest's ids of this call are
+   * derived from (ids.mjs), so the same call or step made again gets the same ids; absent,
+   * they are random.
+   */
+  enter(op, args, doing, seed = null) {
     if (this.broken) return Promise.reject(this.broken);
     if (this.current) return Promise.reject(CallError.hostFault('the instance is busy with another call'));
     const id = nextId++;
@@ -283,7 +288,7 @@ export class Sandbox {
       this.worker.ref();
       this.armCpu(call);
       call.wallTimer = setTimeout(() => this.stop(call, CallError.wall(this.limits.wallMs)), this.limits.wallMs);
-      this.worker.postMessage({ type: 'run', id, op, args });
+      this.worker.postMessage({ type: 'run', id, op, args, seed });
     });
   }
 
@@ -401,12 +406,12 @@ export class Sandbox {
     return this.enter('describe', {}, 'describing the tools');
   }
 
-  /** Calls a tool; answers `{result (JSON text), jobs (JSON)}`. */
-  async callTool(tool, caller, argumentsJson) {
+  /** Calls a tool; answers `{result (JSON text), jobs (JSON)}`. `seed`: see `enter`. */
+  async callTool(tool, caller, argumentsJson, { seed = null } = {}) {
     const limits = this.limits;
     const size = Buffer.byteLength(argumentsJson);
     if (size > limits.maxArgumentBytes) throw CallError.tooLarge('tool arguments', size, limits.maxArgumentBytes);
-    const out = await this.enter('call', { tool, caller, arguments: argumentsJson }, `calling ${tool}`);
+    const out = await this.enter('call', { tool, caller, arguments: argumentsJson }, `calling ${tool}`, seed);
     if ('errorPayload' in out) throw CallError.tool(out.errorPayload);
     const resultSize = Buffer.byteLength(out.result);
     if (resultSize > limits.maxResultBytes) throw CallError.tooLarge('tool result', resultSize, limits.maxResultBytes);
@@ -418,9 +423,9 @@ export class Sandbox {
     return out;
   }
 
-  /** Resumes a job (JSON); answers the jobs that follow it. */
-  async resumeJob(job, wakeup) {
-    const out = await this.enter('resume', { job, wakeup }, `resuming a ${job.kind} job`);
+  /** Resumes a job (JSON); answers the jobs that follow it. `seed`: see `enter`. */
+  async resumeJob(job, wakeup, { seed = null } = {}) {
+    const out = await this.enter('resume', { job, wakeup }, `resuming a ${job.kind} job`, seed);
     if (out && !Array.isArray(out) && 'errorPayload' in out) throw CallError.badAnswer(`the job could not be resumed: ${out.errorPayload}`);
     return out;
   }

@@ -2,9 +2,14 @@
 // compiled once, a sandboxed instance per agent, pooled per agent and per visibility scope
 // (access.mjs) and never shared between agents nor between a restricted caller and one
 // that sees more; host-side visibility for restricted callers (N15); and the background
-// jobs tool calls start, persisted and resumed.
+// jobs tool calls start, persisted and resumed, exactly once in effect across a stop
+// (issue 20): a call's intent is on disk before its first write and its ids are seeded
+// (intent.mjs, ids.mjs), a job step's ids are seeded by the job's key and step count, and a
+// graceful stop lets the calls and steps in flight end before the instances and the
+// gateway connection go.
 
 import { access } from './access.mjs';
+import { callSeed, stepSeed } from './ids.mjs';
 import { CallError } from './sandbox.mjs';
 import { JobRunner, MemoryJobStore } from './jobs.mjs';
 import { VisibilityGuard } from './visibility.mjs';
@@ -119,8 +124,12 @@ export class Service {
       log: (level, message) => this.log(level, message),
       resume: (record, wakeup) => this.resume(record, wakeup),
       wait: (record, params) => this.wait(record, params),
+      replay: (intent) => this.replay(intent),
     });
     this.scheduler = null;
+    /** Tool calls in flight (a graceful stop waits for them). */
+    this.calls = new Set();
+    this.stopped = null;
   }
 
   access(caller) {
@@ -158,22 +167,59 @@ export class Service {
    * Calls a tool as `caller` (caller-context JSON), in an instance of the caller's agent;
    * answers the tool's JSON result text. The background work it starts is kept and run by
    * the scheduler. Throws a CallError.
+   *
+   * Exactly once in effect (issue 20): before the call's first gateway call that writes,
+   * its intent is kept with the jobs; a process that stops before the call's jobs are kept
+   * leaves the intent, and the process that runs the jobs makes the call again with the
+   * same ids (the gateway drops what it already did).
    */
   async call(caller, tool, argumentsJson) {
+    if (this.stopped) throw CallError.setup('the session tools are stopping');
     const ctx = callerContext(caller);
     const acc = access(this.config, ctx);
-    const output = await this.withInstance(acc.agent, acc.pool, this.gatewayFor(acc), (s) => s.callTool(tool, ctx, argumentsJson));
-    if (output.jobs.length > 0) {
-      this.jobs.start(acc.agent, ctx, output.jobs);
-      this.scheduler?.ring();
+    const intent = this.jobs.intentFor(acc.agent, ctx, tool, argumentsJson);
+    const call = (async () => {
+      let output;
+      try {
+        output = await this.withInstance(acc.agent, acc.pool, intent.guard(this.gatewayFor(acc)), (s) =>
+          s.callTool(tool, ctx, argumentsJson, { seed: callSeed(intent.id) }),
+        );
+      } catch (e) {
+        // The call has ended (with an error): nothing is left to make again.
+        intent.take()?.done();
+        throw e;
+      }
+      this.jobs.start(acc.agent, ctx, output.jobs, intent);
+      if (output.jobs.length > 0) this.scheduler?.ring();
+      return output.result;
+    })();
+    this.calls.add(call);
+    try {
+      return await call;
+    } finally {
+      this.calls.delete(call);
     }
-    return output.result;
   }
 
-  /** A job runs in an instance of its agent, seeing the gateway as its caller may. */
+  /**
+   * A job runs in an instance of its agent, seeing the gateway as its caller may, with ids
+   * seeded by its key and step (the same step made again gets the same ids).
+   */
   async resume(record, wakeup) {
     const acc = access(this.config, callerContext(record.caller));
-    return this.withInstance(record.agent, acc.pool, this.gatewayFor(acc), (s) => s.resumeJob(JobRunner.job(record), wakeup));
+    return this.withInstance(record.agent, acc.pool, this.gatewayFor(acc), (s) =>
+      s.resumeJob(JobRunner.job(record), wakeup, { seed: stepSeed(record) }),
+    );
+  }
+
+  /** Makes a call again from the intent its process left, with its ids; answers its jobs. */
+  async replay(intent) {
+    const ctx = callerContext(intent.caller);
+    const acc = access(this.config, ctx);
+    const output = await this.withInstance(acc.agent, acc.pool, this.gatewayFor(acc), (s) =>
+      s.callTool(intent.tool, ctx, intent.arguments, { seed: callSeed(intent.id) }),
+    );
+    return output.jobs;
   }
 
   async wait(record, params) {
@@ -193,17 +239,47 @@ export class Service {
 
   /** Runs jobs in the background (resuming those a previous process left) until stop(). */
   startScheduler() {
+    if (this.stopped) throw new Error('the session tools have stopped');
     if (!this.scheduler) this.scheduler = this.jobs.startScheduler();
     return this.scheduler;
   }
 
-  async stop() {
-    const scheduler = this.scheduler;
-    this.scheduler = null;
-    await scheduler?.stop();
-    this.broker.close();
-    // The bridge's connection (openclaw-gateway.mjs) ends with the service that owns it.
-    this.gateway?.close?.();
+  /**
+   * Stops gracefully (issue 20): no new call or step starts; the tool calls, job steps and
+   * replays in flight end (each bounded by its instance's limits: the wall time kills a
+   * call that does not end) and keep what they started; waits for runs in flight are
+   * abandoned (their jobs stay pending for the next process). Then the instances and the
+   * gateway connection go: never under work in flight, which would fail it.
+   *
+   * `graceMs`: how long to wait at most; past it the stop answers false and goes on in the
+   * background (a process that exits meanwhile leaves its intents and jobs to the next
+   * one). Answers whether everything in flight ended. Asked again, it is the same stop.
+   */
+  async stop({ graceMs = Infinity } = {}) {
+    this.stopped ??= (async () => {
+      this.jobs.stop();
+      const scheduler = this.scheduler;
+      this.scheduler = null;
+      await scheduler?.stop();
+      await this.jobs.settle();
+      while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
+      this.broker.close();
+      // The bridge's connection (openclaw-gateway.mjs) ends with the service that owns it.
+      this.gateway?.close?.();
+    })();
+    if (!Number.isFinite(graceMs)) {
+      await this.stopped;
+      return true;
+    }
+    let timer;
+    const grace = new Promise((resolve) => {
+      timer = setTimeout(() => resolve(false), Math.max(0, graceMs));
+    });
+    try {
+      return await Promise.race([this.stopped.then(() => true), grace]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   pendingJobs() {

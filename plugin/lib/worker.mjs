@@ -11,6 +11,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 
+import { SeededIds } from './ids.mjs';
 import * as wire from './wire.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
@@ -102,9 +103,13 @@ const gatewayImports = {
   sessionsDelete: (p) => gateway('sessions.delete', wire.deleteParams(p), () => undefined),
 };
 
+// The ids of the call in progress: seeded by the host (ids.mjs) for a tool call or a job
+// step, so the same call or step made again after a stop sends the same idempotency keys.
+let ids = null;
+
 const hostImports = {
   nowMs: () => BigInt(fixedNow ?? Date.now()),
-  newUuid: () => randomUUID(),
+  newUuid: () => (ids ? ids.next() : randomUUID()),
   log: (level, message) => {
     const size = Buffer.byteLength(message);
     if (size > logLeft) {
@@ -188,12 +193,14 @@ parentPort.on('message', (msg) => {
   if (msg.type !== 'run') return;
   let answer;
   try {
+    ids = Array.isArray(msg.seed) ? new SeededIds(msg.seed) : null;
     answer = { type: 'done', id: msg.id, ok: true, value: run(msg.op, msg.args) };
     flushOutput();
   } catch (e) {
     const stderrText = flushOutput();
     answer = { type: 'done', id: msg.id, ok: false, error: classify(e, stderrText) };
   }
+  ids = null;
   parentPort.postMessage(answer);
 });
 

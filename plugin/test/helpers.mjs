@@ -66,15 +66,23 @@ export function recorder() {
  * methods (`call`, `histories`) and the tree the N15 guard asks (`canonicalKey`, …).
  * Sessions: `{key, spawnedBy?, sessionId?, label?, deliveryContext?, lastTo?, lastChannel?}`
  * in canonical spelling.
+ *
+ * As OpenClaw's gateway, `agent` and `send` drop a repeated idempotency key (`agent`
+ * answers the run it started for it, registered before the message is appended; `send`
+ * delivers nothing again). `reply(sessionKey, message)`, when given, is what each run
+ * answers: its message and the reply are appended to the session's transcript.
  */
 export class TreeGateway {
-  constructor(sessions = [], rules = new KeyRules()) {
+  constructor(sessions = [], rules = new KeyRules(), { reply } = {}) {
     this.rules = rules;
     this.sessions = new Map(sessions.map((s) => [s.key, { ...s }]));
     this.calls = [];
     this.runs = new Map();
     this.outbox = [];
     this.waits = [];
+    this.reply = reply;
+    this.runOfKey = new Map();
+    this.sent = new Set();
   }
 
   canonicalKey(key) {
@@ -156,6 +164,14 @@ export class TreeGateway {
         else if (params.spawnedBy && !this.sessions.get(key).spawnedBy) this.sessions.get(key).spawnedBy = this.canonicalKey(params.spawnedBy);
         const runId = typeof params.idempotencyKey === 'string' ? params.idempotencyKey : `run-${this.runs.size + 1}`;
         this.runs.set(runId, { sessionKey: key, message: params.message });
+        if (this.reply) {
+          const row = this.sessions.get(key);
+          row.messages = [
+            ...(row.messages ?? []),
+            { role: 'user', content: [{ type: 'text', text: params.message }] },
+            { role: 'assistant', content: [{ type: 'text', text: this.reply(key, params.message) }] },
+          ];
+        }
         return { runId, status: 'accepted' };
       }
       case 'agent.wait':
@@ -163,6 +179,8 @@ export class TreeGateway {
         if (!this.runs.has(params.runId)) return { runId: params.runId, status: 'timeout' };
         return { runId: params.runId, status: 'ok', startedAt: 1, endedAt: 2 };
       case 'send':
+        if (params.idempotencyKey && this.sent.has(params.idempotencyKey)) return {};
+        if (params.idempotencyKey) this.sent.add(params.idempotencyKey);
         this.outbox.push(params);
         return {};
       case 'sessions.patch': {

@@ -23,6 +23,7 @@ const OTHER = 'agent:ops:main';
 const CHILD = 'agent:main:subagent:3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
 
 const readJson = (f) => JSON.parse(readFileSync(join(PLUGIN_DIR, f), 'utf8'));
+const jobFiles = (dir) => readdirSync(dir).filter((n) => n.endsWith('.json'));
 
 test('both manifests and the package name the plugin, its entry and its config schema', () => {
   const manifest = readJson('openclaw.plugin.json');
@@ -136,7 +137,8 @@ test('background jobs are kept under the state directory and resumed after a res
   assert.equal(pending[0].kind, 'a2a');
   assert.equal(pending[0].wake.type, 'runEnd');
   assert.equal(pending[0].wake.wait.runId, sent.runId);
-  assert.equal(readdirSync(jobsDir).length, 1, 'one file a job');
+  assert.deepEqual(jobFiles(jobsDir), [`${pending[0].key}.json`], 'one file a job');
+  assert.deepEqual(readdirSync(join(jobsDir, 'calls')), [], 'the call wrote, and its intent is gone once its job was kept');
   await first.stop(); // the gateway stops before the run ends
   assert.ok(!gateway.calls.some((c) => c.method === 'agent.wait'));
 
@@ -146,8 +148,8 @@ test('background jobs are kept under the state directory and resumed after a res
   second.startScheduler();
   try {
     const deadline = Date.now() + 10_000;
-    while (readdirSync(jobsDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    assert.deepEqual(readdirSync(jobsDir), [], `the job ended: ${rec.lines.join('\n')}`);
+    while (jobFiles(jobsDir).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(jobFiles(jobsDir), [], `the job ended: ${rec.lines.join('\n')}`);
     const wait = gateway.calls.find((c) => c.method === 'agent.wait');
     assert.equal(wait?.params.runId, sent.runId);
   } finally {

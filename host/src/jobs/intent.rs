@@ -309,6 +309,24 @@ mod tests {
         }
     }
 
+    /// The derivation both hosts share: `seeded-ids.json` (computed independently of either)
+    /// is checked here and by the plugin's `test/ids.test.mjs`, so a call or a step made
+    /// again by either host sends the same keys.
+    #[test]
+    fn seeded_ids_match_the_shared_test_vector() {
+        let base: Arc<dyn Services> = Arc::new(SystemServices::new(Arc::new(|_, _| {})));
+        let vector: serde_json::Value = serde_json::from_str(include_str!("seeded-ids.json")).unwrap();
+        let cases = vector["cases"].as_array().unwrap();
+        assert!(cases.len() >= 10, "the vector has its cases");
+        for case in cases {
+            let parts: Vec<&str> = case["parts"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+            let ids = SeededIds::new(base.clone(), &parts);
+            let counter = case["counter"].as_u64().unwrap();
+            let id = (0..=counter).map(|_| ids.new_uuid()).last().unwrap();
+            assert_eq!(id, case["uuid"].as_str().unwrap(), "{case}");
+        }
+    }
+
     #[test]
     fn an_intent_is_held_while_recorded_and_gone_when_done() {
         let dir = tempfile::tempdir().unwrap();

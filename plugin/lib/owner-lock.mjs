@@ -1,0 +1,143 @@
+// A lock file that names its holder, for what the Rust host holds with an OS lock (a call's
+// intent, `host/src/jobs/intent.rs`). Node has no `flock`, and an OS lock would have to be
+// released by the kernel when its holder dies; instead the lock file records who holds it
+// and a process that finds it judges whether that holder is gone.
+//
+// Why not simply "the state directory belongs to one gateway process": the plugin is also
+// loaded by OpenClaw's command-line processes, and one that runs an agent itself makes
+// tool calls (and writes intents) beside the gateway that runs the jobs. So the gateway
+// must tell a call still in flight in another process from one whose process died.
+//
+// - The lock is created exclusively with its owner record already in it (a hard link of a
+//   complete file, files.mjs): nobody ever reads an empty lock.
+// - The owner record: pid, host name, and on Linux the boot id, the PID namespace and the
+//   process's start time (`/proc/<pid>/stat`), so a pid used again by another process is
+//   not taken for the holder; elsewhere the time the machine booted.
+// - A holder is judged gone only when that can be told for sure: same host, and either a
+//   boot that is over or (in our PID namespace) no process with that pid and start time.
+//   Another host or PID namespace (a gateway in a container sharing the volume) is never
+//   taken for dead: its intents wait for it (or for an operator).
+// - Breaking a stale lock: renamed aside (one process wins), then created anew. Only the
+//   process that runs the jobs (one gateway per state directory) breaks locks; the writers
+//   of intents only ever create their own, under fresh ids.
+//
+// Judging a live holder dead can only cost a second making of its call with the same
+// seeded ids (ids.mjs), which the gateway de-duplicates.
+
+import { randomUUID } from 'node:crypto';
+import { readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { hostname, uptime } from 'node:os';
+
+import { createExclusively } from './files.mjs';
+
+/** Boot times (where no boot id can be read) closer than this are the same boot. */
+const SAME_BOOT_MS = 60_000;
+
+/** The start time of a process (clock ticks since boot, `/proc/<pid>/stat` field 22). */
+function startTime(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) is in parentheses and may hold spaces or parentheses.
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+}
+
+function identityOfThisProcess() {
+  const id = { pid: process.pid, host: hostname() };
+  try {
+    if (readlinkSync('/proc/self') === String(process.pid)) {
+      id.boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+      id.pidNamespace = readlinkSync('/proc/self/ns/pid');
+      id.started = startTime(process.pid);
+      return id;
+    }
+  } catch {
+    // no /proc of this namespace: the boot time below
+  }
+  id.bootedAt = Math.round(Date.now() - uptime() * 1000);
+  return id;
+}
+
+let own = null;
+
+/** This process as a lock's owner. */
+export function ownIdentity() {
+  own ??= identityOfThisProcess();
+  return own;
+}
+
+/** Whether the holder a lock names is known to be gone (see the module). */
+export function holderIsGone(owner, self = ownIdentity()) {
+  if (!owner || typeof owner !== 'object' || !Number.isInteger(owner.pid)) return true;
+  if (owner.host !== self.host) return false;
+  if (self.boot !== undefined) {
+    if (typeof owner.boot !== 'string') return false;
+    if (owner.boot !== self.boot) return true;
+    if (owner.pidNamespace !== self.pidNamespace) return false;
+    if (owner.pid === self.pid) return owner.started !== self.started;
+    let started;
+    try {
+      started = startTime(owner.pid);
+    } catch {
+      return true;
+    }
+    return typeof owner.started === 'string' && started !== owner.started;
+  }
+  if (typeof owner.bootedAt !== 'number') return false;
+  if (Math.abs(owner.bootedAt - self.bootedAt) > SAME_BOOT_MS) return true;
+  if (owner.pid === self.pid) return false;
+  try {
+    process.kill(owner.pid, 0);
+    return false;
+  } catch (e) {
+    return e.code === 'ESRCH';
+  }
+}
+
+function readOwner(path) {
+  let text;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    if (e.code === 'ENOENT') return { gone: true };
+    throw e;
+  }
+  try {
+    return { owner: JSON.parse(text) };
+  } catch {
+    return { owner: null };
+  }
+}
+
+/** A lock this process holds. */
+export class OwnerLock {
+  constructor(path) {
+    this.path = path;
+  }
+
+  /**
+   * Takes the lock at `path`, or answers null when a holder that may still be alive has it.
+   * A lock whose holder is gone is broken.
+   */
+  static tryAcquire(path) {
+    const record = `${JSON.stringify({ ...ownIdentity(), createdAt: new Date().toISOString() })}\n`;
+    for (let attempt = 0; attempt < 3; attempt++) {
+      // Only the lock itself: what it guards is synced by its writer.
+      if (createExclusively(path, record, { sync: false })) return new OwnerLock(path);
+      const found = readOwner(path);
+      if (found.gone) continue;
+      if (!holderIsGone(found.owner)) return null;
+      const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
+      try {
+        renameSync(path, aside);
+      } catch (e) {
+        if (e.code === 'ENOENT') continue;
+        throw e;
+      }
+      rmSync(aside, { force: true });
+    }
+    return null;
+  }
+
+  release() {
+    rmSync(this.path, { force: true });
+  }
+}
