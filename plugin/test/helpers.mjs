@@ -81,7 +81,6 @@ export class TreeGateway {
     this.outbox = [];
     this.waits = [];
     this.reply = reply;
-    this.runOfKey = new Map();
     this.sent = new Set();
   }
 
