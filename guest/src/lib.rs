@@ -15,7 +15,6 @@ pub mod a2a;
 pub mod agents;
 pub mod announce;
 pub mod args;
-pub mod channels;
 pub mod config;
 pub mod context;
 pub mod describe;
@@ -23,7 +22,6 @@ pub mod flow;
 pub mod history;
 pub mod jobs;
 pub mod json;
-pub mod keys;
 pub mod list;
 pub mod policy;
 pub mod ports;
@@ -34,6 +32,8 @@ pub mod spawn;
 pub mod subagent;
 pub mod tools;
 pub mod visibility;
+
+pub use session_tools_grammar::{channels, keys};
 
 #[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code)] // the bindings wit-bindgen generates

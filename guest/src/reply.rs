@@ -12,19 +12,7 @@ use crate::ports::{Gateway, GatewayResult, HistoryParams};
 /// `chat.history` limit when reading a reply.
 pub const REPLY_HISTORY_LIMIT: u32 = 50;
 
-/// JavaScript's `\s` (and the set `String.prototype.trim` strips).
-pub fn js_is_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}' | '\u{2028}' | '\u{2029}' | '\u{202F}' | '\u{205F}' | '\u{3000}' | '\u{FEFF}'
-    )
-}
-
-/// `String.prototype.trim`.
-pub fn js_trim(s: &str) -> &str {
-    s.trim_matches(js_is_space)
-}
+pub use session_tools_grammar::js::{js_is_space, js_trim};
 
 fn is_word_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'

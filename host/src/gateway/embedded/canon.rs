@@ -1,64 +1,9 @@
 //! How the gateway canonicalises keys (reference §1.4, `resolveSessionStoreKey`).
 
 use serde_json::{Map, Value};
-use session_tools_guest::keys::{normalize_agent_id, parse_agent_key};
+use session_tools_guest::keys::normalize_agent_id;
 
-/// The key rules of one deployment.
-#[derive(Debug, Clone)]
-pub struct KeyRules {
-    pub main_key: String,
-    pub scope_global: bool,
-    pub default_agent: String,
-}
-
-impl KeyRules {
-    /// `resolveMainSessionKey`: `global`, or the default agent's main session.
-    pub fn main_session(&self) -> String {
-        if self.scope_global {
-            "global".to_string()
-        } else {
-            format!("agent:{}:{}", self.default_agent, self.main_key)
-        }
-    }
-
-    /// `resolveSessionStoreKey`: trimmed; reserved keys kept; main aliases of an agent
-    /// canonicalised; `main` is the default agent's main session; other bare keys belong
-    /// to the default agent. Keys are not lower-cased.
-    pub fn canonical(&self, raw: &str) -> String {
-        let raw = raw.trim();
-        if raw.is_empty() || raw == "global" || raw == "unknown" {
-            return raw.to_string();
-        }
-        if let Some(parsed) = parse_agent_key(raw) {
-            let agent = normalize_agent_id(&parsed.agent_id);
-            let is_alias = raw == format!("agent:{agent}:{}", self.main_key) || raw == format!("agent:{agent}:main");
-            if is_alias {
-                return if self.scope_global { "global".to_string() } else { format!("agent:{agent}:{}", self.main_key) };
-            }
-            return raw.to_string();
-        }
-        if raw == "main" || raw == self.main_key {
-            return self.main_session();
-        }
-        format!("agent:{}:{raw}", self.default_agent)
-    }
-
-    /// The agent a canonical key belongs to.
-    pub fn agent_of(&self, canonical: &str) -> String {
-        if canonical == "global" || canonical == "unknown" {
-            return self.default_agent.clone();
-        }
-        parse_agent_key(canonical).map_or_else(|| self.default_agent.clone(), |p| normalize_agent_id(&p.agent_id))
-    }
-
-    /// Whether a canonical key is an agent's main session (or `global`).
-    pub fn is_main(&self, canonical: &str) -> bool {
-        if canonical == "global" {
-            return true;
-        }
-        parse_agent_key(canonical).is_some_and(|p| p.rest == self.main_key)
-    }
-}
+pub use session_tools_guest::keys::KeyRules;
 
 /// `canonicalizeSessionKeyForAgent`: how a stored key is listed.
 pub fn for_agent(agent_id: &str, key: &str) -> String {

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::reply::js_trim;
+use crate::js::js_trim;
 
 /// Where an announce is delivered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
