@@ -540,25 +540,25 @@ fn the_component_imports_nothing_but_the_gateway_the_host_services_and_inert_was
     // `types` holds records only: importing it grants nothing.
     let mut expected: Vec<String> =
         ["openclaw:session-tools/types@0.2.x", "openclaw:session-tools/gateway@0.2.x", "openclaw:session-tools/host@0.2.x"]
-        .into_iter()
-        .map(String::from)
-        .chain(["poll", "error", "streams"].map(|i| format!("wasi:io/{i}@0.2.x")))
-        .chain(
-            [
-                "environment",
-                "exit",
-                "stdin",
-                "stdout",
-                "stderr",
-                "terminal-input",
-                "terminal-output",
-                "terminal-stdin",
-                "terminal-stdout",
-                "terminal-stderr",
-            ]
-            .map(|i| format!("wasi:cli/{i}@0.2.x")),
-        )
-        .collect();
+            .into_iter()
+            .map(String::from)
+            .chain(["poll", "error", "streams"].map(|i| format!("wasi:io/{i}@0.2.x")))
+            .chain(
+                [
+                    "environment",
+                    "exit",
+                    "stdin",
+                    "stdout",
+                    "stderr",
+                    "terminal-input",
+                    "terminal-output",
+                    "terminal-stdin",
+                    "terminal-stdout",
+                    "terminal-stderr",
+                ]
+                .map(|i| format!("wasi:cli/{i}@0.2.x")),
+            )
+            .collect();
     expected.sort();
     assert_eq!(imports(session_tools_host::COMPONENT), expected, "the real component");
     assert_eq!(imports(hostile()), expected, "the hostile component");

@@ -172,7 +172,9 @@ impl IntentRecorder {
         }
         match held.as_ref() {
             Some(Ok(_)) | None => Ok(()),
-            Some(Err(e)) => Err(GatewayError::of(ErrorKind::Unavailable, format!("cannot record the call's intent in {}: {e}", dir.display()))),
+            Some(Err(e)) => {
+                Err(GatewayError::of(ErrorKind::Unavailable, format!("cannot record the call's intent in {}: {e}", dir.display())))
+            }
         }
     }
 

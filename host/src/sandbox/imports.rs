@@ -113,7 +113,10 @@ impl wit_gw::Host for StoreState {
                 Ok(answers) if answers.len() == params.len() => answers,
                 Ok(answers) => {
                     let message = format!("the gateway answered {} histories for {}", answers.len(), params.len());
-                    return params.iter().map(|_| Err(wit_gw::GatewayError { kind: wit_gw::ErrorKind::Other, message: message.clone() })).collect();
+                    return params
+                        .iter()
+                        .map(|_| Err(wit_gw::GatewayError { kind: wit_gw::ErrorKind::Other, message: message.clone() }))
+                        .collect();
                 }
                 Err(e) => return params.iter().map(|_| Err(bindings::gw_err(e.clone()))).collect(),
             };

@@ -243,10 +243,10 @@ impl StoreState {
     pub(super) fn gateway_call<T>(&mut self, call: impl FnOnce(&dyn Gateway) -> ports::GatewayResult<T>) -> ports::GatewayResult<T> {
         self.meter.gateway_calls += 1;
         if self.meter.gateway_calls > self.meter.max_gateway_calls {
-            return Err(ports::GatewayError::of(ports::ErrorKind::TooLarge, format!(
-                "too many gateway calls in one call (the limit is {})",
-                self.meter.max_gateway_calls
-            )));
+            return Err(ports::GatewayError::of(
+                ports::ErrorKind::TooLarge,
+                format!("too many gateway calls in one call (the limit is {})", self.meter.max_gateway_calls),
+            ));
         }
         let called = Instant::now();
         if self.meter.over_wall_at(called) {
@@ -254,10 +254,10 @@ impl StoreState {
             return Err(ports::GatewayError::of(ports::ErrorKind::Timeout, "the call ran out of time"));
         }
         if self.meter.gateway_left().is_zero() {
-            return Err(ports::GatewayError::of(ports::ErrorKind::Timeout, format!(
-                "the call spent its gateway time ({} s) and may make no more gateway calls",
-                self.meter.gateway_budget.as_secs()
-            )));
+            return Err(ports::GatewayError::of(
+                ports::ErrorKind::Timeout,
+                format!("the call spent its gateway time ({} s) and may make no more gateway calls", self.meter.gateway_budget.as_secs()),
+            ));
         }
         let result = call(self.gateway.as_ref());
         self.meter.in_host += called.elapsed();
