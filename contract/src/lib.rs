@@ -1,5 +1,12 @@
-//! The two ports of the tool logic: the gateway it calls and the host services it uses.
-//! The types mirror the records of the WIT `gateway` and `host` interfaces one to one.
+//! The contract of the session-tools components in Rust: the records of the WIT `types`
+//! interface, the [`Gateway`] port (one method per `gateway` function) and the [`Host`]
+//! port (`host`). The tools (`guest/`), the N15 guard (`guard/`), the gateway wire and the
+//! host speak these types; each component's bindings convert them to its WIT records one
+//! to one.
+
+#![forbid(unsafe_code)]
+
+pub mod wit;
 
 /// What kind of failure a gateway error is (WIT `error-kind`): what the tools decide on a
 /// failure, they decide on this, never on the message's words.
@@ -70,8 +77,17 @@ impl ThreadId {
     pub fn to_text(&self) -> String {
         match self {
             ThreadId::Text(t) => t.clone(),
-            ThreadId::Number(n) => crate::json::number_text(*n),
+            ThreadId::Number(n) => number_text(*n),
         }
+    }
+}
+
+/// A number as JavaScript writes it: whole numbers without a fraction.
+fn number_text(n: f64) -> String {
+    if n.fract() == 0.0 && n.abs() < 9.2e18 {
+        format!("{}", n as i64)
+    } else {
+        format!("{n}")
     }
 }
 

@@ -435,6 +435,44 @@ impl KeyRules {
     }
 }
 
+/// The agents an OpenClaw config lists (`agents.list[]`): each id normalised, and whether
+/// it is marked `default`, in order.
+pub fn configured_agents(config: &serde_json::Value) -> Vec<(String, bool)> {
+    config
+        .get("agents")
+        .and_then(|a| a.get("list"))
+        .and_then(serde_json::Value::as_array)
+        .map(|list| {
+            list.iter()
+                .filter(|e| e.is_object())
+                .map(|e| {
+                    (
+                        normalize_agent_id(e.get("id").and_then(serde_json::Value::as_str).unwrap_or("")),
+                        e.get("default") == Some(&serde_json::Value::Bool(true)),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+impl KeyRules {
+    /// The key rules an OpenClaw config sets: `session.mainKey` (normalised),
+    /// `session.scope`, and the default agent (the one marked `default`, else the first
+    /// listed, else `main`).
+    pub fn from_config(config: &serde_json::Value) -> KeyRules {
+        let session = config.get("session");
+        let agents = configured_agents(config);
+        let default_agent =
+            agents.iter().find(|(_, d)| *d).or(agents.first()).map(|(id, _)| id.clone()).unwrap_or_else(|| DEFAULT_AGENT_ID.to_string());
+        KeyRules {
+            main_key: normalize_main_key(session.and_then(|s| s.get("mainKey")).and_then(serde_json::Value::as_str)),
+            scope_global: session.and_then(|s| s.get("scope")).and_then(serde_json::Value::as_str) == Some("global"),
+            default_agent,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ use crate::config::Config;
 use crate::context::{Caller, Env, Job, ToolError, Wake, Wakeup};
 use crate::jobs;
 use crate::policy::{self, Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
+use crate::ports::wit::{FromWit, IntoWit};
 use crate::ports::{self, GatewayResult, LogLevel};
 use crate::tools;
 use crate::{describe, Gateway, Host};
@@ -32,155 +33,52 @@ fn config() -> Option<Rc<Config>> {
 /// The gateway, through the WIT imports.
 struct WitGateway;
 
+session_tools_contract::wit_records!(crate::component::openclaw::session_tools::types);
+
 fn gw_err(e: wit_gw::GatewayError) -> ports::GatewayError {
-    let kind = match e.kind {
-        wit_gw::ErrorKind::Timeout => ports::ErrorKind::Timeout,
-        wit_gw::ErrorKind::NotFound => ports::ErrorKind::NotFound,
-        wit_gw::ErrorKind::Forbidden => ports::ErrorKind::Forbidden,
-        wit_gw::ErrorKind::Unavailable => ports::ErrorKind::Unavailable,
-        wit_gw::ErrorKind::TooLarge => ports::ErrorKind::TooLarge,
-        wit_gw::ErrorKind::Invalid => ports::ErrorKind::Invalid,
-        wit_gw::ErrorKind::Other => ports::ErrorKind::Other,
-    };
-    ports::GatewayError { kind, message: e.message }
-}
-
-fn dc_from(d: wit_gw::DeliveryContext) -> ports::DeliveryContext {
-    let thread_id = d.thread_id.map(|t| match t {
-        wit_gw::ThreadId::Text(text) => ports::ThreadId::Text(text),
-        wit_gw::ThreadId::Number(n) => ports::ThreadId::Number(n),
-    });
-    ports::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id }
-}
-
-fn row_from(r: wit_gw::SessionRow) -> ports::SessionRow {
-    ports::SessionRow {
-        key: r.key,
-        kind: r.kind,
-        channel: r.channel,
-        label: r.label,
-        display_name: r.display_name,
-        delivery_context: r.delivery_context.map(dc_from),
-        updated_at: r.updated_at,
-        session_id: r.session_id,
-        model: r.model,
-        context_tokens: r.context_tokens,
-        total_tokens: r.total_tokens,
-        thinking_level: r.thinking_level,
-        verbose_level: r.verbose_level,
-        system_sent: r.system_sent,
-        aborted_last_run: r.aborted_last_run,
-        send_policy: r.send_policy,
-        last_channel: r.last_channel,
-        last_to: r.last_to,
-        last_account_id: r.last_account_id,
-        spawned_by: r.spawned_by,
-    }
-}
-
-fn history_from(history: wit_gw::History) -> ports::History {
-    ports::History {
-        session_id: history.session_id,
-        messages: history.messages.into_iter().map(|m| ports::TranscriptMessage { role: m.role, json: m.json }).collect(),
-    }
+    ports::GatewayError::from_wit(e)
 }
 
 fn wait_result_from(w: wit_gw::WaitResult) -> ports::WaitResult {
-    ports::WaitResult {
-        status: w.status,
-        error: w.error,
-        started_at: w.started_at,
-        ended_at: w.ended_at,
-        usage: w.usage.map(|u| ports::Usage { input_tokens: u.input_tokens, output_tokens: u.output_tokens, total_tokens: u.total_tokens }),
-        model: w.model,
-    }
+    ports::WaitResult::from_wit(w)
 }
 
 impl Gateway for WitGateway {
     fn sessions_list(&self, p: &ports::ListParams) -> GatewayResult<ports::SessionList> {
-        let params = wit_gw::ListParams {
-            limit: p.limit,
-            active_minutes: p.active_minutes,
-            include_global: p.include_global,
-            include_unknown: p.include_unknown,
-            spawned_by: p.spawned_by.clone(),
-            label: p.label.clone(),
-            agent_id: p.agent_id.clone(),
-            search: p.search.clone(),
-        };
-        let list = wit_gw::sessions_list(&params).map_err(gw_err)?;
-        Ok(ports::SessionList { path: list.path, sessions: list.sessions.into_iter().map(row_from).collect() })
+        wit_gw::sessions_list(&p.clone().into_wit()).map(ports::SessionList::from_wit).map_err(gw_err)
     }
 
     fn sessions_resolve(&self, p: &ports::ResolveParams) -> GatewayResult<String> {
-        let params = wit_gw::ResolveParams {
-            key: p.key.clone(),
-            session_id: p.session_id.clone(),
-            label: p.label.clone(),
-            agent_id: p.agent_id.clone(),
-            spawned_by: p.spawned_by.clone(),
-            include_global: p.include_global,
-            include_unknown: p.include_unknown,
-        };
-        wit_gw::sessions_resolve(&params).map_err(gw_err)
+        wit_gw::sessions_resolve(&p.clone().into_wit()).map_err(gw_err)
     }
 
     fn chat_history(&self, p: &ports::HistoryParams) -> GatewayResult<ports::History> {
-        let params = wit_gw::HistoryParams { session_key: p.session_key.clone(), limit: p.limit };
-        wit_gw::chat_history(&params).map(history_from).map_err(gw_err)
+        wit_gw::chat_history(&p.clone().into_wit()).map(ports::History::from_wit).map_err(gw_err)
     }
 
     fn chat_histories(&self, params: &[ports::HistoryParams]) -> Vec<GatewayResult<ports::History>> {
-        let params: Vec<wit_gw::HistoryParams> =
-            params.iter().map(|p| wit_gw::HistoryParams { session_key: p.session_key.clone(), limit: p.limit }).collect();
-        wit_gw::chat_histories(&params).into_iter().map(|answer| answer.map(history_from).map_err(gw_err)).collect()
+        let params: Vec<wit_gw::HistoryParams> = params.iter().map(|p| p.clone().into_wit()).collect();
+        wit_gw::chat_histories(&params).into_iter().map(|answer| answer.map(ports::History::from_wit).map_err(gw_err)).collect()
     }
 
     fn agent(&self, p: &ports::AgentParams) -> GatewayResult<ports::AgentAccepted> {
-        let params = wit_gw::AgentParams {
-            message: p.message.clone(),
-            session_key: p.session_key.clone(),
-            idempotency_key: p.idempotency_key.clone(),
-            deliver: p.deliver,
-            channel: p.channel.clone(),
-            lane: p.lane.clone(),
-            extra_system_prompt: p.extra_system_prompt.clone(),
-            thinking: p.thinking.clone(),
-            timeout: p.timeout,
-            label: p.label.clone(),
-            spawned_by: p.spawned_by.clone(),
-            group_id: p.group_id.clone(),
-            group_channel: p.group_channel.clone(),
-            group_space: p.group_space.clone(),
-        };
-        let accepted = wit_gw::agent(&params).map_err(gw_err)?;
-        Ok(ports::AgentAccepted { run_id: accepted.run_id })
+        wit_gw::agent(&p.clone().into_wit()).map(ports::AgentAccepted::from_wit).map_err(gw_err)
     }
 
     fn agent_wait(&self, p: &ports::WaitParams) -> GatewayResult<ports::WaitResult> {
-        let params = wit_gw::WaitParams { run_id: p.run_id.clone(), timeout_ms: p.timeout_ms };
-        wit_gw::agent_wait(&params).map(wait_result_from).map_err(gw_err)
+        wit_gw::agent_wait(&p.clone().into_wit()).map(wait_result_from).map_err(gw_err)
     }
 
     fn send(&self, p: &ports::SendParams) -> GatewayResult<()> {
-        let params = wit_gw::SendParams {
-            to: p.to.clone(),
-            message: p.message.clone(),
-            channel: p.channel.clone(),
-            account_id: p.account_id.clone(),
-            idempotency_key: p.idempotency_key.clone(),
-        };
-        wit_gw::send(&params).map_err(gw_err)
+        wit_gw::send(&p.clone().into_wit()).map_err(gw_err)
     }
 
     fn sessions_patch(&self, p: &ports::PatchParams) -> GatewayResult<()> {
-        let params = wit_gw::PatchParams { key: p.key.clone(), label: p.label.clone(), model: p.model.clone() };
-        wit_gw::sessions_patch(&params).map_err(gw_err)
+        wit_gw::sessions_patch(&p.clone().into_wit()).map_err(gw_err)
     }
 
     fn sessions_delete(&self, p: &ports::DeleteParams) -> GatewayResult<()> {
-        let params = wit_gw::DeleteParams { key: p.key.clone(), delete_transcript: p.delete_transcript };
-        wit_gw::sessions_delete(&params).map_err(gw_err)
+        wit_gw::sessions_delete(&p.clone().into_wit()).map_err(gw_err)
     }
 }
 

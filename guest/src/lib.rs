@@ -24,7 +24,6 @@ pub mod jobs;
 pub mod json;
 pub mod list;
 pub mod policy;
-pub mod ports;
 pub mod reply;
 pub mod requester;
 pub mod send;
@@ -33,6 +32,7 @@ pub mod subagent;
 pub mod tools;
 pub mod visibility;
 
+pub use session_tools_contract as ports;
 pub use session_tools_grammar::{channels, keys};
 
 #[cfg(target_arch = "wasm32")]

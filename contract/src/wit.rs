@@ -1,0 +1,221 @@
+//! Conversions between the contract's records and the records a WIT bindings generator
+//! makes of the `types` interface (wit-bindgen in a component, wasmtime's `bindgen!` in a
+//! host): written once, as the macro [`wit_records!`](crate::wit_records), which a crate
+//! invokes with the path of its generated `types` module. Both generators give every record
+//! the same fields and every variant the same cases, so one body serves them all.
+
+/// A record of a generated `types` module made into the contract's.
+pub trait FromWit<W> {
+    fn from_wit(wit: W) -> Self;
+}
+
+/// The contract's record made into a generated `types` module's.
+pub trait IntoWit<W> {
+    fn into_wit(self) -> W;
+}
+
+/// Both directions of a record whose fields carry over as they are (for [`wit_records!`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wit_plain {
+    ($w:ident, $c:ident, $name:ident { $($field:ident),* $(,)? }) => {
+        impl $crate::wit::FromWit<$w::$name> for $c::$name {
+            fn from_wit(r: $w::$name) -> $c::$name {
+                $c::$name { $($field: r.$field),* }
+            }
+        }
+        impl $crate::wit::IntoWit<$w::$name> for $c::$name {
+            fn into_wit(self) -> $w::$name {
+                $w::$name { $($field: self.$field),* }
+            }
+        }
+    };
+}
+
+/// Implements [`FromWit`] and [`IntoWit`] between the contract's records and those of the
+/// generated `types` module at the given path (written from the crate root, e.g.
+/// `wit_records!(crate::bindings::openclaw::session_tools::types)`).
+#[macro_export]
+macro_rules! wit_records {
+    ($($types:tt)*) => {
+        #[allow(unused_imports, clippy::all)]
+        const _: () = {
+            use $($types)* as w;
+            use $crate as c;
+            use $crate::wit::{FromWit, IntoWit};
+
+            impl FromWit<w::ErrorKind> for c::ErrorKind {
+                fn from_wit(k: w::ErrorKind) -> c::ErrorKind {
+                    match k {
+                        w::ErrorKind::Timeout => c::ErrorKind::Timeout,
+                        w::ErrorKind::NotFound => c::ErrorKind::NotFound,
+                        w::ErrorKind::Forbidden => c::ErrorKind::Forbidden,
+                        w::ErrorKind::Unavailable => c::ErrorKind::Unavailable,
+                        w::ErrorKind::TooLarge => c::ErrorKind::TooLarge,
+                        w::ErrorKind::Invalid => c::ErrorKind::Invalid,
+                        w::ErrorKind::Other => c::ErrorKind::Other,
+                    }
+                }
+            }
+            impl IntoWit<w::ErrorKind> for c::ErrorKind {
+                fn into_wit(self) -> w::ErrorKind {
+                    match self {
+                        c::ErrorKind::Timeout => w::ErrorKind::Timeout,
+                        c::ErrorKind::NotFound => w::ErrorKind::NotFound,
+                        c::ErrorKind::Forbidden => w::ErrorKind::Forbidden,
+                        c::ErrorKind::Unavailable => w::ErrorKind::Unavailable,
+                        c::ErrorKind::TooLarge => w::ErrorKind::TooLarge,
+                        c::ErrorKind::Invalid => w::ErrorKind::Invalid,
+                        c::ErrorKind::Other => w::ErrorKind::Other,
+                    }
+                }
+            }
+            impl FromWit<w::GatewayError> for c::GatewayError {
+                fn from_wit(e: w::GatewayError) -> c::GatewayError {
+                    c::GatewayError { kind: c::ErrorKind::from_wit(e.kind), message: e.message }
+                }
+            }
+            impl IntoWit<w::GatewayError> for c::GatewayError {
+                fn into_wit(self) -> w::GatewayError {
+                    w::GatewayError { kind: self.kind.into_wit(), message: self.message }
+                }
+            }
+            impl FromWit<w::ThreadId> for c::ThreadId {
+                fn from_wit(t: w::ThreadId) -> c::ThreadId {
+                    match t {
+                        w::ThreadId::Text(text) => c::ThreadId::Text(text),
+                        w::ThreadId::Number(n) => c::ThreadId::Number(n),
+                    }
+                }
+            }
+            impl IntoWit<w::ThreadId> for c::ThreadId {
+                fn into_wit(self) -> w::ThreadId {
+                    match self {
+                        c::ThreadId::Text(text) => w::ThreadId::Text(text),
+                        c::ThreadId::Number(n) => w::ThreadId::Number(n),
+                    }
+                }
+            }
+            impl FromWit<w::DeliveryContext> for c::DeliveryContext {
+                fn from_wit(d: w::DeliveryContext) -> c::DeliveryContext {
+                    c::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id: d.thread_id.map(c::ThreadId::from_wit) }
+                }
+            }
+            impl IntoWit<w::DeliveryContext> for c::DeliveryContext {
+                fn into_wit(self) -> w::DeliveryContext {
+                    w::DeliveryContext { channel: self.channel, to: self.to, account_id: self.account_id, thread_id: self.thread_id.map(IntoWit::into_wit) }
+                }
+            }
+            impl FromWit<w::SessionRow> for c::SessionRow {
+                fn from_wit(r: w::SessionRow) -> c::SessionRow {
+                    c::SessionRow {
+                        key: r.key,
+                        kind: r.kind,
+                        channel: r.channel,
+                        label: r.label,
+                        display_name: r.display_name,
+                        delivery_context: r.delivery_context.map(c::DeliveryContext::from_wit),
+                        updated_at: r.updated_at,
+                        session_id: r.session_id,
+                        model: r.model,
+                        context_tokens: r.context_tokens,
+                        total_tokens: r.total_tokens,
+                        thinking_level: r.thinking_level,
+                        verbose_level: r.verbose_level,
+                        system_sent: r.system_sent,
+                        aborted_last_run: r.aborted_last_run,
+                        send_policy: r.send_policy,
+                        last_channel: r.last_channel,
+                        last_to: r.last_to,
+                        last_account_id: r.last_account_id,
+                        spawned_by: r.spawned_by,
+                    }
+                }
+            }
+            impl IntoWit<w::SessionRow> for c::SessionRow {
+                fn into_wit(self) -> w::SessionRow {
+                    w::SessionRow {
+                        key: self.key,
+                        kind: self.kind,
+                        channel: self.channel,
+                        label: self.label,
+                        display_name: self.display_name,
+                        delivery_context: self.delivery_context.map(IntoWit::into_wit),
+                        updated_at: self.updated_at,
+                        session_id: self.session_id,
+                        model: self.model,
+                        context_tokens: self.context_tokens,
+                        total_tokens: self.total_tokens,
+                        thinking_level: self.thinking_level,
+                        verbose_level: self.verbose_level,
+                        system_sent: self.system_sent,
+                        aborted_last_run: self.aborted_last_run,
+                        send_policy: self.send_policy,
+                        last_channel: self.last_channel,
+                        last_to: self.last_to,
+                        last_account_id: self.last_account_id,
+                        spawned_by: self.spawned_by,
+                    }
+                }
+            }
+            impl FromWit<w::SessionList> for c::SessionList {
+                fn from_wit(l: w::SessionList) -> c::SessionList {
+                    c::SessionList { path: l.path, sessions: l.sessions.into_iter().map(c::SessionRow::from_wit).collect() }
+                }
+            }
+            impl IntoWit<w::SessionList> for c::SessionList {
+                fn into_wit(self) -> w::SessionList {
+                    w::SessionList { path: self.path, sessions: self.sessions.into_iter().map(IntoWit::into_wit).collect() }
+                }
+            }
+            impl FromWit<w::History> for c::History {
+                fn from_wit(h: w::History) -> c::History {
+                    c::History { session_id: h.session_id, messages: h.messages.into_iter().map(c::TranscriptMessage::from_wit).collect() }
+                }
+            }
+            impl IntoWit<w::History> for c::History {
+                fn into_wit(self) -> w::History {
+                    w::History { session_id: self.session_id, messages: self.messages.into_iter().map(IntoWit::into_wit).collect() }
+                }
+            }
+            impl FromWit<w::WaitResult> for c::WaitResult {
+                fn from_wit(r: w::WaitResult) -> c::WaitResult {
+                    c::WaitResult {
+                        status: r.status,
+                        error: r.error,
+                        started_at: r.started_at,
+                        ended_at: r.ended_at,
+                        usage: r.usage.map(c::Usage::from_wit),
+                        model: r.model,
+                    }
+                }
+            }
+            impl IntoWit<w::WaitResult> for c::WaitResult {
+                fn into_wit(self) -> w::WaitResult {
+                    w::WaitResult {
+                        status: self.status,
+                        error: self.error,
+                        started_at: self.started_at,
+                        ended_at: self.ended_at,
+                        usage: self.usage.map(IntoWit::into_wit),
+                        model: self.model,
+                    }
+                }
+            }
+            $crate::__wit_plain!(w, c, TranscriptMessage { role, json });
+            $crate::__wit_plain!(w, c, Usage { input_tokens, output_tokens, total_tokens });
+            $crate::__wit_plain!(w, c, ListParams { limit, active_minutes, include_global, include_unknown, spawned_by, label, agent_id, search });
+            $crate::__wit_plain!(w, c, ResolveParams { key, session_id, label, agent_id, spawned_by, include_global, include_unknown });
+            $crate::__wit_plain!(w, c, HistoryParams { session_key, limit });
+            $crate::__wit_plain!(w, c, AgentParams {
+                message, session_key, idempotency_key, deliver, channel, lane, extra_system_prompt, thinking, timeout, label, spawned_by,
+                group_id, group_channel, group_space,
+            });
+            $crate::__wit_plain!(w, c, AgentAccepted { run_id });
+            $crate::__wit_plain!(w, c, WaitParams { run_id, timeout_ms });
+            $crate::__wit_plain!(w, c, SendParams { to, message, channel, account_id, idempotency_key });
+            $crate::__wit_plain!(w, c, PatchParams { key, label, model });
+            $crate::__wit_plain!(w, c, DeleteParams { key, delete_transcript });
+        };
+    };
+}
