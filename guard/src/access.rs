@@ -1,0 +1,172 @@
+//! Who a caller is to the host (N15, N10): the agent whose instances serve it, and whether
+//! it is restricted, and to what.
+//!
+//! Decided from the deployment config, failing closed: every sandboxed caller under
+//! `spawned` visibility (N10: the agent's own `sandbox.sessionToolsVisibility`, else the
+//! defaults'; absent means `spawned`) is restricted, also where the reference would not
+//! restrict (a sandboxed sub-agent session, ref §2.3) or has nothing to restrict to (no
+//! session: it sees nothing). No logic of the tools takes part: the guard must not depend
+//! on what it guards.
+
+use serde_json::Value;
+use session_tools_grammar::keys::{normalize_agent_id, parse_agent_key, KeyRules, DEFAULT_AGENT_ID};
+
+/// The caller, as far as access is concerned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct CallerIdentity {
+    pub agent_session_key: Option<String>,
+    pub sandboxed: bool,
+    pub requester_agent_id_override: Option<String>,
+}
+
+/// Which sessions a restricted caller may name (the WIT `visibility-scope`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// N15: its own session and those spawned from it, transitively.
+    Spawned,
+    /// E3 `self`.
+    SelfOnly,
+    /// E3 `tree`.
+    Tree,
+    /// E3 `agent`.
+    Agent,
+}
+
+/// A restricted caller: the only session it may name besides those its scope adds, and the
+/// agents it may spawn sub-agent sessions in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Restriction {
+    /// The caller's own session, as the gateway is to be asked for it (`None`: no session).
+    pub own: Option<String>,
+    pub scope: Scope,
+    /// `*` is in `subagents.allowAgents`.
+    pub spawn_any: bool,
+    /// The caller's own agent first, then those `subagents.allowAgents` names.
+    pub spawn_agents: Vec<String>,
+}
+
+impl Restriction {
+    /// Whether the caller may spawn sub-agent sessions in `agent`.
+    pub fn may_spawn_in(&self, agent: &str) -> bool {
+        self.spawn_any || self.spawn_agents.iter().any(|id| id == agent)
+    }
+}
+
+/// How one caller is served.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// The caller's agent, whose instances serve it.
+    pub agent: String,
+    pub restriction: Option<Restriction>,
+}
+
+/// The agent of a session key as the tools see it (`agent:<id>:…`, else the default id).
+fn agent_of_key(key: Option<&str>) -> String {
+    match key.and_then(parse_agent_key) {
+        Some(parsed) => normalize_agent_id(&parsed.agent_id),
+        None => DEFAULT_AGENT_ID.to_string(),
+    }
+}
+
+/// The `agents.list` entry of an agent (by normalised id).
+fn agent_entry<'a>(config: &'a Value, agent_id: &str) -> Option<&'a Value> {
+    config
+        .get("agents")?
+        .get("list")?
+        .as_array()?
+        .iter()
+        .find(|entry| entry.get("id").and_then(Value::as_str).is_some_and(|id| normalize_agent_id(id) == agent_id))
+}
+
+/// `sandbox.sessionToolsVisibility` of an agent (N10: its own, else the defaults').
+pub fn tools_visibility<'a>(config: &'a Value, agent_id: &str) -> Option<&'a str> {
+    agent_entry(config, agent_id)
+        .and_then(|entry| entry.get("sandbox")?.get("sessionToolsVisibility")?.as_str())
+        .or_else(|| config.get("agents")?.get("defaults")?.get("sandbox")?.get("sessionToolsVisibility")?.as_str())
+}
+
+/// `subagents.allowAgents` of an agent: whether `*` is in it, and the other ids,
+/// normalised, in order, without duplicates (reference §3.4.2).
+pub fn allow_agents(config: &Value, agent_id: &str) -> (bool, Vec<String>) {
+    let allow: Vec<&str> = agent_entry(config, agent_id)
+        .and_then(|entry| entry.get("subagents")?.get("allowAgents")?.as_array())
+        .map(|list| list.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let any = allow.iter().any(|v| v.trim() == "*");
+    let mut ids: Vec<String> = Vec::new();
+    for value in allow.iter().map(|v| v.trim()).filter(|v| !v.is_empty() && *v != "*") {
+        let id = normalize_agent_id(value);
+        if !ids.contains(&id) {
+            ids.push(id);
+        }
+    }
+    (any, ids)
+}
+
+/// How `caller` is served under the deployment `config` (as JSON).
+pub fn decide(config: &Value, caller: &CallerIdentity) -> Access {
+    let rules = KeyRules::from_config(config);
+    let key = caller.agent_session_key.as_deref().map(str::trim).filter(|k| !k.is_empty());
+    let literal_main = |k: &str| k == "main" || k == rules.main_key;
+    // The agent whose instances serve the caller: the override (cron and hook runs), else
+    // the key's agent (the literal main alias names none).
+    let from_key = key.filter(|k| !literal_main(k)).and_then(parse_agent_key).map(|p| p.agent_id.into_owned());
+    let agent = normalize_agent_id(&caller.requester_agent_id_override.clone().or(from_key).unwrap_or_default());
+    // Visibility is the key's agent's (N10).
+    let key_agent = agent_of_key(key);
+    let restricted = caller.sandboxed && matches!(tools_visibility(config, &key_agent), None | Some("spawned"));
+    if !restricted {
+        return Access { agent, restriction: None };
+    }
+    // N6: the literal alias is the caller's own main session.
+    let own = key.map(|k| {
+        if !literal_main(k) {
+            k.to_string()
+        } else if rules.scope_global {
+            "global".to_string()
+        } else {
+            format!("agent:{key_agent}:{}", rules.main_key)
+        }
+    });
+    let (spawn_any, mut spawn_agents) = allow_agents(config, &agent);
+    spawn_agents.retain(|id| *id != agent);
+    spawn_agents.insert(0, agent.clone());
+    Access { agent, restriction: Some(Restriction { own, scope: Scope::Spawned, spawn_any, spawn_agents }) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn caller(key: &str, sandboxed: bool) -> CallerIdentity {
+        CallerIdentity { agent_session_key: Some(key.into()), sandboxed, ..CallerIdentity::default() }
+    }
+
+    #[test]
+    fn restricts_sandboxed_callers_under_spawned_visibility() {
+        let config: Value = serde_json::from_str(
+            r#"{"agents": {"list": [{"id": "ops", "sandbox": {"sessionToolsVisibility": "all"}, "subagents": {"allowAgents": ["main"]}}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(decide(&config, &caller("agent:main:main", false)).restriction, None);
+        let main = decide(&config, &caller("main", true));
+        assert_eq!(main.agent, "main");
+        assert_eq!(main.restriction.as_ref().unwrap().own.as_deref(), Some("agent:main:main"));
+        // N10: ops sees everything when sandboxed.
+        assert_eq!(decide(&config, &caller("agent:ops:main", true)).restriction, None);
+        // A sandboxed sub-agent session is restricted too (fail closed).
+        assert!(decide(&config, &caller("agent:main:subagent:x", true)).restriction.is_some());
+        // No session: restricted to nothing.
+        let nobody = decide(&config, &CallerIdentity { sandboxed: true, ..CallerIdentity::default() });
+        assert_eq!(nobody.restriction.unwrap().own, None);
+    }
+
+    #[test]
+    fn spawn_agents_put_the_callers_own_first() {
+        let config: Value =
+            serde_json::from_str(r#"{"agents": {"list": [{"id": "main", "subagents": {"allowAgents": [" Ops ", "main", "*"]}}]}}"#)
+                .unwrap();
+        let r = decide(&config, &caller("agent:main:main", true)).restriction.unwrap();
+        assert_eq!((r.spawn_any, r.spawn_agents), (true, vec!["main".to_string(), "ops".to_string()]));
+    }
+}

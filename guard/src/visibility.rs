@@ -1,0 +1,290 @@
+//! The N15 guard: for a restricted caller, every gateway call the component behind it makes
+//! is checked against the caller's own session and the sessions spawned from it,
+//! transitively (including sessions spawned during the run). Keys are compared in the
+//! gateway's canonical form, so no spelling (case, whitespace, `agent:` prefixes, `main`
+//! aliases) gets around it. A refused call is a gateway error of kind `forbidden` for the
+//! component, and a log line for the host; list answers are filtered.
+//!
+//! The guard fails closed: a caller with no session sees nothing, and a new sub-agent
+//! session joins the tree only in an agent the caller may spawn for
+//! (`subagents.allowAgents`, ref §3.4.2), whatever the component asks.
+//!
+//! Runs are the caller's only when that can be shown: `agent.wait` is answered for a run
+//! the host says belongs to a visible session, or that this guard saw the caller start,
+//! and refused for any other (unknown included). Every run the caller starts gets an
+//! idempotency key derived here from the caller's session and the component's key, never
+//! the component's own: a gateway that answers a known key with the run it already has
+//! (OpenClaw does) cannot hand the caller a run of another session, a key that is another
+//! session's run is refused outright, and the same step made again after a stop is still
+//! the same run (issue 20).
+//!
+//! What does not resolve and what resolves outside the tree get the same answer, so a
+//! restricted caller cannot tell whether a session, a label or a sessionId exists.
+
+use std::cell::RefCell;
+// Ordered sets and maps: std's hashed ones would seed themselves from the host's randomness
+// (`wasi:random/insecure-seed`), which a component is not given (N16).
+use std::collections::{BTreeMap, BTreeSet};
+
+use session_tools_contract::{
+    AgentAccepted, AgentParams, DeleteParams, ErrorKind, Gateway, GatewayError, GatewayResult, History, HistoryParams, Host, ListParams,
+    LogLevel, PatchParams, ResolveParams, SendParams, SessionList, SessionRow, WaitParams, WaitResult,
+};
+use session_tools_grammar::channels::target_from_key;
+use session_tools_grammar::keys::{is_subagent_key, normalize_agent_id, parse_agent_key, KeyRules};
+
+use crate::access::{Restriction, Scope};
+use crate::run_keys::derived_key;
+
+/// What the guard must know of the sessions beyond the gateway's calls (the WIT `tree`).
+pub trait Tree {
+    /// The sessions of the spawn trees of `roots` (canonical keys), the roots included.
+    fn spawned_trees(&self, roots: &BTreeSet<String>) -> GatewayResult<BTreeSet<String>>;
+    /// The rows of these sessions (canonical keys).
+    fn rows_of(&self, keys: &BTreeSet<String>) -> GatewayResult<Vec<SessionRow>>;
+    /// Whether a session exists (canonical key).
+    fn exists(&self, key: &str) -> GatewayResult<bool>;
+    /// The session a run belongs to, when the host knows it.
+    fn run_session(&self, run_id: &str) -> Option<String>;
+}
+
+/// A gateway as seen by one restricted caller. Single-threaded: a component instance (or
+/// a test) owns it.
+pub struct Guarded<G, T, H> {
+    inner: G,
+    tree: T,
+    host: H,
+    rules: KeyRules,
+    restriction: Restriction,
+    /// The caller's own session, canonical; `None`: a caller without a session, which
+    /// sees nothing.
+    own: Option<String>,
+    /// The caller's session and its spawned tree, canonical (computed at the first miss,
+    /// and again on every miss).
+    visible: RefCell<BTreeSet<String>>,
+    /// Sub-agent sessions this caller created through the guard (a spawn's `sessions.patch`
+    /// of its child comes before the `agent` call that records the child's parent): they
+    /// are in its tree from the moment they are created.
+    adopted: RefCell<BTreeSet<String>>,
+    /// Runs this caller started through the guard.
+    started: RefCell<BTreeSet<String>>,
+    /// The idempotency key given to the gateway for each key of the component.
+    keys: RefCell<BTreeMap<String, String>>,
+}
+
+fn agent_of(canonical: &str) -> Option<String> {
+    parse_agent_key(canonical).map(|p| normalize_agent_id(&p.agent_id))
+}
+
+impl<G: Gateway, T: Tree, H: Host> Guarded<G, T, H> {
+    /// The gateway as the restricted caller may see it.
+    pub fn new(inner: G, tree: T, host: H, rules: KeyRules, restriction: Restriction) -> Self {
+        let own = restriction.own.as_deref().map(|key| rules.canonical(key));
+        Guarded {
+            inner,
+            tree,
+            host,
+            rules,
+            restriction,
+            own,
+            visible: RefCell::new(BTreeSet::new()),
+            adopted: RefCell::new(BTreeSet::new()),
+            started: RefCell::new(BTreeSet::new()),
+            keys: RefCell::new(BTreeMap::new()),
+        }
+    }
+
+    /// Recomputes the caller's tree from the host's spawn edges; answers it. When the
+    /// edges cannot be read the tree is the caller's own session only (fail closed).
+    fn refresh(&self) -> BTreeSet<String> {
+        let Some(own) = &self.own else { return self.visible.borrow().clone() };
+        if self.restriction.scope == Scope::SelfOnly {
+            // E3 `self`: its own session, nothing spawned from it.
+            let only = BTreeSet::from([own.clone()]);
+            *self.visible.borrow_mut() = only.clone();
+            return only;
+        }
+        // `spawned` (N15); E3's `tree` and `agent` are read as `spawned` until their
+        // wider sets are asked of the host: narrower, never wider (E3).
+        let mut roots = BTreeSet::from([own.clone()]);
+        roots.extend(self.adopted.borrow().iter().cloned());
+        let visible = self.tree.spawned_trees(&roots).unwrap_or(roots);
+        *self.visible.borrow_mut() = visible.clone();
+        visible
+    }
+
+    /// Whether a key (in any spelling) is the caller's or in its tree.
+    pub fn can_see(&self, key: &str) -> bool {
+        let canonical = self.rules.canonical(key);
+        if self.visible.borrow().contains(&canonical) {
+            return true;
+        }
+        self.refresh().contains(&canonical)
+    }
+
+    fn refuse<R>(&self, method: &str, what: &str) -> GatewayResult<R> {
+        let own = self.own.as_deref().unwrap_or("(none)");
+        self.host.log(LogLevel::Warn, &format!("N15: refused {method}: {what} for sandboxed session {own}"));
+        Err(GatewayError::of(ErrorKind::Forbidden, format!("forbidden: {what} is not visible from this sandboxed agent session")))
+    }
+
+    fn check(&self, method: &str, key: &str) -> GatewayResult<()> {
+        if self.can_see(key) {
+            Ok(())
+        } else {
+            self.refuse(method, &format!("session {}", key.trim()))
+        }
+    }
+
+    /// Whether `key` names a sub-agent session the caller is creating right now: a key that
+    /// does not exist yet, spawned from the caller's tree (`parent`), in an agent the caller
+    /// may spawn for. Such a session joins the tree as it is created.
+    fn is_new_child(&self, key: &str, parent: Option<&str>) -> bool {
+        let canonical = self.rules.canonical(key);
+        is_subagent_key(&canonical)
+            && matches!(self.tree.exists(&canonical), Ok(false))
+            && agent_of(&canonical).is_some_and(|agent| self.restriction.may_spawn_in(&agent))
+            && parent.is_some_and(|parent| self.can_see(parent))
+    }
+
+    /// A new child joins the caller's tree.
+    fn adopt(&self, key: &str) {
+        let canonical = self.rules.canonical(key);
+        self.adopted.borrow_mut().insert(canonical.clone());
+        self.visible.borrow_mut().insert(canonical);
+    }
+
+    /// Whether a run is the caller's: the host says it belongs to a visible session, or
+    /// (when the host does not know it) the caller started it through this guard.
+    fn owns_run(&self, run_id: &str) -> bool {
+        match self.tree.run_session(run_id) {
+            Some(session) => self.can_see(&session),
+            None => self.started.borrow().contains(run_id),
+        }
+    }
+
+    /// The idempotency key the gateway gets for the component's (see the module).
+    fn own_key(&self, guest_key: &str) -> String {
+        self.keys
+            .borrow_mut()
+            .entry(guest_key.to_string())
+            .or_insert_with(|| derived_key(self.own.as_deref().unwrap_or(""), guest_key))
+            .clone()
+    }
+
+    /// Delivery targets the caller may post to: those of its visible sessions.
+    fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
+        let visible = self.refresh();
+        let rows = self.tree.rows_of(&visible).unwrap_or_default();
+        rows.iter().any(|row| {
+            let dc = row.delivery_context.as_ref();
+            let channel_ok = |c: Option<&str>| channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)));
+            let from_row = (dc.and_then(|d| d.to.as_deref()) == Some(to) && channel_ok(dc.and_then(|d| d.channel.as_deref())))
+                || (row.last_to.as_deref() == Some(to) && channel_ok(row.last_channel.as_deref()));
+            let from_key = target_from_key(&row.key).is_some_and(|t| t.to == to && channel_ok(Some(&t.channel)));
+            from_row || from_key
+        })
+    }
+}
+
+impl<G: Gateway, T: Tree, H: Host> Gateway for Guarded<G, T, H> {
+    fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
+        let mut list = self.inner.sessions_list(params)?;
+        let visible = self.refresh();
+        list.sessions.retain(|row| visible.contains(&row.key));
+        Ok(list)
+    }
+
+    fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
+        let asked = match (&params.key, &params.session_id, &params.label) {
+            (Some(key), _, _) => format!("session {}", key.trim()),
+            (None, Some(id), _) => format!("sessionId {id}"),
+            (None, None, Some(label)) => format!("label {label}"),
+            (None, None, None) => "session".to_string(),
+        };
+        if params.key.as_deref().is_some_and(|key| !self.can_see(key)) {
+            return self.refuse("sessions.resolve", &asked);
+        }
+        match self.inner.sessions_resolve(params) {
+            Ok(key) if !key.is_empty() && self.can_see(&key) => Ok(key),
+            // Nothing found, a session outside the tree, or a failure: one answer, which
+            // names nothing the caller did not ask for (the component masks them alike).
+            _ => self.refuse("sessions.resolve", &asked),
+        }
+    }
+
+    fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
+        self.check("chat.history", &params.session_key)?;
+        self.inner.chat_history(params)
+    }
+
+    fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        // Each key checked; only the visible ones go to the gateway, and the answers are
+        // put back in their places.
+        let checked: Vec<GatewayResult<()>> = params.iter().map(|p| self.check("chat.history", &p.session_key)).collect();
+        let allowed: Vec<HistoryParams> = params.iter().zip(&checked).filter(|(_, c)| c.is_ok()).map(|(p, _)| p.clone()).collect();
+        let mut answers = self.inner.chat_histories(&allowed).into_iter();
+        checked
+            .into_iter()
+            .map(|check| match check {
+                Ok(()) => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway answered too few histories"))),
+                Err(refusal) => Err(refusal),
+            })
+            .collect()
+    }
+
+    fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
+        let key = params.session_key.as_deref().unwrap_or("main");
+        if !self.can_see(key) {
+            if !self.is_new_child(key, params.spawned_by.as_deref()) {
+                return self.refuse("agent", &format!("session {}", key.trim()));
+            }
+            self.adopt(key);
+        }
+        // A run of another session keeps its session (first writer wins): its key is
+        // refused, and the gateway gets a key of the guard's own for every run.
+        let guest_key = &params.idempotency_key;
+        if self.tree.run_session(guest_key).is_some_and(|session| !self.can_see(&session)) {
+            return self.refuse("agent", &format!("run {guest_key}"));
+        }
+        let key = self.own_key(guest_key);
+        let accepted = self.inner.agent(&AgentParams { idempotency_key: key.clone(), ..params.clone() })?;
+        let run = accepted.run_id.filter(|r| !r.is_empty()).unwrap_or(key);
+        if self.tree.run_session(&run).is_none_or(|session| self.can_see(&session)) {
+            self.started.borrow_mut().insert(run.clone());
+        }
+        self.refresh(); // a child it just spawned joins the tree
+        Ok(AgentAccepted { run_id: Some(run) })
+    }
+
+    fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
+        if !self.owns_run(&params.run_id) {
+            return self.refuse("agent.wait", &format!("run {}", params.run_id));
+        }
+        self.inner.agent_wait(params)
+    }
+
+    fn send(&self, params: &SendParams) -> GatewayResult<()> {
+        if !self.may_send_to(params.channel.as_deref(), &params.to) {
+            return self.refuse("send", &format!("target {}:{}", params.channel.as_deref().unwrap_or("?"), params.to));
+        }
+        self.inner.send(params)
+    }
+
+    fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
+        // A spawn configures its new child (its model) before it starts it: the caller may
+        // create that session, and nothing else outside its tree (issue 11).
+        if !self.can_see(&params.key) {
+            if !self.is_new_child(&params.key, self.own.as_deref()) {
+                return self.refuse("sessions.patch", &format!("session {}", params.key.trim()));
+            }
+            self.adopt(&params.key);
+        }
+        self.inner.sessions_patch(params)
+    }
+
+    fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
+        self.check("sessions.delete", &params.key)?;
+        self.inner.sessions_delete(params)
+    }
+}
