@@ -39,7 +39,8 @@ fn sample() -> tempfile::TempDir {
 }
 
 fn start(state: &Path) -> Gateway {
-    let options = GatewayOptions { package: TODAY_PACKAGE.to_string(), startup_timeout: Duration::from_secs(240), ..GatewayOptions::default() };
+    let options =
+        GatewayOptions { package: TODAY_PACKAGE.to_string(), startup_timeout: Duration::from_secs(240), ..GatewayOptions::default() };
     Gateway::start(state, options).unwrap_or_else(|e| panic!("starting the real OpenClaw 2026.9.6 gateway failed:\n{e}"))
 }
 
@@ -72,7 +73,8 @@ const ROW_FIELDS: [&str; 15] = [
 
 fn their_row(row: &Value) -> Value {
     let o = row.as_object().unwrap();
-    let mut m: Map<String, Value> = ROW_FIELDS.iter().filter_map(|f| o.get(*f).filter(|v| !v.is_null()).map(|v| (f.to_string(), v.clone()))).collect();
+    let mut m: Map<String, Value> =
+        ROW_FIELDS.iter().filter_map(|f| o.get(*f).filter(|v| !v.is_null()).map(|v| (f.to_string(), v.clone()))).collect();
     // E5: a child's parent is `spawnedBy`, else `parentSessionKey`.
     if let Some(parent) = o.get("spawnedBy").or(o.get("parentSessionKey")).filter(|v| !v.is_null()) {
         m.insert("spawnedBy".into(), parent.clone());
@@ -83,7 +85,8 @@ fn their_row(row: &Value) -> Value {
 fn our_row(row: &SessionRow) -> Value {
     let full = wire::session_row_json(row);
     let o = full.as_object().unwrap();
-    let mut m: Map<String, Value> = ROW_FIELDS.iter().filter_map(|f| o.get(*f).filter(|v| !v.is_null()).map(|v| (f.to_string(), v.clone()))).collect();
+    let mut m: Map<String, Value> =
+        ROW_FIELDS.iter().filter_map(|f| o.get(*f).filter(|v| !v.is_null()).map(|v| (f.to_string(), v.clone()))).collect();
     if let Some(parent) = &row.spawned_by {
         m.insert("spawnedBy".into(), json!(parent));
     }
@@ -174,19 +177,27 @@ fn every_read_method_answers_as_a_running_2026_9_gateway_on_the_same_state() {
     ] {
         compared += 1;
         let text = |k: &str| params.get(k).and_then(Value::as_str).map(str::to_string);
-        let theirs = gateway.rpc("sessions.resolve", params.clone()).map(|v| v["key"].as_str().unwrap_or_default().to_string()).map_err(|e| match e {
-            session_tools_tests::openclaw::RpcError::Gateway { message, .. } => message,
-            other => panic!("sessions.resolve {params}: {other}"),
-        });
+        let theirs = gateway.rpc("sessions.resolve", params.clone()).map(|v| v["key"].as_str().unwrap_or_default().to_string()).map_err(
+            |e| match e {
+                session_tools_tests::openclaw::RpcError::Gateway { message, .. } => message,
+                other => panic!("sessions.resolve {params}: {other}"),
+            },
+        );
         let mine = ours
-            .sessions_resolve(&ResolveParams { key: text("key"), session_id: text("sessionId"), label: text("label"), ..Default::default() })
+            .sessions_resolve(&ResolveParams {
+                key: text("key"),
+                session_id: text("sessionId"),
+                label: text("label"),
+                ..Default::default()
+            })
             .map_err(|e| e.message);
         if theirs != mine {
             failures.push(format!("sessions.resolve {params}: theirs {theirs:?}, ours {mine:?}"));
         }
     }
 
-    let keys: Vec<String> = ours.list_rows(&ListParams { limit: Some(200), ..Default::default() }).unwrap().into_iter().map(|r| r.key).collect();
+    let keys: Vec<String> =
+        ours.list_rows(&ListParams { limit: Some(200), ..Default::default() }).unwrap().into_iter().map(|r| r.key).collect();
     assert_eq!(keys.len(), 8, "{keys:?}");
     let mut long_seen = false;
     for key in &keys {
@@ -228,7 +239,12 @@ fn writes_are_refused_beside_a_running_gateway_and_what_we_write_it_reads() {
     // Beside it: refused, naming `--gateway local`, and nothing written.
     let refused = ours.patch("agent:main:beside", &Patch { label: Some(Some("beside".into())), ..Default::default() }).unwrap_err();
     assert!(refused.message.contains("--gateway local") && refused.message.contains("holds the state directory"), "{}", refused.message);
-    let run = ours.agent(&AgentParams { message: "hi".into(), session_key: Some("main".into()), idempotency_key: "beside-run".into(), ..Default::default() });
+    let run = ours.agent(&AgentParams {
+        message: "hi".into(),
+        session_key: Some("main".into()),
+        idempotency_key: "beside-run".into(),
+        ..Default::default()
+    });
     assert!(run.unwrap_err().message.contains("--gateway local"));
     assert!(gateway.rpc("sessions.patch", json!({"key": "agent:main:by-gateway", "label": "by-gateway"})).is_ok());
     gateway.stop().unwrap();
@@ -238,11 +254,17 @@ fn writes_are_refused_beside_a_running_gateway_and_what_we_write_it_reads() {
     for i in 0..NEW {
         ours.patch(&format!("agent:main:ours-{i}"), &Patch { label: Some(Some(format!("ours-{i}"))), ..Default::default() }).unwrap();
     }
-    ours.patch("agent:main:telegram:group:-1001234567890", &Patch { send_policy: Some(Some("allow".into())), ..Default::default() }).unwrap();
+    ours.patch("agent:main:telegram:group:-1001234567890", &Patch { send_policy: Some(Some("allow".into())), ..Default::default() })
+        .unwrap();
     for (i, key) in ["main", "agent:main:ours-1", "agent:ops:main"].iter().enumerate() {
         let id = format!("run-{i}");
-        ours.agent(&AgentParams { message: format!("hello {i}"), session_key: Some(key.to_string()), idempotency_key: id.clone(), ..Default::default() })
-            .unwrap();
+        ours.agent(&AgentParams {
+            message: format!("hello {i}"),
+            session_key: Some(key.to_string()),
+            idempotency_key: id.clone(),
+            ..Default::default()
+        })
+        .unwrap();
         assert_eq!(ours.agent_wait(&WaitParams { run_id: id, timeout_ms: 10_000 }).unwrap().status.as_deref(), Some("ok"));
     }
     let child = "agent:main:subagent:0c0ffee0-0000-4000-8000-000000000001";
@@ -266,7 +288,8 @@ fn writes_are_refused_beside_a_running_gateway_and_what_we_write_it_reads() {
     let list = gateway.rpc("sessions.list", json!({"limit": 500})).unwrap();
     let rows: std::collections::HashMap<String, Value> =
         list["sessions"].as_array().unwrap().iter().map(|r| (r["key"].as_str().unwrap().to_string(), r.clone())).collect();
-    let lost: Vec<usize> = (0..NEW).filter(|i| rows.get(&format!("agent:main:ours-{i}")).is_none_or(|r| r["label"] != format!("ours-{i}").as_str())).collect();
+    let lost: Vec<usize> =
+        (0..NEW).filter(|i| rows.get(&format!("agent:main:ours-{i}")).is_none_or(|r| r["label"] != format!("ours-{i}").as_str())).collect();
     assert!(lost.is_empty(), "{} of {NEW} sessions we wrote are missing or changed in the gateway's list: {lost:?}", lost.len());
     assert_eq!(rows["agent:main:telegram:group:-1001234567890"]["sendPolicy"], "allow");
     assert!(rows.contains_key("agent:main:by-gateway"), "the gateway's own write is kept");
@@ -281,7 +304,10 @@ fn writes_are_refused_beside_a_running_gateway_and_what_we_write_it_reads() {
             .iter()
             .filter_map(|m| m["content"].as_array().and_then(|c| c.first()).and_then(|p| p["text"].as_str()).map(str::to_string))
             .collect();
-        assert!(texts.contains(&format!("hello {i}")) && texts.contains(&format!("echo: hello {i}")), "{key}: the gateway reads our run: {texts:?}");
+        assert!(
+            texts.contains(&format!("hello {i}")) && texts.contains(&format!("echo: hello {i}")),
+            "{key}: the gateway reads our run: {texts:?}"
+        );
     }
     eprintln!("[sqlite_state] the 2026.9.6 gateway reads all {NEW} sessions, 3 runs, the child and the delete we wrote; 0 lost");
 }
@@ -311,7 +337,10 @@ fn damaged_unknown_and_locked_databases_are_errors_naming_the_file() {
 
     // Another schema version: refused, not guessed at, and not written.
     let (state, result, db) = damaged(|db| {
-        rusqlite::Connection::open(db).unwrap().execute("UPDATE schema_meta SET schema_version = 99 WHERE meta_key = 'primary'", []).unwrap();
+        rusqlite::Connection::open(db)
+            .unwrap()
+            .execute("UPDATE schema_meta SET schema_version = 99 WHERE meta_key = 'primary'", [])
+            .unwrap();
     });
     let error = result.unwrap_err().message;
     assert!(error.contains(&db.display().to_string()) && error.contains("schema version 99"), "unknown version: {error}");

@@ -54,7 +54,11 @@ pub fn imported_sample(extend: impl FnOnce(&Path)) -> Result<tempfile::TempDir, 
     copy_dir(&sample_state(), legacy.path());
     extend(legacy.path());
     let installation = openclaw::install(openclaw::TODAY_PACKAGE)?;
-    let kept = installation.home.join("imported").join(installation.package.replace('/', "+")).join(format!("{:016x}", tree_digest(legacy.path())));
+    let kept = installation
+        .home
+        .join("imported")
+        .join(installation.package.replace('/', "+"))
+        .join(format!("{:016x}", tree_digest(legacy.path())));
     let lock = std::fs::File::options()
         .create(true)
         .truncate(false)

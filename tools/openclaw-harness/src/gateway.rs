@@ -492,7 +492,8 @@ pub fn import_legacy(installation: &Installation, state_dir: &Path) -> Result<()
         return Ok(());
     }
     let started = Instant::now();
-    let dir = tempfile::Builder::new().prefix("openclaw-doctor-").tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let dir =
+        tempfile::Builder::new().prefix("openclaw-doctor-").tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
     let run_dir = dir.path().to_path_buf();
     for sub in ["home", "tmp"] {
         std::fs::create_dir_all(run_dir.join(sub)).map_err(|e| format!("cannot create {}/{sub}: {e}", run_dir.display()))?;
@@ -516,7 +517,11 @@ pub fn import_legacy(installation: &Installation, state_dir: &Path) -> Result<()
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() > deadline => {
                 kill_group(&mut child, Duration::from_secs(2));
-                return Err(format!("openclaw doctor --fix did not finish within 300 s on {}:\n{}", state_dir.display(), file_tail(&log_path, 30)));
+                return Err(format!(
+                    "openclaw doctor --fix did not finish within 300 s on {}:\n{}",
+                    state_dir.display(),
+                    file_tail(&log_path, 30)
+                ));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(100)),
             Err(e) => return Err(format!("waiting for openclaw doctor: {e}")),
@@ -530,7 +535,12 @@ pub fn import_legacy(installation: &Installation, state_dir: &Path) -> Result<()
             file_tail(&log_path, 30)
         ));
     }
-    eprintln!("[openclaw] {} imported {} into SQLite in {:.1} s", installation.package, state_dir.display(), started.elapsed().as_secs_f64());
+    eprintln!(
+        "[openclaw] {} imported {} into SQLite in {:.1} s",
+        installation.package,
+        state_dir.display(),
+        started.elapsed().as_secs_f64()
+    );
     Ok(())
 }
 
@@ -548,7 +558,6 @@ fn ready(port: u16) -> bool {
     let n = stream.read(&mut head).unwrap_or(0);
     head[..n].starts_with(b"HTTP/1.1 200") || head[..n].starts_with(b"HTTP/1.0 200")
 }
-
 
 impl Gateway {
     /// Installs (once) the package and starts a gateway on a free loopback port against

@@ -32,9 +32,11 @@ mod install;
 mod model;
 mod plugin;
 
-pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
 pub use gateway::import_legacy;
-pub use install::{cache_home, Era, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_24_VERSION, NODE_VERSION, OPENCLAW_PACKAGE, TODAY_PACKAGE};
+pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
+pub use install::{
+    cache_home, Era, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_24_VERSION, NODE_VERSION, OPENCLAW_PACKAGE, TODAY_PACKAGE,
+};
 /// Installs (on first use, into [`cache_home`]) Node (22 or 24, by [`Era`]) and the gateway `package`
 /// (`name@version`), and starts it once to fill its transpile cache; answers where they
 /// are. Blocks for minutes the first time; other processes wait on its lock file.
