@@ -1,4 +1,5 @@
-//! A real gateway process on loopback, and its WebSocket protocol v3 client.
+//! A real gateway process on loopback, and its WebSocket client (protocol 3, or 3..4 for
+//! today's gateway).
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -13,7 +14,7 @@ use serde_json::{json, Value};
 use tungstenite::{Message, WebSocket};
 
 use super::install;
-use super::install::{Installation, DEFAULT_PACKAGE};
+use super::install::{Era, Installation, DEFAULT_PACKAGE};
 use super::{deep_merge, file_tail, random_hex};
 
 /// How a gateway is started.
@@ -118,6 +119,12 @@ impl Client {
     /// Connects to the gateway on `127.0.0.1:port`: waits for `connect.challenge`, sends
     /// `connect` with the token, and waits for `hello-ok`; all within `timeout`.
     pub fn connect(port: u16, token: &str, timeout: Duration) -> Result<Client, RpcError> {
+        Client::connect_offering(port, token, timeout, 3)
+    }
+
+    /// [`Client::connect`] offering protocols 3 to `max_protocol` (4 for today's gateway,
+    /// which accepts a range that holds 4; `hello-ok.protocol` says which was chosen).
+    pub fn connect_offering(port: u16, token: &str, timeout: Duration, max_protocol: u32) -> Result<Client, RpcError> {
         let deadline = Instant::now() + timeout;
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
         let stream = TcpStream::connect_timeout(&addr, timeout).map_err(|e| RpcError::Transport(format!("connecting to {addr}: {e}")))?;
@@ -137,7 +144,7 @@ impl Client {
         }
         let params = json!({
             "minProtocol": 3,
-            "maxProtocol": 3,
+            "maxProtocol": max_protocol,
             "client": {"id": "gateway-client", "displayName": "session-tools tests", "version": env!("CARGO_PKG_VERSION"),
                        "platform": std::env::consts::OS, "mode": "backend"},
             "caps": [],
@@ -381,6 +388,177 @@ wait "$child""#;
 
 const PREFIXES: [&str; 3] = ["CLAWDBOT", "MOLTBOT", "OPENCLAW"];
 
+/// The environment prefixes a gateway of an era reads (today's reads only `OPENCLAW_*`
+/// and warns about the others).
+fn prefixes(era: Era) -> &'static [&'static str] {
+    match era {
+        Era::January2026 => &PREFIXES,
+        Era::Today => &["OPENCLAW"],
+    }
+}
+
+/// Whether a state directory holds a legacy session store (`agents/*/sessions/sessions.json`).
+fn has_legacy_store(state_dir: &Path) -> bool {
+    std::fs::read_dir(state_dir.join("agents"))
+        .map(|dirs| dirs.filter_map(Result::ok).any(|d| d.path().join("sessions/sessions.json").is_file()))
+        .unwrap_or(false)
+}
+
+/// The config a gateway of an era is started with: loopback, token auth, the state's agents
+/// (`main` first and default), heartbeats and update checks off; today's gateway takes the
+/// keyed `agents.entries` with a system agent (the shape 2026.9 migrates `agents.list` to)
+/// and no hosted model-catalog refresh or mDNS.
+fn base_config(era: Era, state_dir: &Path, run_dir: &Path, port: u16, token: &str) -> Value {
+    let ids = agent_ids(state_dir);
+    let mut config = json!({
+        "gateway": {"mode": "local", "bind": "loopback", "port": port, "auth": {"mode": "token", "token": token}},
+        "update": {"checkOnStart": false},
+        "logging": {"file": run_dir.join("openclaw.log")},
+        "agents": {
+            "defaults": {"heartbeat": {"every": "0m"}},
+            "list": ids.iter().map(|id| if id == "main" { json!({"id": id, "default": true}) } else { json!({"id": id}) }).collect::<Vec<_>>(),
+        },
+    });
+    if era == Era::Today {
+        config["agents"] = json!({
+            "ownership": "explicit",
+            "defaults": {"heartbeat": {"every": "0m"}, "systemAgent": {"agentId": "main"}},
+            "entries": ids.iter().map(|id| (id.clone(), json!({}))).collect::<serde_json::Map<_, _>>(),
+        });
+        config["models"] = json!({"catalogRefresh": {"enabled": false}});
+        config["discovery"] = json!({"mdns": {"mode": "off"}});
+    }
+    config
+}
+
+/// Points a gateway command (the gateway, or its doctor) at the state, config and token,
+/// with everything that would reach beyond this machine switched off, and `HOME`/`TMPDIR`
+/// in the run directory.
+fn gateway_env(
+    command: &mut Command,
+    installation: &Installation,
+    state_dir: &Path,
+    run_dir: &Path,
+    config_path: &Path,
+    token: &str,
+) -> Result<(), String> {
+    for (key, _) in std::env::vars_os() {
+        let key = key.to_string_lossy();
+        if PREFIXES.iter().any(|p| key.starts_with(&format!("{p}_"))) {
+            command.env_remove(key.as_ref());
+        }
+    }
+    let node_bin = installation.node.parent().expect("node is in a bin/ directory");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path =
+        std::env::join_paths(std::iter::once(node_bin.to_path_buf()).chain(std::env::split_paths(&path))).map_err(|e| e.to_string())?;
+    command.env("PATH", path).env("HOME", run_dir.join("home")).env("TMPDIR", run_dir.join("tmp"));
+    let state = state_dir.to_string_lossy();
+    let config_text = config_path.to_string_lossy();
+    for p in prefixes(installation.era) {
+        for (name, value) in [
+            ("STATE_DIR", state.as_ref()),
+            ("CONFIG_PATH", config_text.as_ref()),
+            ("GATEWAY_TOKEN", token),
+            ("DISABLE_BONJOUR", "1"),
+            ("SKIP_CHANNELS", "1"),
+            ("SKIP_CRON", "1"),
+            ("SKIP_BROWSER_CONTROL_SERVER", "1"),
+            ("SKIP_CANVAS_HOST", "1"),
+            ("SKIP_GMAIL_WATCHER", "1"),
+            ("NO_RESPAWN", "1"),
+            ("HIDE_BANNER", "1"),
+            // hello-ok's server.version (else "dev").
+            ("VERSION", installation.version.as_str()),
+        ] {
+            command.env(format!("{p}_{name}"), value);
+        }
+    }
+    if installation.era == Era::Today {
+        // No update checks or telemetry, no model prewarm at start (the env the package's
+        // own update rehearsal isolates a gateway with).
+        command.env("OPENCLAW_NO_AUTO_UPDATE", "1").env("OPENCLAW_SKIP_STARTUP_MODEL_PREWARM", "1");
+    }
+    Ok(())
+}
+
+/// Imports a legacy state directory (`agents/*/sessions/sessions.json` and transcripts)
+/// into today's SQLite databases with the package's own `openclaw doctor --fix
+/// --non-interactive`, as a user upgrading does (its gateway refuses to start on a legacy
+/// store). The legacy files move to `agents/<id>/session-sqlite-import-archive/`. Does
+/// nothing for an era-1 package or a state without a legacy store.
+pub fn import_legacy(installation: &Installation, state_dir: &Path) -> Result<(), String> {
+    if installation.era != Era::Today || !has_legacy_store(state_dir) {
+        return Ok(());
+    }
+    let started = Instant::now();
+    let dir =
+        tempfile::Builder::new().prefix("openclaw-doctor-").tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+    let run_dir = dir.path().to_path_buf();
+    for sub in ["home", "tmp"] {
+        std::fs::create_dir_all(run_dir.join(sub)).map_err(|e| format!("cannot create {}/{sub}: {e}", run_dir.display()))?;
+    }
+    let token = random_hex(16);
+    let config_path = run_dir.join("gateway.json");
+    let config = base_config(installation.era, state_dir, &run_dir, free_port()?, &token);
+    std::fs::write(&config_path, serde_json::to_string_pretty(&config).expect("config is JSON"))
+        .map_err(|e| format!("cannot write {}: {e}", config_path.display()))?;
+    let log_path = run_dir.join("doctor.log");
+    let log = std::fs::File::create(&log_path).map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+    let log_err = log.try_clone().map_err(|e| e.to_string())?;
+    let mut command = Command::new(&installation.node);
+    command.arg(&installation.entry).args(["doctor", "--fix", "--non-interactive"]);
+    gateway_env(&mut command, installation, state_dir, &run_dir, &config_path, &token)?;
+    command.current_dir(&run_dir).stdin(Stdio::null()).stdout(log).stderr(log_err).process_group(0);
+    let mut child = command.spawn().map_err(|e| format!("cannot run openclaw doctor ({}): {e}", installation.node.display()))?;
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() > deadline => {
+                kill_group(&mut child, Duration::from_secs(2));
+                return Err(format!(
+                    "openclaw doctor --fix did not finish within 300 s on {}:\n{}",
+                    state_dir.display(),
+                    file_tail(&log_path, 30)
+                ));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(100)),
+            Err(e) => return Err(format!("waiting for openclaw doctor: {e}")),
+        }
+    };
+    if !status.success() || has_legacy_store(state_dir) {
+        return Err(format!(
+            "openclaw doctor --fix ({}) did not import the legacy store of {} ({status}):\n{}",
+            installation.package,
+            state_dir.display(),
+            file_tail(&log_path, 30)
+        ));
+    }
+    eprintln!(
+        "[openclaw] {} imported {} into SQLite in {:.1} s",
+        installation.package,
+        state_dir.display(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Whether today's gateway answers `GET /readyz` with 200 (it listens before it is ready).
+fn ready(port: u16) -> bool {
+    use std::io::{Read, Write};
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    let Ok(mut stream) = TcpStream::connect_timeout(&addr, Duration::from_secs(2)) else { return false };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let request = format!("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut head = [0u8; 16];
+    let n = stream.read(&mut head).unwrap_or(0);
+    head[..n].starts_with(b"HTTP/1.1 200") || head[..n].starts_with(b"HTTP/1.0 200")
+}
+
 impl Gateway {
     /// Installs (once) the package and starts a gateway on a free loopback port against
     /// `state_dir`, with its config, fake `HOME`, `TMPDIR` and logs in a temporary directory
@@ -391,9 +569,16 @@ impl Gateway {
         Gateway::start_installed(installation, state_dir, options)
     }
 
+    /// The era of the gateway's package.
+    pub fn era(&self) -> Era {
+        self.installation.era
+    }
+
     /// [`Gateway::start`] with an installation at hand (`options.package` is not used).
     pub fn start_installed(installation: Installation, state_dir: &Path, options: GatewayOptions) -> Result<Gateway, String> {
         std::fs::create_dir_all(state_dir).map_err(|e| format!("cannot create the state dir {}: {e}", state_dir.display()))?;
+        // Today's gateway refuses a legacy store until its doctor imports it.
+        import_legacy(&installation, state_dir)?;
         let state_dir = state_dir.canonicalize().map_err(|e| format!("cannot resolve {}: {e}", state_dir.display()))?;
         let dir = tempfile::Builder::new()
             .prefix("openclaw-gateway-")
@@ -510,7 +695,7 @@ impl Gateway {
 
     /// A new connection of its own (for use from another thread, or to collect events).
     pub fn client(&self) -> Result<Client, RpcError> {
-        Client::connect(self.port, &self.token, Duration::from_secs(10))
+        Client::connect_offering(self.port, &self.token, Duration::from_secs(10), self.installation.era.max_protocol())
     }
 
     /// One RPC over the gateway's shared connection (reconnected after a transport error).
@@ -610,16 +795,7 @@ fn launch(
     token: &str,
     options: &GatewayOptions,
 ) -> Result<(Child, Option<u32>, Client), (String, bool)> {
-    let ids = agent_ids(state_dir);
-    let mut config = json!({
-        "gateway": {"mode": "local", "bind": "loopback", "port": port, "auth": {"mode": "token", "token": token}},
-        "update": {"checkOnStart": false},
-        "logging": {"file": run_dir.join("openclaw.log")},
-        "agents": {
-            "defaults": {"heartbeat": {"every": "0m"}},
-            "list": ids.iter().map(|id| if id == "main" { json!({"id": id, "default": true}) } else { json!({"id": id}) }).collect::<Vec<_>>(),
-        },
-    });
+    let mut config = base_config(installation.era, state_dir, run_dir, port, token);
     if !options.extra_config.is_null() {
         deep_merge(&mut config, &options.extra_config);
     }
@@ -651,38 +827,7 @@ fn launch(
         c.arg(&entry).args(gateway_args);
         c
     };
-    for (key, _) in std::env::vars_os() {
-        let key = key.to_string_lossy();
-        if PREFIXES.iter().any(|p| key.starts_with(&format!("{p}_"))) {
-            command.env_remove(key.as_ref());
-        }
-    }
-    let node_bin = installation.node.parent().expect("node is in a bin/ directory");
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    let path = std::env::join_paths(std::iter::once(node_bin.to_path_buf()).chain(std::env::split_paths(&path)))
-        .map_err(|e| fail(e.to_string()))?;
-    command.env("PATH", path).env("HOME", run_dir.join("home")).env("TMPDIR", run_dir.join("tmp"));
-    let state = state_dir.to_string_lossy();
-    let config_text = config_path.to_string_lossy();
-    for p in PREFIXES {
-        for (name, value) in [
-            ("STATE_DIR", state.as_ref()),
-            ("CONFIG_PATH", config_text.as_ref()),
-            ("GATEWAY_TOKEN", token),
-            ("DISABLE_BONJOUR", "1"),
-            ("SKIP_CHANNELS", "1"),
-            ("SKIP_CRON", "1"),
-            ("SKIP_BROWSER_CONTROL_SERVER", "1"),
-            ("SKIP_CANVAS_HOST", "1"),
-            ("SKIP_GMAIL_WATCHER", "1"),
-            ("NO_RESPAWN", "1"),
-            ("HIDE_BANNER", "1"),
-            // hello-ok's server.version (else "dev").
-            ("VERSION", installation.version.as_str()),
-        ] {
-            command.env(format!("{p}_{name}"), value);
-        }
-    }
+    gateway_env(&mut command, installation, state_dir, run_dir, &config_path, token).map_err(fail)?;
     for (key, value) in &options.env {
         command.env(key, value);
     }
@@ -726,7 +871,12 @@ fn launch(
                 ),
             ));
         }
-        match Client::connect(port, token, Duration::from_secs(5)) {
+        if installation.era == Era::Today && !ready(port) {
+            last_error = "GET /readyz has not answered 200 yet".into();
+            std::thread::sleep(Duration::from_millis(200));
+            continue;
+        }
+        match Client::connect_offering(port, token, Duration::from_secs(5), installation.era.max_protocol()) {
             Ok(client) => {
                 let ns_pid = if options.pid_namespace {
                     std::fs::read_to_string(&ns_pidfile).ok().and_then(|s| s.trim().parse().ok())

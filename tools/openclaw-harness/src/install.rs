@@ -1,5 +1,8 @@
-//! Installing Node 22 and an OpenClaw-lineage gateway package from the npm registry into a
+//! Installing Node and an OpenClaw-lineage gateway package from the npm registry into a
 //! cache outside the repository, once, safely when several test processes ask at once.
+//! Two eras ([`Era`]): the documents' (`clawdbot@2026.1.24-3`, `openclaw@2026.1.x`: Node 22,
+//! protocol 3, `sessions.json`) and today's (`openclaw@2026.9.6`: Node 24, protocol 4,
+//! per-agent SQLite), each with the Node its `engines` range asks for.
 //!
 //! Layout of the cache (`$SESSION_TOOLS_OPENCLAW_HOME`, default
 //! `$HOME/.cache/session-tools/openclaw`):
@@ -30,8 +33,49 @@ use super::file_tail;
 pub const DEFAULT_PACKAGE: &str = "clawdbot@2026.1.24-3";
 /// The first build after the rename to OpenClaw (also protocol v3).
 pub const OPENCLAW_PACKAGE: &str = "openclaw@2026.1.29";
-/// The Node release installed from the npm registry (the gateway needs Node >= 22.12).
+/// Today's OpenClaw (protocol 4, per-agent SQLite state): the era-2 package the tests use.
+pub const TODAY_PACKAGE: &str = "openclaw@2026.9.6";
+/// The Node release installed from the npm registry for era 1 (the gateway needs Node >= 22.12).
 pub const NODE_VERSION: &str = "22.23.3";
+/// The Node release for era 2 (`engines`: `>=24.16.0 <25 || >=26.1.0`).
+pub const NODE_24_VERSION: &str = "24.21.0";
+
+/// Which OpenClaw a package is, for what differs in installing, configuring and talking to
+/// it (`../shared/spec/openclaw-2026.9.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// `clawdbot@2026.1.x`, `openclaw@2026.1.x`: the documents' era (protocol 3, JSON stores).
+    January2026,
+    /// Every later `openclaw@`, tested with [`TODAY_PACKAGE`]: protocol 4, SQLite stores,
+    /// keyed `agents.entries` config, `OPENCLAW_*` environment only, `/readyz`.
+    Today,
+}
+
+impl Era {
+    /// The era of a package spec (`name@version`).
+    pub fn of(package: &str) -> Era {
+        match package.rsplit_once('@') {
+            Some(("openclaw", version)) if !version.starts_with("2026.1.") => Era::Today,
+            _ => Era::January2026,
+        }
+    }
+
+    /// The Node release its gateway runs on.
+    pub fn node_version(self) -> &'static str {
+        match self {
+            Era::January2026 => NODE_VERSION,
+            Era::Today => NODE_24_VERSION,
+        }
+    }
+
+    /// The highest gateway protocol a client offers it (the lowest is 3 for both).
+    pub fn max_protocol(self) -> u32 {
+        match self {
+            Era::January2026 => 3,
+            Era::Today => 4,
+        }
+    }
+}
 /// Where the cache lives, when set.
 pub const HOME_ENV: &str = "SESSION_TOOLS_OPENCLAW_HOME";
 
@@ -52,7 +96,9 @@ pub struct Installation {
     pub name: String,
     /// The package's version, e.g. `2026.1.24-3`.
     pub version: String,
-    /// The Node 22 binary.
+    /// The era of the package.
+    pub era: Era,
+    /// The Node binary (22 or 24, by era).
     pub node: PathBuf,
     /// The installed package (`…/node_modules/<name>`).
     pub package_dir: PathBuf,
@@ -139,15 +185,16 @@ fn node_package() -> Result<&'static str, String> {
 /// `<cache>/install.lock`, and an install counts only once its marker file is written.
 pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(), String>) -> Result<Installation, String> {
     let (name, version) = split_spec(package)?;
+    let era = Era::of(package);
     let home = cache_home()?;
-    let node_dir = home.join(format!("node-{NODE_VERSION}"));
+    let node_dir = home.join(format!("node-{}", era.node_version()));
     let node = node_dir.join("node_modules").join(node_package()?).join("bin/node");
     let app_dir = home.join("packages").join(package.replace('/', "+"));
     let package_dir = app_dir.join("node_modules").join(&name);
     let entry = package_dir.join("dist/entry.js");
     let jiti_cache = app_dir.join("jiti-cache");
     let installation =
-        Installation { home: home.clone(), package: package.to_string(), name, version, node, package_dir, entry, jiti_cache };
+        Installation { home: home.clone(), package: package.to_string(), name, version, era, node, package_dir, entry, jiti_cache };
 
     let installed = |dir: &Path| dir.join(MARKER).is_file();
     let warm = || app_dir.join(WARM_MARKER).is_file();
@@ -165,7 +212,7 @@ pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(
     lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
     // Another process may have finished while this one waited for the lock.
     if !(installed(&node_dir) && installation.node.is_file()) {
-        install_node(&node_dir, &installation.node)?;
+        install_node(&node_dir, &installation.node, era.node_version())?;
     }
     if !(installed(&app_dir) && installation.entry.is_file()) {
         install_package(&app_dir, &installation)?;
@@ -208,9 +255,9 @@ fn write_marker_named(dir: &Path, marker: &str, what: &str) -> Result<(), String
     std::fs::write(dir.join(marker), text).map_err(|e| format!("cannot write the marker {marker} in {}: {e}", dir.display()))
 }
 
-fn install_node(dir: &Path, node: &Path) -> Result<(), String> {
-    let spec = format!("{}@{NODE_VERSION}", node_package()?);
-    eprintln!("[openclaw] installing Node {NODE_VERSION} ({spec}) from the npm registry into {}", dir.display());
+fn install_node(dir: &Path, node: &Path, node_version: &str) -> Result<(), String> {
+    let spec = format!("{}@{node_version}", node_package()?);
+    eprintln!("[openclaw] installing Node {node_version} ({spec}) from the npm registry into {}", dir.display());
     fresh_dir(dir, r#"{"name":"session-tools-node","private":true}"#)?;
     run_npm(dir, &["install", "--no-save", "--no-audit", "--no-fund", "--no-package-lock", &spec], None, &format!("Node ({spec})"))?;
     if !node.is_file() {
@@ -221,9 +268,9 @@ fn install_node(dir: &Path, node: &Path) -> Result<(), String> {
         .output()
         .map_err(|e| format!("the installed Node {} does not run: {e}; remove {} and retry", node.display(), dir.display()))?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    if !out.status.success() || version != format!("v{NODE_VERSION}") {
+    if !out.status.success() || version != format!("v{node_version}") {
         return Err(format!(
-            "the installed Node {} answers {version:?} to --version (expected v{NODE_VERSION}): {}; remove {} and retry",
+            "the installed Node {} answers {version:?} to --version (expected v{node_version}): {}; remove {} and retry",
             node.display(),
             String::from_utf8_lossy(&out.stderr).trim(),
             dir.display()
@@ -234,11 +281,20 @@ fn install_node(dir: &Path, node: &Path) -> Result<(), String> {
 
 fn install_package(dir: &Path, installation: &Installation) -> Result<(), String> {
     eprintln!("[openclaw] installing {} from the npm registry into {} (about a minute)", installation.package, dir.display());
-    // libsignal: baileys pins a GitHub tarball (GitHub may be unreachable): use the registry's.
-    // linkedom: its newest release depends on a package the registry does not have.
-    fresh_dir(dir, r#"{"name":"session-tools-openclaw","private":true,"overrides":{"libsignal":"2.0.1","linkedom":"0.18.12"}}"#)?;
+    match installation.era {
+        // libsignal: baileys pins a GitHub tarball (GitHub may be unreachable): use the registry's.
+        // linkedom: its newest release depends on a package the registry does not have.
+        Era::January2026 => {
+            fresh_dir(dir, r#"{"name":"session-tools-openclaw","private":true,"overrides":{"libsignal":"2.0.1","linkedom":"0.18.12"}}"#)?
+        }
+        // Today's package pins its dependencies exactly (the era-1 linkedom override would
+        // conflict with its own).
+        Era::Today => fresh_dir(dir, r#"{"name":"session-tools-openclaw","private":true}"#)?,
+    }
     let mut args = vec!["install", "--ignore-scripts", "--no-audit", "--no-fund", installation.package.as_str()];
-    args.extend(extra_dependencies(&installation.name));
+    if installation.era == Era::January2026 {
+        args.extend(extra_dependencies(&installation.name));
+    }
     let node_bin = installation.node.parent().expect("node is in a bin/ directory");
     run_npm(dir, &args, Some(node_bin), &installation.package)?;
     if !installation.entry.is_file() {
@@ -346,6 +402,15 @@ fn run_npm(dir: &Path, args: &[&str], node_bin: Option<&Path>, what: &str) -> Re
 #[cfg(test)]
 mod tests {
     use super::split_spec;
+
+    #[test]
+    fn eras() {
+        use super::Era;
+        assert_eq!(Era::of("clawdbot@2026.1.24-3"), Era::January2026);
+        assert_eq!(Era::of("openclaw@2026.1.29"), Era::January2026);
+        assert_eq!(Era::of("openclaw@2026.9.6"), Era::Today);
+        assert_eq!(Era::of(super::TODAY_PACKAGE).node_version(), super::NODE_24_VERSION);
+    }
 
     #[test]
     fn specs() {

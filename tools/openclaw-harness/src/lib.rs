@@ -1,8 +1,11 @@
 //! A real OpenClaw gateway for the tests and the live benchmark: installed from the npm registry into a cache
 //! outside the repository ([`install`]), started on loopback against a state directory
-//! ([`Gateway::start`]), driven over its WebSocket protocol v3 ([`Gateway::rpc`],
-//! [`Client`]), and pointed at a scripted OpenAI-compatible model server on loopback
-//! ([`MockModel`]) when a test needs agent runs.
+//! ([`Gateway::start`]), driven over its WebSocket protocol ([`Gateway::rpc`], [`Client`]),
+//! and pointed at a scripted OpenAI-compatible model server on loopback ([`MockModel`])
+//! when a test needs agent runs. Both eras ([`Era`]): the documents' (protocol 3, the
+//! default package) and today's ([`TODAY_PACKAGE`]: Node 24, protocol 4, SQLite state,
+//! ready at `/readyz`; a legacy state is imported first by its own `openclaw doctor --fix`,
+//! [`import_legacy`]).
 //!
 //! Only npm and the npm registry are needed, once: the cache (`$SESSION_TOOLS_OPENCLAW_HOME`,
 //! default `$HOME/.cache/session-tools/openclaw`, never inside a git repository) keeps
@@ -29,9 +32,12 @@ mod install;
 mod model;
 mod plugin;
 
+pub use gateway::import_legacy;
 pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
-pub use install::{cache_home, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_VERSION, OPENCLAW_PACKAGE};
-/// Installs (on first use, into [`cache_home`]) Node 22 and the gateway `package`
+pub use install::{
+    cache_home, Era, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_24_VERSION, NODE_VERSION, OPENCLAW_PACKAGE, TODAY_PACKAGE,
+};
+/// Installs (on first use, into [`cache_home`]) Node (22 or 24, by [`Era`]) and the gateway `package`
 /// (`name@version`), and starts it once to fill its transpile cache; answers where they
 /// are. Blocks for minutes the first time; other processes wait on its lock file.
 pub fn install(package: &str) -> Result<Installation, String> {

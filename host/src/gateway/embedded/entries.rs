@@ -1,7 +1,9 @@
 //! Changing sessions: creating and changing entries (`sessions.patch`, and the entry
 //! changes of `agent`), deleting them (`sessions.delete`), and appending to transcripts.
 //! Every change re-reads the store under OpenClaw's lock; an entry stored under legacy
-//! spellings of its key is merged and moves to the canonical key (G4).
+//! spellings of its key is merged and moves to the canonical key (G4). On 2026.9's layout
+//! the same changes are one SQLite transaction each ([`super::sqlite`]), refused while a
+//! gateway holds the state directory.
 
 use std::path::{Path, PathBuf};
 
@@ -9,10 +11,44 @@ use crate::gateway::*;
 use serde_json::{json, Map, Value};
 use session_tools_guest::keys::{is_subagent_key, normalize_agent_id};
 
-use super::registry::{lookup, spellings, Found};
+use super::layout::Layout;
+use super::registry::{lookup, spellings, Found, Place};
+use super::sqlite::{self, db::describe, events, AgentDb};
 use super::store::{Entries, StoreError};
 use super::{gw, invalid, transcript, EmbeddedGateway, LABEL_MAX};
 use crate::config::expand_home;
+use rusqlite::OptionalExtension;
+use std::sync::Arc;
+
+/// What a change may ask of the other sessions of its store.
+pub trait Labels {
+    /// Whether a session other than `except` carries this label.
+    fn label_taken(&self, label: &str, except: Option<&str>) -> bool;
+}
+
+impl Labels for Entries {
+    fn label_taken(&self, label: &str, except: Option<&str>) -> bool {
+        Entries::label_taken(self, label, except)
+    }
+}
+
+/// The sessions of an agent database, inside a write transaction.
+struct DbLabels<'a>(&'a rusqlite::Transaction<'a>);
+
+impl Labels for DbLabels<'_> {
+    fn label_taken(&self, label: &str, except: Option<&str>) -> bool {
+        self.0
+            .query_row(
+                "SELECT 1 FROM session_nodes WHERE label = ?1 AND session_key IS NOT ?2 AND archived_at IS NULL LIMIT 1",
+                rusqlite::params![label, except],
+                |_| Ok(()),
+            )
+            .optional()
+            .ok()
+            .flatten()
+            .is_some()
+    }
+}
 
 /// A fuller `sessions.patch` than the component's (the CLI and owners use it).
 #[derive(Debug, Clone, Default)]
@@ -59,13 +95,16 @@ impl EmbeddedGateway {
     pub(super) fn upsert(
         &self,
         key: &str,
-        change: impl FnOnce(&mut Map<String, Value>, &Entries, &str) -> Result<(), String>,
+        change: impl FnOnce(&mut Map<String, Value>, &dyn Labels, &str) -> Result<(), String>,
     ) -> Result<Found, GatewayError> {
         let canonical = self.rules().canonical(key);
         if canonical.is_empty() {
             return Err(gw("key required"));
         }
         let agent = self.rules().agent_of(&canonical);
+        if self.layout() == Layout::Sqlite {
+            return self.upsert_row(&canonical, agent, change);
+        }
         let store = self.store_for(&agent);
         let now = self.now();
         let store_agent = store.agent_id.clone();
@@ -91,7 +130,104 @@ impl EmbeddedGateway {
                 Ok(entry)
             })
             .map_err(store_err)?;
-        Ok(Found { key: canonical.clone(), agent_id: agent, stored_keys: vec![canonical], entry, store })
+        Ok(Found { key: canonical.clone(), agent_id: agent, stored_keys: vec![canonical], entry, place: Place::File(store) })
+    }
+
+    /// Refuses a write to 2026.9's databases while a gateway holds the state directory
+    /// ([`sqlite`] says why).
+    fn refuse_beside_gateway(&self) -> Result<(), GatewayError> {
+        match sqlite::gateway_hold(self.state_dir(), self.now()) {
+            None => Ok(()),
+            Some(hold) => {
+                let who = match (hold.pid, hold.port) {
+                    (Some(pid), Some(port)) => format!(" (pid {pid}, port {port})"),
+                    (Some(pid), None) => format!(" (pid {pid})"),
+                    _ => String::new(),
+                };
+                Err(gw(format!(
+                    "an OpenClaw 2026.9 gateway{who} holds the state directory {}: while it runs its own writer owns the session databases, so this host does not write them; use --gateway local to work through that gateway, or stop it first",
+                    self.state_dir().display()
+                )))
+            }
+        }
+    }
+
+    /// [`Self::upsert`] on 2026.9's layout: the entry read, changed and written back in one
+    /// transaction, with the columns the gateway projects from it; a new session gets its
+    /// transcript generation (`session_windows`), as the gateway's entry writer makes it.
+    fn upsert_row(
+        &self,
+        canonical: &str,
+        agent: String,
+        change: impl FnOnce(&mut Map<String, Value>, &dyn Labels, &str) -> Result<(), String>,
+    ) -> Result<Found, GatewayError> {
+        self.refuse_beside_gateway()?;
+        let db = self.db_for(&agent);
+        let now = self.now();
+        let sql = |e: rusqlite::Error| describe(&db.path, &e);
+        let entry = db
+            .write(|tx| {
+                let existing: Option<(String, Option<i64>)> = tx
+                    .query_row("SELECT entry_json, archived_at FROM session_nodes WHERE session_key = ?1", [canonical], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })
+                    .optional()
+                    .map_err(sql)?;
+                let fresh = existing.is_none();
+                let mut entry = match existing {
+                    Some((_, Some(_))) => return Err(format!("session {canonical} is archived; unarchive it in OpenClaw first")),
+                    Some((json, None)) => match serde_json::from_str::<Value>(&json) {
+                        Ok(Value::Object(entry)) => entry,
+                        _ => return Err(format!("the entry of {canonical} in {} is not a JSON object; refusing to replace it", db.path.display())),
+                    },
+                    None => {
+                        let mut fresh = Map::new();
+                        fresh.insert("sessionId".into(), Value::String(uuid::Uuid::new_v4().to_string()));
+                        fresh.insert("lifecycleRevision".into(), Value::String(uuid::Uuid::new_v4().to_string()));
+                        fresh.insert("updatedAt".into(), json!(now));
+                        fresh.insert("createdVia".into(), json!("operator"));
+                        fresh.insert("createdAt".into(), json!(now));
+                        fresh
+                    }
+                };
+                change(&mut entry, &DbLabels(tx), canonical)?;
+                let updated = entry.get("updatedAt").and_then(Value::as_u64).unwrap_or(0).max(now);
+                entry.insert("updatedAt".into(), json!(updated));
+                // 2026.9 derives a session's channel from its delivery; a child's parent is
+                // `parentSessionKey` as well as `spawnedBy` (E5), as its own spawn writes it.
+                entry.shift_remove("channel");
+                let spawned_by = entry.get("spawnedBy").and_then(Value::as_str).map(str::to_string);
+                if let (Some(parent), false) = (&spawned_by, entry.contains_key("parentSessionKey")) {
+                    entry.insert("parentSessionKey".into(), Value::String(parent.clone()));
+                }
+                if fresh && spawned_by.is_some() {
+                    entry.insert("createdVia".into(), json!("spawn"));
+                }
+                let session_id = entry.get("sessionId").and_then(Value::as_str).map(str::to_string).unwrap_or_default();
+                let text = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
+                let (label, parent) = (text("label"), text("parentSessionKey"));
+                let json_text = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
+                if fresh {
+                    tx.execute(
+                        "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at, created_via, label, parent_session_key, spawned_by)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                        rusqlite::params![canonical, session_id, json_text, updated as i64, now as i64, text("createdVia"), label, parent, spawned_by],
+                    )
+                    .map_err(sql)?;
+                } else {
+                    tx.execute(
+                        "UPDATE session_nodes SET current_session_id = ?2, entry_json = ?3, updated_at = ?4, label = ?5, parent_session_key = ?6, spawned_by = ?7
+                         WHERE session_key = ?1",
+                        rusqlite::params![canonical, session_id, json_text, updated as i64, label, parent, spawned_by],
+                    )
+                    .map_err(sql)?;
+                }
+                events::ensure_window(tx, &session_id, canonical, label.as_deref(), now as i64).map_err(sql)?;
+                Ok(entry)
+            })
+            .map_err(gw)?;
+        let entry = sqlite::entries::documents_shape(&entry);
+        Ok(Found { key: canonical.to_string(), agent_id: agent, stored_keys: vec![canonical.to_string()], entry, place: Place::Db(db) })
     }
 
     /// `sessions.patch`, in full.
@@ -211,6 +347,9 @@ impl EmbeddedGateway {
         }
         let found = self.find(&canonical)?;
         let agent = self.rules().agent_of(&canonical);
+        if self.layout() == Layout::Sqlite {
+            return self.delete_row(&canonical, &agent);
+        }
         let store = self.store_for(&agent);
         let store_agent = store.agent_id.clone();
         let removed = store
@@ -234,6 +373,78 @@ impl EmbeddedGateway {
         Ok(Deleted { key: canonical, deleted: removed, archived })
     }
 
+    /// [`Self::delete`] on 2026.9's layout: the row and its transcript generations go (the
+    /// schema's foreign keys take the events with them), after the transcript's lines are
+    /// archived as `<sessionId>.jsonl.deleted.<time>` in the agent's `sessions/` directory,
+    /// whether or not `deleteTranscript` asks: a transcript is never lost.
+    fn delete_row(&self, canonical: &str, agent: &str) -> Result<Deleted, GatewayError> {
+        self.refuse_beside_gateway()?;
+        let db = self.db_for(agent);
+        if !db.exists() {
+            return Ok(Deleted { key: canonical.to_string(), deleted: false, archived: Vec::new() });
+        }
+        let now = self.now();
+        let sessions_dir = self.state_dir().join("agents").join(agent).join("sessions");
+        let sql = |e: rusqlite::Error| describe(&db.path, &e);
+        let (deleted, archived) = db
+            .write(|tx| {
+                let session_id: Option<String> = tx
+                    .query_row("SELECT current_session_id FROM session_nodes WHERE session_key = ?1", [canonical], |r| r.get(0))
+                    .optional()
+                    .map_err(sql)?;
+                let Some(session_id) = session_id else { return Ok((false, Vec::new())) };
+                let mut archived = Vec::new();
+                let windows: Vec<String> = {
+                    let mut stmt = tx.prepare("SELECT session_id FROM session_windows WHERE session_key = ?1").map_err(sql)?;
+                    let ids =
+                        stmt.query_map([canonical], |r| r.get(0)).map_err(sql)?.collect::<rusqlite::Result<Vec<String>>>().map_err(sql)?;
+                    ids
+                };
+                let mut ids = windows;
+                if !ids.contains(&session_id) {
+                    ids.push(session_id);
+                }
+                for id in ids.iter().filter(|id| transcript::valid_session_id(id)) {
+                    let lines = events::lines(tx, id).map_err(sql)??;
+                    if lines.is_empty() {
+                        continue;
+                    }
+                    let stamp = super::timestamps::iso_time(now).replace(':', "-");
+                    let file = sessions_dir.join(format!("{id}.jsonl.deleted.{stamp}"));
+                    let mut text = lines.join("\n");
+                    text.push('\n');
+                    super::files::create_private_dir(&sessions_dir)
+                        .and_then(|()| super::files::write_atomically(&file, text.as_bytes(), super::files::Durability::Synced))
+                        .map_err(|e| format!("archiving the transcript of {canonical} to {}: {e}", file.display()))?;
+                    archived.push(file);
+                }
+                tx.execute("DELETE FROM session_windows WHERE session_key = ?1", [canonical]).map_err(sql)?;
+                tx.execute("DELETE FROM session_nodes WHERE session_key = ?1", [canonical]).map_err(sql)?;
+                Ok((true, archived))
+            })
+            .map_err(gw)?;
+        Ok(Deleted { key: canonical.to_string(), deleted, archived })
+    }
+
+    /// Appends a message line to a session's transcript in its agent database.
+    fn append_row(&self, found: &Found, db: &Arc<AgentDb>, message: &Value, entry_id: &str, check: bool) -> Result<(), GatewayError> {
+        self.refuse_beside_gateway()?;
+        let Some(id) = self.session_id(found)? else {
+            return Err(gw(format!("session {} has no sessionId", found.key)));
+        };
+        let cwd = self.workspace(&found.agent_id);
+        let now = self.now();
+        let sql = |e: rusqlite::Error| describe(&db.path, &e);
+        db.write(|tx| {
+            if check && events::has_event(tx, id, entry_id).map_err(sql)? {
+                return Ok(());
+            }
+            events::append(tx, id, &found.key, &cwd, now, message, entry_id)
+                .map_err(|e| format!("writing the transcript of {} in {}: {e}", found.key, db.path.display()))
+        })
+        .map_err(gw)
+    }
+
     /// The agent's workspace (the `cwd` of new transcripts).
     fn workspace(&self, agent_id: &str) -> String {
         let raw = &self.config().raw;
@@ -253,6 +464,9 @@ impl EmbeddedGateway {
 
     /// Appends a message to a session's transcript.
     pub fn append(&self, found: &Found, message: &Value) -> Result<(), GatewayError> {
+        if let Place::Db(db) = &found.place {
+            return self.append_row(found, db, message, &super::runs::new_entry_id(), false);
+        }
         let Some(id) = self.session_id(found)? else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
         };
@@ -266,6 +480,9 @@ impl EmbeddedGateway {
     /// only if the transcript has no entry with that id yet (a run's message or reply
     /// recorded again after its process died half way, issue 20).
     pub fn append_entry(&self, found: &Found, message: &Value, entry_id: &str, check: bool) -> Result<(), GatewayError> {
+        if let Place::Db(db) = &found.place {
+            return self.append_row(found, db, message, entry_id, check);
+        }
         let Some(id) = self.session_id(found)? else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
         };

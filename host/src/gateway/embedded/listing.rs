@@ -14,6 +14,7 @@ use session_tools_guest::ports::SessionRow;
 
 use super::canon::{for_agent, merge_entries, spawned_by_for_agent, KeyRules};
 use super::rows::build_row;
+use super::sqlite::{entries as era2, AgentDb, Node};
 use super::store::Loaded;
 
 /// One session of a store, ready for `sessions.list`.
@@ -45,18 +46,44 @@ impl IndexedRow {
         }
     }
 
+    /// A row of 2026.9's layout: its parent is `spawnedBy` or `parentSessionKey` (E5), its
+    /// display name 2026.9's.
+    fn from_node(node: &Node, rules: &KeyRules) -> IndexedRow {
+        let entry = era2::documents_shape(&node.entry);
+        let agent = rules.agent_of(&node.key);
+        let parent = era2::parent(&node.entry).or(node.spawned_by.as_deref()).or(node.parent_session_key.as_deref());
+        let spawned_by = spawned_by_for_agent(&agent, parent);
+        let mut row = build_row(&node.key, &entry, spawned_by.clone());
+        row.display_name = era2::display_name(&node.key, &node.entry);
+        IndexedRow {
+            key_agent: parse_agent_key(&node.key).map(|p| normalize_agent_id(&p.agent_id)),
+            label: entry.get("label").and_then(Value::as_str).map(str::to_string),
+            row,
+            spawned_by,
+            stored: node.key.clone(),
+            key: node.key.clone(),
+        }
+    }
+
     /// `global` or `unknown`.
     pub fn is_reserved(&self) -> bool {
         self.key == "global" || self.key == "unknown"
     }
 }
 
+/// What a store's rows were built from.
+enum Source {
+    /// A version of a `sessions.json` (compared by identity: a store re-read from disk is a
+    /// new `Loaded`).
+    File(Arc<Loaded>),
+    /// An agent database at a `data_version`.
+    Db(Arc<AgentDb>, i64),
+}
+
 /// The rows of one version of a store.
 pub struct StoreRows {
     agent: String,
-    /// The version they were built from (compared by identity: a store re-read from disk
-    /// is a new `Loaded`).
-    loaded: Arc<Loaded>,
+    source: Source,
     rows: Vec<IndexedRow>,
 }
 
@@ -67,11 +94,14 @@ impl StoreRows {
             let Some(entry) = loaded.entries.get(stored) else { continue };
             rows.push(IndexedRow::build(for_agent(agent, stored), stored.to_string(), &entry, rules));
         }
-        StoreRows { agent: normalize_agent_id(agent), loaded, rows }
+        StoreRows { agent: normalize_agent_id(agent), source: Source::File(loaded), rows }
     }
 
     fn entry(&self, row: &IndexedRow) -> Map<String, Value> {
-        self.loaded.entries.get(&row.stored).unwrap_or_default()
+        match &self.source {
+            Source::File(loaded) => loaded.entries.get(&row.stored).unwrap_or_default(),
+            Source::Db(db, _) => db.node(&row.stored).ok().flatten().map(|n| era2::documents_shape(&n.entry)).unwrap_or_default(),
+        }
     }
 }
 
@@ -85,7 +115,7 @@ impl RowCache {
     /// The rows of this version of an agent's store, built if they are not kept yet.
     pub fn rows(&self, agent: &str, loaded: Arc<Loaded>, rules: &KeyRules) -> Arc<StoreRows> {
         if let Some(kept) = self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).get(agent) {
-            if Arc::ptr_eq(&kept.loaded, &loaded) {
+            if matches!(&kept.source, Source::File(kept) if Arc::ptr_eq(kept, &loaded)) {
                 return kept.clone();
             }
         }
@@ -93,6 +123,22 @@ impl RowCache {
         let built = Arc::new(StoreRows::build(agent, loaded, rules));
         self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).insert(agent.to_string(), built.clone());
         built
+    }
+
+    /// The rows of an agent's database as it is now, built again only after a commit to it
+    /// (its `data_version` changed); an error names the database.
+    pub fn db_rows(&self, db: Arc<AgentDb>, rules: &KeyRules) -> Result<Arc<StoreRows>, String> {
+        let version = db.version()?;
+        if let Some(kept) = self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).get(&db.agent_id) {
+            if matches!(&kept.source, Source::Db(kept_db, v) if Arc::ptr_eq(kept_db, &db) && *v == version) {
+                return Ok(kept.clone());
+            }
+        }
+        let nodes = db.nodes()?;
+        let rows = nodes.iter().map(|node| IndexedRow::from_node(node, rules)).collect();
+        let built = Arc::new(StoreRows { agent: normalize_agent_id(&db.agent_id), source: Source::Db(db.clone(), version), rows });
+        self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).insert(db.agent_id.clone(), built.clone());
+        Ok(built)
     }
 }
 

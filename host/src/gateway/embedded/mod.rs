@@ -12,10 +12,11 @@
 //!   `chat.send` (`/send on|off|inherit`);
 //! - [`agent_runs`]: `agent` and `agent.wait`, over the [`runs`] registry and a pluggable
 //!   [`runtime`];
-//! - on disk: [`store`] (`sessions.json`), [`transcript`] (`<sessionId>.jsonl`), [`lock`]
-//!   (OpenClaw's lock files), [`outbox`] (what `send` delivered); [`files`] (every file
-//!   born private) and [`confined`] (transcripts and the outbox reached without following
-//!   links);
+//! - on disk, in one of two layouts found there ([`layout`], E1): OpenClaw 2026.1's files,
+//!   [`store`] (`sessions.json`), [`transcript`] (`<sessionId>.jsonl`), [`lock`] (OpenClaw's
+//!   lock files); or 2026.9's per-agent databases, [`sqlite`]. Besides them, [`outbox`]
+//!   (what `send` delivered); [`files`] (every file born private) and [`confined`]
+//!   (transcripts and the outbox reached without following links);
 //! - shared rules: [`canon`] (keys), [`delivery`] (delivery fields), [`rows`] and
 //!   [`listing`] (`sessions.list` rows, built once per store version).
 
@@ -26,6 +27,7 @@ pub mod delivery;
 pub mod entries;
 pub mod files;
 pub mod js_text;
+pub mod layout;
 pub mod listing;
 pub mod lock;
 pub mod outbox;
@@ -35,6 +37,7 @@ pub mod registry;
 pub mod rows;
 pub mod runs;
 pub mod runtime;
+pub mod sqlite;
 pub mod store;
 pub mod timestamps;
 pub mod transcript;
@@ -188,7 +191,12 @@ impl EmbeddedGateway {
     ) -> std::io::Result<Arc<EmbeddedGateway>> {
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
-        let registry = registry::Registry::new(&config);
+        // E1: the layout is found on disk (a `session.store` the config names is a file).
+        let layout = match config.store {
+            Some(_) => layout::Layout::Files,
+            None => layout::detect(state_dir).map_err(std::io::Error::other)?,
+        };
+        let registry = registry::Registry::new(&config, layout);
         let tools_dir = state_dir.join("session-tools");
         let runs = Arc::new(Runs::open(tools_dir.join("runs"), clock.clone())?);
         let outbox_file = confined::Confined::inside(state_dir, Path::new("session-tools/outbox.jsonl"))

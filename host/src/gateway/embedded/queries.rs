@@ -145,6 +145,12 @@ impl EmbeddedGateway {
             return Ok(History::default());
         };
         let session_id = self.session_id(&found)?.map(str::to_string);
+        if let super::registry::Place::Db(db) = &found.place {
+            // E4: the transcript as stored, events newest first.
+            let Some(id) = session_id.clone() else { return Ok(History::default()) };
+            let messages = db.read(|c| super::sqlite::events::read_messages(c, &id, limit)).and_then(|m| m).map_err(gw)?;
+            return Ok(History { session_id, messages });
+        }
         // The first candidate that exists (opened once: no look before the read).
         for file in self.transcript_candidates(&found)? {
             let read = transcript::read_messages(&file, limit)

@@ -7,6 +7,9 @@
 //! also holds a legacy un-prefixed spelling (`discord:group:x`, written by older gateways)
 //! the entries are merged as the real gateway's `sessions.list` merges them (G4). A store
 //! that cannot be read is an error naming the file, never an empty store.
+//!
+//! On 2026.9's layout ([`Layout::Sqlite`]) an agent's store is its database
+//! ([`AgentDb`]), keys are stored canonical, and a session is found by its row.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,7 +21,9 @@ use session_tools_guest::ports::GatewayResult;
 
 use super::canon::merge_entries;
 use super::confined::Confined;
+use super::layout::Layout;
 use super::listing::{RowCache, StoreRows};
+use super::sqlite::{agent_db_path, AgentDb};
 use super::store::{Entries, SessionStore};
 use super::{gw, transcript, EmbeddedGateway};
 use crate::config::{expand_home, DeploymentConfig};
@@ -34,10 +39,14 @@ pub struct Registry {
     agent_dirs: Mutex<Option<(Option<std::time::SystemTime>, Vec<String>)>>,
     /// `sessions.list` rows by store version.
     rows: RowCache,
+    /// Where sessions live.
+    layout: Layout,
+    /// The agents' databases (2026.9's layout).
+    dbs: Mutex<BTreeMap<String, Arc<AgentDb>>>,
 }
 
 impl Registry {
-    pub fn new(config: &DeploymentConfig) -> Registry {
+    pub fn new(config: &DeploymentConfig, layout: Layout) -> Registry {
         let fixed = config
             .store
             .as_deref()
@@ -49,8 +58,19 @@ impl Registry {
             by_agent: Mutex::new(BTreeMap::new()),
             agent_dirs: Mutex::new(None),
             rows: RowCache::default(),
+            layout,
+            dbs: Mutex::new(BTreeMap::new()),
         }
     }
+}
+
+/// Where a session's entry lives.
+#[derive(Debug, Clone)]
+pub enum Place {
+    /// A `sessions.json`.
+    File(Arc<SessionStore>),
+    /// An agent database.
+    Db(Arc<AgentDb>),
 }
 
 /// A session found by key.
@@ -61,9 +81,9 @@ pub struct Found {
     pub agent_id: String,
     /// The keys it is stored under (the canonical one and legacy spellings), in file order.
     pub stored_keys: Vec<String>,
-    /// The entry (legacy spellings merged in).
+    /// The entry (legacy spellings merged in), in the documents' shape.
     pub entry: Map<String, Value>,
-    pub store: Arc<SessionStore>,
+    pub place: Place,
 }
 
 impl Found {
@@ -123,6 +143,19 @@ impl EmbeddedGateway {
         stores.entry(agent_id.to_string()).or_insert_with(|| Arc::new(SessionStore::new(agent_id, self.store_path(agent_id)))).clone()
     }
 
+    /// The layout of the state directory.
+    pub fn layout(&self) -> Layout {
+        self.registry.layout
+    }
+
+    /// An agent's database (2026.9's layout).
+    pub fn db_for(&self, agent_id: &str) -> Arc<AgentDb> {
+        let mut dbs = self.registry.dbs.lock().unwrap_or_else(|p| p.into_inner());
+        dbs.entry(agent_id.to_string())
+            .or_insert_with(|| Arc::new(AgentDb::new(agent_id, agent_db_path(&self.state_dir, agent_id))))
+            .clone()
+    }
+
     /// The agents whose stores are read: the default agent, the configured ones, and every
     /// agent directory on disk.
     pub fn agent_ids(&self) -> Vec<String> {
@@ -169,6 +202,15 @@ impl EmbeddedGateway {
     /// The rows of every store as they are on disk now (see [`super::listing::deduplicated`]);
     /// an error names a store that cannot be read.
     pub fn indexed_stores(&self) -> GatewayResult<Vec<Arc<StoreRows>>> {
+        if self.layout() == Layout::Sqlite {
+            return self
+                .agent_ids()
+                .into_iter()
+                .map(|agent| self.db_for(&agent))
+                .filter(|db| db.exists())
+                .map(|db| self.registry.rows.db_rows(db, self.rules()).map_err(gw))
+                .collect();
+        }
         self.stores()
             .into_iter()
             .map(|(agent, store)| {
@@ -197,15 +239,32 @@ impl EmbeddedGateway {
             return Ok(None);
         }
         let agent = self.rules().agent_of(&canonical);
+        if self.layout() == Layout::Sqlite {
+            let db = self.db_for(&agent);
+            if !db.exists() {
+                return Ok(None);
+            }
+            let node = db.node(&canonical).map_err(gw)?;
+            return Ok(node.map(|node| Found {
+                key: canonical.clone(),
+                agent_id: agent,
+                stored_keys: vec![canonical],
+                entry: super::sqlite::entries::documents_shape(&node.entry),
+                place: Place::Db(db),
+            }));
+        }
         let store = self.store_for(&agent);
         let loaded = snapshots.entry(agent.clone()).or_insert_with(|| store.read()).clone();
         let entries = loaded.check().map_err(gw)?;
         let found = lookup(entries, &canonical, &store.agent_id).map_err(|e| gw(format!("{e} (in {})", store.path.display())))?;
-        Ok(found.map(|(stored_keys, entry)| Found { key: canonical, agent_id: agent, stored_keys, entry, store }))
+        Ok(found.map(|(stored_keys, entry)| Found { key: canonical, agent_id: agent, stored_keys, entry, place: Place::File(store) }))
     }
 
     /// The path `sessions.list` reports.
     pub fn store_path_label(&self) -> String {
+        if self.layout() == Layout::Sqlite {
+            return "(multiple)".to_string();
+        }
         match self.registry.template.as_deref() {
             Some(store) => store.to_string(),
             None => "(multiple)".to_string(),
@@ -227,7 +286,8 @@ impl EmbeddedGateway {
     /// default sessions directory (where OpenClaw's auto-reply path puts a `sessionFile`,
     /// whatever the store).
     fn transcript_dirs(&self, found: &Found) -> Vec<PathBuf> {
-        let store_dir = found.store.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let Place::File(store) = &found.place else { return Vec::new() };
+        let store_dir = store.path.parent().map(Path::to_path_buf).unwrap_or_default();
         let agent_dir = self.state_dir.join("agents").join(&found.agent_id).join("sessions");
         if agent_dir == store_dir {
             vec![store_dir]
@@ -273,7 +333,8 @@ impl EmbeddedGateway {
             return Ok(Some(existing.clone()));
         }
         let Some(id) = self.session_id(found)? else { return Ok(None) };
-        let store_dir = found.store.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let Place::File(store) = &found.place else { return Ok(None) };
+        let store_dir = store.path.parent().map(Path::to_path_buf).unwrap_or_default();
         Ok(Confined::inside(&store_dir, &transcript::file_name(id)).map(|f| f.from_root(&self.state_dir)))
     }
 }

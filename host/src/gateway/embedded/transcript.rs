@@ -298,50 +298,78 @@ pub fn read_messages(transcript: &Confined, limit: usize) -> std::io::Result<Opt
         Ok(text) => std::borrow::Cow::Borrowed(text),
         Err(_) => String::from_utf8_lossy(&bytes),
     };
-    let limit = limit.clamp(1, MAX_LIMIT);
-    let mut kept: Vec<(Option<String>, &str)> = Vec::with_capacity(limit.min(256));
+    let mut messages = Messages::new(limit);
     for line in text.rsplit('\n') {
-        if kept.len() == limit {
+        if !messages.take(line) {
             break;
+        }
+    }
+    Ok(Some(messages.finish()))
+}
+
+/// The messages of transcript lines given newest first (a file's, or 2026.9's transcript
+/// events): `chat.history`'s reading of a line, one rule for both layouts.
+pub struct Messages {
+    limit: usize,
+    /// Role and raw message JSON, newest first.
+    kept: Vec<(Option<String>, String)>,
+}
+
+impl Messages {
+    pub fn new(limit: usize) -> Messages {
+        let limit = limit.clamp(1, MAX_LIMIT);
+        Messages { limit, kept: Vec::with_capacity(limit.min(256)) }
+    }
+
+    /// Reads one line (the next older one); answers whether more are wanted.
+    pub fn take(&mut self, line: &str) -> bool {
+        if self.kept.len() == self.limit {
+            return false;
         }
         let line = line.trim_end_matches('\r');
         if line.trim().is_empty() {
-            continue;
+            return true;
         }
         // `parsed?.message`, as `JSON.parse` reads the line (a repeated key: the last one).
         let Ok([Some(raw)]) = fields(line, &["message"]) else {
-            continue;
+            return true;
         };
         if !js_truthy(raw) {
-            continue;
+            return true;
         }
         let role = fields(raw.get(), &["role"]).ok().and_then(|[role]| role).and_then(string_of);
-        kept.push((role, raw.get()));
+        self.kept.push((role, raw.get().to_string()));
+        self.kept.len() < self.limit
     }
-    kept.reverse();
-    let mut messages: Vec<TranscriptMessage> = kept
-        .into_iter()
-        .map(|(role, raw)| {
-            // As the real gateway writes it: `JSON.stringify` of the parsed line.
-            let json = if is_user(role.as_deref()) {
-                super::js_text::stringify(&clean_user_message(raw)).into_owned()
-            } else {
-                super::js_text::stringify(raw).into_owned()
-            };
-            TranscriptMessage { role, json }
-        })
-        .collect();
-    // `capArrayByJsonBytes`: the array's JSON size is `2 + Σ + (n - 1)`; the oldest go
-    // first, and the last message is always kept, however large (the real gateway answers
-    // a 20 MiB message whole).
-    let mut total: usize = 1 + messages.iter().map(|m| m.json.len() + 1).sum::<usize>();
-    let mut drop = 0;
-    while total > MAX_HISTORY_BYTES && drop + 1 < messages.len() {
-        total -= messages[drop].json.len() + 1;
-        drop += 1;
+
+    /// The messages, oldest first, user envelopes stripped, at most [`MAX_HISTORY_BYTES`].
+    pub fn finish(self) -> Vec<TranscriptMessage> {
+        let mut kept = self.kept;
+        kept.reverse();
+        let mut messages: Vec<TranscriptMessage> = kept
+            .into_iter()
+            .map(|(role, raw)| {
+                // As the real gateway writes it: `JSON.stringify` of the parsed line.
+                let json = if is_user(role.as_deref()) {
+                    super::js_text::stringify(&clean_user_message(&raw)).into_owned()
+                } else {
+                    super::js_text::stringify(&raw).into_owned()
+                };
+                TranscriptMessage { role, json }
+            })
+            .collect();
+        // `capArrayByJsonBytes`: the array's JSON size is `2 + Σ + (n - 1)`; the oldest go
+        // first, and the last message is always kept, however large (the real gateway
+        // answers a 20 MiB message whole).
+        let mut total: usize = 1 + messages.iter().map(|m| m.json.len() + 1).sum::<usize>();
+        let mut drop = 0;
+        while total > MAX_HISTORY_BYTES && drop + 1 < messages.len() {
+            total -= messages[drop].json.len() + 1;
+            drop += 1;
+        }
+        messages.drain(..drop);
+        messages
     }
-    messages.drain(..drop);
-    Ok(Some(messages))
 }
 
 /// The head of a transcript line, as pi-coding-agent reads it with `JSON.parse` (a repeated
@@ -525,6 +553,16 @@ struct Entry<'a> {
     message: &'a Value,
 }
 
+/// A message line as pi-coding-agent writes it (2026.9 keeps the same lines as events).
+pub fn message_line(id: &str, parent_id: Option<&RawValue>, now_ms: u64, message: &Value) -> serde_json::Result<String> {
+    serde_json::to_string(&Entry { kind: "message", id, parent_id, timestamp: iso_time(now_ms), message })
+}
+
+/// A session header line, as pi-coding-agent writes it.
+pub fn header_line(session_id: &str, cwd: &str, now_ms: u64) -> String {
+    json!({"type": "session", "version": 3, "id": session_id, "timestamp": iso_time(now_ms), "cwd": cwd}).to_string()
+}
+
 /// Appends one message under the transcript's lock (OpenClaw's, as its runs take it),
 /// writing the session header first when the file is new. Answers the new entry's id: the
 /// one given, else a new one.
@@ -550,8 +588,7 @@ pub fn append_message(
     let mut out = String::new();
     let len = file.metadata()?.len();
     let parent = if len == 0 {
-        let header = json!({"type": "session", "version": 3, "id": session_id, "timestamp": iso_time(now_ms), "cwd": cwd});
-        out.push_str(&header.to_string());
+        out.push_str(&header_line(session_id, cwd, now_ms));
         out.push('\n');
         Some("null".to_string())
     } else {
@@ -573,8 +610,7 @@ pub fn append_message(
     // The parent id is written as its JSON text (as `JSON.stringify` writes the id it
     // parsed), so an id serde_json's `Value` cannot hold still links the tree.
     let parent_id = parent.map(RawValue::from_string).transpose().map_err(std::io::Error::other)?;
-    let entry = Entry { kind: "message", id: &id, parent_id: parent_id.as_deref(), timestamp: iso_time(now_ms), message };
-    out.push_str(&serde_json::to_string(&entry).map_err(std::io::Error::other)?);
+    out.push_str(&message_line(&id, parent_id.as_deref(), now_ms, message).map_err(std::io::Error::other)?);
     out.push('\n');
     file.write_all(out.as_bytes())?;
     Ok(id)

@@ -1,0 +1,200 @@
+//! One agent's database: its connections (a reader kept open, a writer per write), the
+//! schema check, and errors that name the file.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use serde_json::{Map, Value};
+
+use super::{BUSY_TIMEOUT, SCHEMA_VERSION};
+
+/// How a connection is used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Reads only (`query_only`), so nothing this host does by mistake can write.
+    Read,
+    Write,
+}
+
+/// Opens an existing database (never creates one) with a busy timeout.
+pub fn open(path: &Path, access: Access, busy: Duration) -> rusqlite::Result<Connection> {
+    // Read-write even for reads: a WAL database's reader may need to create its `-shm`;
+    // `query_only` keeps the reader from writing.
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags)?;
+    conn.busy_timeout(busy)?;
+    match access {
+        Access::Read => conn.pragma_update(None, "query_only", true)?,
+        // Deleting a session removes its windows and events with it, as the schema's
+        // foreign keys say.
+        Access::Write => conn.pragma_update(None, "foreign_keys", true)?,
+    }
+    Ok(conn)
+}
+
+/// An error about a database, naming it and saying what is wrong in words.
+pub fn describe(path: &Path, e: &rusqlite::Error) -> String {
+    use rusqlite::ErrorCode;
+    let name = path.display();
+    match e.sqlite_error_code() {
+        Some(ErrorCode::DatabaseBusy) | Some(ErrorCode::DatabaseLocked) => {
+            format!("the session database {name} is locked by another process (waited {} s for it): {e}", BUSY_TIMEOUT.as_secs())
+        }
+        Some(ErrorCode::DatabaseCorrupt) | Some(ErrorCode::NotADatabase) => {
+            format!("the session database {name} is damaged: {e}; it is left as it is")
+        }
+        Some(ErrorCode::CannotOpen) => format!("cannot open the session database {name}: {e}"),
+        _ => format!("the session database {name}: {e}"),
+    }
+}
+
+/// A session row: its key, its entry as stored, and the promoted columns the listing uses.
+#[derive(Debug, Clone)]
+pub struct Node {
+    pub key: String,
+    /// `entry_json`, as stored (2026.9's shape).
+    pub entry: Map<String, Value>,
+    pub parent_session_key: Option<String>,
+    pub spawned_by: Option<String>,
+}
+
+/// An agent's database.
+pub struct AgentDb {
+    pub agent_id: String,
+    pub path: PathBuf,
+    reader: Mutex<Option<Connection>>,
+    busy: Duration,
+}
+
+impl std::fmt::Debug for AgentDb {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentDb").field("agent_id", &self.agent_id).field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+/// `SELECT` columns of a [`Node`].
+const NODE_COLUMNS: &str = "session_key, entry_json, parent_session_key, spawned_by";
+
+fn node_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Option<String>, Option<String>)> {
+    Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
+}
+
+/// Whether an entry is one the tools never see (E3: archived, incognito).
+fn hidden(entry: &Map<String, Value>) -> bool {
+    entry.get("archivedAt").is_some_and(|v| !v.is_null()) || entry.get("incognito").and_then(Value::as_bool) == Some(true)
+}
+
+impl AgentDb {
+    pub fn new(agent_id: &str, path: PathBuf) -> AgentDb {
+        AgentDb { agent_id: agent_id.to_string(), path, reader: Mutex::new(None), busy: BUSY_TIMEOUT }
+    }
+
+    /// Whether the agent has a database at all (an agent without one has no sessions).
+    pub fn exists(&self) -> bool {
+        self.path.is_file()
+    }
+
+    fn fail(&self, e: &rusqlite::Error) -> String {
+        describe(&self.path, e)
+    }
+
+    /// Refuses a database whose schema this build does not know.
+    fn check_schema(&self, conn: &Connection) -> Result<(), String> {
+        let version: Option<i64> = conn
+            .query_row("SELECT schema_version FROM schema_meta WHERE meta_key = 'primary' AND role = 'agent'", [], |r| r.get(0))
+            .optional()
+            .map_err(|e| match e.sqlite_error_code() {
+                Some(_) => self.fail(&e),
+                None => format!("{} is not an OpenClaw agent database ({e})", self.path.display()),
+            })
+            .or_else(|e| if e.contains("no such table") { Ok(None) } else { Err(e) })?;
+        match version {
+            Some(SCHEMA_VERSION) => Ok(()),
+            Some(other) => Err(format!(
+                "the session database {} has schema version {other}; this build reads and writes version {SCHEMA_VERSION} (OpenClaw 2026.9.x) only, so it neither reads nor writes it",
+                self.path.display()
+            )),
+            None => Err(format!("{} is not an OpenClaw agent database (it has no schema_meta version)", self.path.display())),
+        }
+    }
+
+    /// Runs `read` on the kept reader (opened, and its schema checked, on first use; a
+    /// reader that failed is opened again next time).
+    pub fn read<T>(&self, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+        let mut reader = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        if reader.is_none() {
+            let conn = open(&self.path, Access::Read, self.busy).map_err(|e| self.fail(&e))?;
+            self.check_schema(&conn)?;
+            *reader = Some(conn);
+        }
+        let conn = reader.as_ref().expect("opened just now");
+        let result = read(conn).map_err(|e| self.fail(&e));
+        if result.is_err() {
+            *reader = None;
+        }
+        result
+    }
+
+    /// What changes when anyone commits to the database (`PRAGMA data_version`, which the
+    /// reader sees change for every other connection's commit).
+    pub fn version(&self) -> Result<i64, String> {
+        self.read(|c| c.query_row("PRAGMA data_version", [], |r| r.get(0)))
+    }
+
+    /// Every session the tools may see, by key.
+    pub fn nodes(&self) -> Result<Vec<Node>, String> {
+        let raw = self.read(|c| {
+            let mut stmt =
+                c.prepare_cached(&format!("SELECT {NODE_COLUMNS} FROM session_nodes WHERE archived_at IS NULL ORDER BY session_key"))?;
+            let rows = stmt.query_map([], node_of)?.collect::<rusqlite::Result<Vec<_>>>();
+            rows
+        })?;
+        raw.into_iter().filter_map(|r| self.parse_node(r).transpose()).collect()
+    }
+
+    /// One session by its stored key.
+    pub fn node(&self, key: &str) -> Result<Option<Node>, String> {
+        let raw = self.read(|c| {
+            c.prepare_cached(&format!("SELECT {NODE_COLUMNS} FROM session_nodes WHERE session_key = ?1"))?
+                .query_row([key], node_of)
+                .optional()
+        })?;
+        Ok(raw.map(|r| self.parse_node(r)).transpose()?.flatten())
+    }
+
+    /// A row as a [`Node`]; `None` for a session the tools never see; an error for an entry
+    /// that is not a JSON object.
+    fn parse_node(&self, (key, json, parent, spawned): (String, String, Option<String>, Option<String>)) -> Result<Option<Node>, String> {
+        let entry = match serde_json::from_str::<Value>(&json) {
+            Ok(Value::Object(entry)) => entry,
+            _ => return Err(format!("the entry of {key} in {} is not a JSON object", self.path.display())),
+        };
+        if hidden(&entry) {
+            return Ok(None);
+        }
+        Ok(Some(Node { key, entry, parent_session_key: parent, spawned_by: spawned }))
+    }
+
+    /// Runs `write` in one `BEGIN IMMEDIATE` transaction on a connection of its own,
+    /// committed when it answers `Ok`.
+    pub fn write<T>(&self, write: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, String>) -> Result<T, String> {
+        if !self.exists() {
+            return Err(format!(
+                "agent {} has no session database ({}); start OpenClaw 2026.9 once to create it",
+                self.agent_id,
+                self.path.display()
+            ));
+        }
+        let mut conn = open(&self.path, Access::Write, self.busy).map_err(|e| self.fail(&e))?;
+        self.check_schema(&conn)?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| self.fail(&e))?;
+        let result = write(&tx)?;
+        tx.commit().map_err(|e| self.fail(&e))?;
+        Ok(result)
+    }
+}
+
+/// Shared databases by agent.
+pub type Dbs = Mutex<std::collections::BTreeMap<String, Arc<AgentDb>>>;
