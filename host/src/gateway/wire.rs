@@ -256,6 +256,22 @@ pub fn wait_result_json(w: &WaitResult) -> Value {
     Value::Object(m)
 }
 
+/// The kind of a gateway error frame (`ErrorShape`), from its code and, where OpenClaw
+/// gives one code to several failures, its message: this is the one place that reads an
+/// error's words.
+pub fn error_kind(code: &str, message: &str) -> ErrorKind {
+    match code {
+        "UNAVAILABLE" => ErrorKind::Unavailable,
+        "FORBIDDEN" | "MISSING_SCOPE" | "NOT_PAIRED" | "UNAUTHORIZED" => ErrorKind::Forbidden,
+        "NOT_FOUND" => ErrorKind::NotFound,
+        "AGENT_TIMEOUT" | "TIMEOUT" => ErrorKind::Timeout,
+        _ if message.starts_with("No session found") => ErrorKind::NotFound,
+        _ if message.starts_with("send blocked by session policy") => ErrorKind::Forbidden,
+        "INVALID_REQUEST" => ErrorKind::Invalid,
+        _ => ErrorKind::Other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,21 +292,5 @@ mod tests {
     fn params_omit_absent_values() {
         let p = ListParams { limit: Some(5), include_global: Some(true), ..Default::default() };
         assert_eq!(list_params(&p), json!({"limit": 5, "includeGlobal": true}));
-    }
-}
-
-/// The kind of a gateway error frame (`ErrorShape`), from its code and, where OpenClaw
-/// gives one code to several failures, its message: this is the one place that reads an
-/// error's words.
-pub fn error_kind(code: &str, message: &str) -> ErrorKind {
-    match code {
-        "UNAVAILABLE" => ErrorKind::Unavailable,
-        "FORBIDDEN" | "MISSING_SCOPE" | "NOT_PAIRED" | "UNAUTHORIZED" => ErrorKind::Forbidden,
-        "NOT_FOUND" => ErrorKind::NotFound,
-        "AGENT_TIMEOUT" | "TIMEOUT" => ErrorKind::Timeout,
-        _ if message.starts_with("No session found") => ErrorKind::NotFound,
-        _ if message.starts_with("send blocked by session policy") => ErrorKind::Forbidden,
-        "INVALID_REQUEST" => ErrorKind::Invalid,
-        _ => ErrorKind::Other,
     }
 }
