@@ -8,6 +8,10 @@
 // - memory: the core module's memory maximum is the cap (memcap.mjs), the worker's JS heap
 //   is bounded too;
 // - a trap (or any failure of the worker) discards the instance.
+// A restricted caller (N15) is served by an instance of the guarded composition (the guard
+// component in front of the tools, issue 22): its spawn-tree imports are answered here like
+// the gateway's (metered as gateway calls), its refusals are the host's own log line, and
+// the guard is told who it serves before every call (worker.mjs).
 
 import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
@@ -15,6 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { capMemory } from './memcap.mjs';
+import { BoundedOutput, wasiImports } from './wasi.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
 
@@ -76,35 +81,89 @@ export class CallError extends Error {
 }
 
 /**
- * The transpiled component (a directory written by scripts/build-component.mjs), compiled
- * once per memory cap and shared by every instance of the process.
+ * The transpiled components (a directory written by scripts/build-component.mjs: `tools`,
+ * and `guarded` and `guard` where built), compiled once per memory cap and shared by every
+ * instance of the process.
  */
 export class Runtime {
   constructor(dir) {
     this.dir = dir;
     this.manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-    this.componentJs = pathToFileURL(join(dir, this.manifest.js)).href;
-    this.bytes = Object.fromEntries(this.manifest.coreModules.map((f) => [f, readFileSync(join(dir, f))]));
+    this.parts = Object.fromEntries(
+      Object.entries(this.manifest.components).map(([part, c]) => [
+        part,
+        { js: pathToFileURL(join(dir, c.js)).href, bytes: Object.fromEntries(c.coreModules.map((f) => [f, readFileSync(join(dir, f))])) },
+      ]),
+    );
     this.compiled = new Map();
+    this.decider = null;
   }
 
-  /** The core modules, each memory capped at `memoryBytes`. */
-  modules(memoryBytes) {
-    let modules = this.compiled.get(memoryBytes);
+  part(name) {
+    const part = this.parts[name];
+    if (!part) throw CallError.setup(`${this.dir} holds no ${name} component: run \`npm run build\` in plugin/`);
+    return part;
+  }
+
+  /** The core modules of `part`, each memory capped at `memoryBytes`. */
+  modules(memoryBytes, name = 'tools') {
+    const key = `${name} ${memoryBytes}`;
+    let modules = this.compiled.get(key);
     if (!modules) {
       modules = Promise.all(
-        Object.entries(this.bytes).map(async ([file, bytes]) => [file, await WebAssembly.compile(capMemory(bytes, memoryBytes).bytes)]),
+        Object.entries(this.part(name).bytes).map(async ([file, bytes]) => [file, await WebAssembly.compile(capMemory(bytes, memoryBytes).bytes)]),
       ).then(Object.fromEntries);
-      this.compiled.set(memoryBytes, modules);
-      modules.catch(() => this.compiled.delete(memoryBytes));
+      this.compiled.set(key, modules);
+      modules.catch(() => this.compiled.delete(key));
     }
     return modules;
   }
 
   /**
+   * How `caller` (`{agentSessionKey?, sandboxed, requesterAgentIdOverride?}`) is served
+   * under the deployment config (JSON text), as the guard component decides it (N15/N10,
+   * `guard.decide`, pure): `{agent, restriction: null | {ownKey?, scope, spawnAny,
+   * spawnAgents}}`. One guard instance on this thread answers; it calls no import.
+   */
+  async decide(configJson, caller) {
+    this.decider ??= (async () => {
+      const part = this.part('guard');
+      const { instantiate } = await import(part.js);
+      const modules = Object.fromEntries(Object.entries(part.bytes).map(([f, bytes]) => [f, new WebAssembly.Module(bytes)]));
+      const none = (what) =>
+        new Proxy({}, { get: (_, name) => () => { throw new Error(`guard.decide called ${what}.${String(name)}: it is pure`); } });
+      const sink = new BoundedOutput(0);
+      const imports = {
+        'openclaw:session-tools/types': {},
+        'openclaw:session-tools/gateway': none('gateway'),
+        'openclaw:session-tools/tree': none('tree'),
+        'openclaw:session-tools/audit': none('audit'),
+        ...wasiImports({ stdout: sink, stderr: sink }),
+      };
+      return instantiate((f) => modules[f], imports).guard;
+    })();
+    const guard = await this.decider;
+    const identity = {
+      agentSessionKey: typeof caller.agentSessionKey === 'string' ? caller.agentSessionKey : undefined,
+      sandboxed: caller.sandboxed === true,
+      requesterAgentIdOverride: typeof caller.requesterAgentIdOverride === 'string' ? caller.requesterAgentIdOverride : undefined,
+    };
+    try {
+      const access = guard.decide(configJson, identity);
+      return { agent: access.agent, restriction: access.restriction ?? null };
+    } catch (e) {
+      throw CallError.setup(`the N15 guard cannot decide who the caller is: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /**
    * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
-   * fixedNow?}`; `gateway.call(method, params)` answers a gateway call (async, JSON),
-   * `gateway.histories(list)` a batch of `chat.history`.
+   * fixedNow?, guard?, tree?}`; `gateway.call(method, params)` answers a gateway call
+   * (async, JSON), `gateway.histories(list)` a batch of `chat.history`. With `guard`
+   * (`{rules: {mainKey, scopeGlobal, defaultAgent}, restriction}`, N15), the instance is of
+   * the guarded composition (`part: 'guard'`: the guard alone, for `wait`), told who it
+   * serves before every call, and `tree` answers its spawn-tree imports: `spawnedTrees(roots)
+   * → keys`, `rowsOf(keys) → rows` (JSON), `exists(key) → bool`, `runSession(runId) → key?`.
    */
   async instantiate(setup) {
     const sandbox = new Sandbox(this, setup);
@@ -135,20 +194,24 @@ export class Sandbox {
     this.limits = setup.limits;
     this.log = setup.log ?? (() => {});
     this.fixedNow = setup.fixedNow;
+    this.guard = setup.guard ?? null;
+    this.tree = setup.tree ?? null;
+    this.partName = setup.part ?? (this.guard ? 'guarded' : 'tools');
     this.broken = null;
     this.current = null; // the call in progress
     this.worker = null;
   }
 
   async start() {
-    const modules = await this.runtime.modules(this.limits.memoryBytes);
+    const modules = await this.runtime.modules(this.limits.memoryBytes, this.partName);
     const signal = new SharedArrayBuffer(4);
     this.flag = new Int32Array(signal);
     const { port1, port2 } = new MessageChannel();
     this.replyPort = port1;
     const worker = new Worker(WORKER, {
       workerData: {
-        componentJs: this.runtime.componentJs,
+        componentJs: this.runtime.part(this.partName).js,
+        guard: this.guard,
         modules,
         signal,
         replyPort: port2,
@@ -338,7 +401,7 @@ export class Sandbox {
     const call = this.current;
     if (!call || call.id !== msg.id) return;
     if (msg.ok) return this.finish(null, msg.value);
-    if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload });
+    if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload, transient: call.transient === true });
     const error = this.errorOf(msg.error, call.doing);
     this.breakWith(error);
     this.finish(error);
@@ -379,13 +442,16 @@ export class Sandbox {
         params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
       }
       try {
-        if (method === 'chat.histories') {
+        if (method.startsWith('tree.')) {
+          answer = { ok: await this.treeAnswer(method, params) };
+        } else if (method === 'chat.histories') {
           const answers = await this.gateway.histories(params);
           answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other' } : { ok: a.ok })) };
         } else {
           answer = { ok: await this.gateway.call(method, params) };
         }
       } catch (e) {
+        if (e?.transient === true) call.transient = true;
         answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other' };
       }
       call.inHost += performance.now() - now;
@@ -395,7 +461,39 @@ export class Sandbox {
     this.reply(answer);
   }
 
+  /** A spawn-tree import of the guard (JSON for the worker); fails closed without a tree. */
+  async treeAnswer(method, params) {
+    const tree = this.tree;
+    if (!tree) throw Object.assign(new Error('forbidden: this instance has no spawn tree'), { kind: 'forbidden' });
+    switch (method) {
+      case 'tree.spawned-trees':
+        return [...(await tree.spawnedTrees(new Set(params)))];
+      case 'tree.rows-of':
+        return [...(await tree.rowsOf(new Set(params)))];
+      case 'tree.exists':
+        return (await tree.exists(params)) === true;
+      case 'tree.run-session':
+        return (await tree.runSession(params)) ?? null;
+      default:
+        throw new Error(`unknown spawn-tree query ${method}`);
+    }
+  }
+
   // ---- the exports ----
+
+  /**
+   * `agent.wait` through the guard alone (`part: 'guard'`): the job runner's own wait for a
+   * restricted caller's run, refused unless the run is the caller's. Answers `{ok}` (JSON)
+   * or `{error, kind, transient}`.
+   */
+  async guardedWait(params) {
+    const out = await this.enter('wait', { params }, 'waiting for a run');
+    if (out && 'errorPayload' in out) {
+      const e = out.errorPayload;
+      return { error: String(e?.message ?? e), kind: e?.kind ?? 'other', transient: out.transient };
+    }
+    return { ok: out };
+  }
 
   async configure(configJson, stateDir) {
     const out = await this.enter('configure', { config: configJson, stateDir }, 'configuring');

@@ -25,6 +25,12 @@ export const ALLOWED_IMPORTS = Object.freeze([
   'wasi:io/streams',
 ]);
 
+/**
+ * What the N15 guard imports beyond those (issue 22): the spawn tree (answered by the host,
+ * metered as gateway calls) and the audit of refused calls (the host's log line).
+ */
+export const GUARD_IMPORTS = Object.freeze(['openclaw:session-tools/audit', 'openclaw:session-tools/tree']);
+
 /** A bounded capture of one output stream: bytes past `capacity` are dropped and counted. */
 export class BoundedOutput {
   constructor(capacity) {

@@ -15,7 +15,7 @@ import { SeededIds } from './ids.mjs';
 import * as wire from './wire.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
-const { componentJs, modules, signal, replyPort, limits, name, fixedNow } = workerData;
+const { componentJs, modules, signal, replyPort, limits, name, fixedNow, guard } = workerData;
 const flag = new Int32Array(signal);
 
 /** A request to the main thread, answered synchronously. */
@@ -103,6 +103,25 @@ const gatewayImports = {
   sessionsDelete: (p) => gateway('sessions.delete', wire.deleteParams(p), () => undefined),
 };
 
+// ---- the N15 guard's imports (a guarded instance, issue 22) ----
+// The spawn tree, bridged and metered like the gateway; keys are canonical (the guard's).
+const treeImports = {
+  spawnedTrees: (roots) => gateway('tree.spawned-trees', roots, (keys) => (Array.isArray(keys) ? keys.map(String) : []), (keys) => keys.reduce((n, k) => n + len(k) + 8, 0)),
+  rowsOf: (keys) =>
+    gateway('tree.rows-of', keys, (rows) => wire.sessionList({ sessions: rows }).sessions, (rows) => rows.reduce((n, r) => n + wire.rowSize(r), 0)),
+  exists: (key) => gateway('tree.exists', key, (found) => found === true),
+  runSession: (runId) => {
+    const answer = hostCall({ method: 'tree.run-session', params: runId });
+    return typeof answer.ok === 'string' ? answer.ok : undefined;
+  },
+};
+
+// A refused call: the host's own line (as the Rust host's), outside the guest's log budget,
+// so a guest that fills its log cannot hide a refusal.
+const auditImports = {
+  refused: (method, what, own) => log('warn', `N15: refused ${method}: ${what} for sandboxed session ${own}`),
+};
+
 // The ids of the call in progress: seeded by the host (ids.mjs) for a tool call or a job
 // step, so the same call or step made again after a stop sends the same idempotency keys.
 let ids = null;
@@ -131,6 +150,8 @@ async function instantiate() {
     'openclaw:session-tools/types': {},
     'openclaw:session-tools/gateway': gatewayImports,
     'openclaw:session-tools/host': hostImports,
+    'openclaw:session-tools/tree': treeImports,
+    'openclaw:session-tools/audit': auditImports,
     ...wasiImports({ stdout, stderr }),
   };
   const getCoreModule = (file) => {
@@ -168,7 +189,21 @@ function classify(e, stderrText) {
   return { kind: 'trap', message: trap ? `wasm trap: ${message}` : message };
 }
 
+/**
+ * Tells the guard who it serves (N15), before every call: it also forgets what it learned
+ * in the call before, so each call starts from what the gateway says now. A guard that
+ * refuses its set-up stops the call (and the instance): it fails closed.
+ */
+function configureGuard() {
+  try {
+    api.guard.configure(guard.rules, guard.restriction);
+  } catch (e) {
+    throw new Error(`the N15 guard refused its set-up: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
 function run(op, args) {
+  if (guard && ['call', 'resume', 'wait'].includes(op)) configureGuard();
   switch (op) {
     case 'configure':
       return api.setup.configure({ config: args.config, stateDir: args.stateDir });
@@ -180,6 +215,8 @@ function run(op, args) {
     }
     case 'resume':
       return api.jobs.resume(wire.jobFromJson(args.job), wire.wakeupFromJson(args.wakeup)).map(wire.jobToJson);
+    case 'wait':
+      return { runId: String(args.params.runId), ...wire.waitResultJson(api.gateway.agentWait({ runId: String(args.params.runId), timeoutMs: BigInt(Math.max(0, Math.floor(Number(args.params.timeoutMs) || 0))) })) };
     case 'evaluateSendPolicy':
       return api.policy.evaluateSendPolicy(args.input);
     case 'parseSendCommand':

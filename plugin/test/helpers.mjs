@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { buildComponent, REPO_DIR } from '../scripts/build-component.mjs';
+import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
 import { KeyRules, parseAgentKey, normalizeAgentId } from '../lib/keys.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -33,14 +33,29 @@ export function hostileWasm(fs = false) {
   return found[0];
 }
 
+/**
+ * The hostile component behind the N15 guard, composed as the host composes it
+ * (`compose_guarded`, written by the Rust plugin tests' set-up: tests/src/plugin.rs).
+ */
+export function hostileGuardedWasm() {
+  const file = process.env.HOSTILE_GUEST_GUARDED_WASM;
+  if (!file) {
+    throw new Error(
+      'HOSTILE_GUEST_GUARDED_WASM is not set: the hostile component behind the guard is composed by the host\'s compose_guarded; run the plugin tests through `cargo test --release -p session-tools-tests --test plugin`, which writes it',
+    );
+  }
+  if (!existsSync(file)) throw new Error(`HOSTILE_GUEST_GUARDED_WASM=${file} does not exist`);
+  return file;
+}
+
 let hostile = null;
 
-/** The hostile component, transpiled (once per process) into a temporary directory. */
+/** The hostile component (plain, behind the guard, and the guard), transpiled once per process into a temporary directory. */
 export async function hostileRuntime() {
   if (!hostile) {
     hostile = (async () => {
       const dir = mkdtempSync(join(tmpdir(), 'session-tools-hostile-'));
-      await buildComponent(hostileWasm(), dir, { describe: false });
+      await buildComponent({ tools: hostileWasm(), guarded: hostileGuardedWasm(), guard: defaultWasm().guard }, dir, { describe: false });
       return new Runtime(dir);
     })();
   }

@@ -29,7 +29,7 @@ use crate::engine::{build_engine, load_component_cached, CacheOutcome, EngineOpt
 use crate::gateway::{Gateway, SessionTree};
 use crate::limits::Limits;
 use guarded::{wit_restriction, GuardedPre};
-pub(crate) use guarded::{NativeAudit, NativeTree};
+pub(crate) use guarded::{guarded_bytes, NativeAudit, NativeTree, GUARD_COMPONENT};
 use session_tools_guard::access::Restriction;
 use session_tools_guest::keys::KeyRules;
 pub use store::Services;
