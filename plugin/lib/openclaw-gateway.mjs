@@ -4,7 +4,7 @@
 // Plugins get no gateway-call helper in their API, so the module is found next to the
 // running gateway's entry point (or given by the plugin config's `gatewayCallModule`).
 //
-// It is also what the N15 guard must know of the spawn tree (`tree` of visibility.mjs),
+// It is also what the N15 guard must know of the spawn tree (the guard component's `tree` import, answered by sandbox.mjs),
 // asked of the gateway itself: keys canonicalised with the gateway's rules, a spawn tree a
 // level at a time with `sessions.list {spawnedBy}`, rows by key, existence by
 // `sessions.resolve`, and the session of every run started through this bridge.
@@ -201,7 +201,7 @@ export class OpenClawGateway {
     return out;
   }
 
-  // ---- the spawn tree (visibility.mjs) ----
+  // ---- the spawn tree (the guard's `tree` import, sandbox.mjs) ----
 
   canonicalKey(key) {
     return this.rules.canonical(key);
