@@ -109,7 +109,7 @@ pub fn caller_of(context: Option<&Value>) -> Caller {
         agent_channel: context_str(c, "agentChannel"),
         agent_account_id: context_str(c, "agentAccountId"),
         agent_to: context_str(c, "agentTo"),
-        agent_thread_id: wire::thread_id(c.get("agentThreadId")).map(|t| t.to_text()),
+        agent_thread_id: wire::answers::thread_id(c.get("agentThreadId")).map(|t| t.to_text()),
         agent_group_id: context_str(c, "agentGroupId"),
         agent_group_channel: context_str(c, "agentGroupChannel"),
         agent_group_space: context_str(c, "agentGroupSpace"),

@@ -10,7 +10,9 @@
 //! - [`scripted`]: the conformance format's mock (answers from a script, runs in virtual
 //!   time);
 //!
-//! and [`wire`] holds the JSON shapes of every record as OpenClaw sends them.
+//! and [`wire`] (the `session-tools-wire` crate) holds the JSON shapes of every record as
+//! OpenClaw sends them, for each protocol era: the live backend runs it as a component, and
+//! the scripted gateway and recordings use it natively.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -25,7 +27,7 @@ pub mod live;
 pub(crate) mod native;
 pub mod pattern;
 pub mod scripted;
-pub mod wire;
+pub use session_tools_wire as wire;
 
 /// An OpenClaw gateway, as the component reaches it.
 ///
