@@ -83,7 +83,7 @@ fn their_row(row: &Value) -> Value {
 }
 
 fn our_row(row: &SessionRow) -> Value {
-    let full = wire::session_row_json(row);
+    let full = wire::answers::session_row_json(row);
     let o = full.as_object().unwrap();
     let mut m: Map<String, Value> =
         ROW_FIELDS.iter().filter_map(|f| o.get(*f).filter(|v| !v.is_null()).map(|v| (f.to_string(), v.clone()))).collect();

@@ -124,6 +124,10 @@ pub use session_tools_guest::{Caller, Job, ToolError, Wake, Wakeup};
 /// The component this library was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
 
+/// The gateway wire component this library was built with (`wire/`, built for
+/// `wasm32-wasip2`): the live backend runs it, and the plugin is built with the same bytes.
+pub static WIRE_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_WIRE_COMPONENT"));
+
 /// Internals the project's own benchmark measures: no stability, no documentation.
 #[doc(hidden)]
 pub mod unstable {

@@ -96,15 +96,16 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
   }
 }
 
-/** A connection-level failure (not the gateway's answer): worth trying again later. */
-/** The kind of an error the gateway's client threw (until the wire component maps frames). */
-function errorKind(message, transient) {
-  if (/^No session found/.test(message)) return 'not-found';
-  if (/^send blocked by session policy/.test(message)) return 'forbidden';
-  if (/gateway timeout/i.test(message)) return 'timeout';
-  return transient ? 'unavailable' : 'other';
+/**
+ * The gateway's error frame as far as its client kept it (`{code?, message, details?}`), for
+ * the gateway wire to read: what an error means is the wire's to say, never this bridge's.
+ */
+function frameOf(e, message) {
+  const code = [e?.code, e?.gatewayCode].find((c) => typeof c === 'string' && /^[A-Z_]+$/.test(c));
+  return { ...(code ? { code } : {}), message, ...(e?.details !== undefined ? { details: e.details } : {}) };
 }
 
+/** A connection-level failure (not the gateway's answer): worth trying again later. */
 export function isTransient(message) {
   return /gateway closed|gateway timeout|ECONNREFUSED|ECONNRESET|socket hang up|connect/i.test(message ?? '');
 }
@@ -152,16 +153,17 @@ export class OpenClawGateway {
     } catch (e) {
       const error = new Error(e?.message ?? String(e));
       error.transient = e?.transient === true || isTransient(error.message);
-      error.kind = e?.kind ?? errorKind(error.message, error.transient);
+      // The connection's own failures say their kind; the gateway's errors are its frame.
+      if (error.transient) error.kind = e?.kind ?? 'unavailable';
+      else error.frame = frameOf(e, error.message);
       throw error;
     }
-    if (method === 'agent' && answer && typeof answer.runId === 'string') {
-      // Newer gateways say whose run it is (a key they know answers that run, whichever
-      // session asked): their word wins over the session asked for.
-      const owner = typeof answer.sessionKey === 'string' && answer.sessionKey.trim() !== '' ? answer.sessionKey : undefined;
-      this.remember(answer.runId, owner ?? params.sessionKey ?? 'main');
-    }
     return answer;
+  }
+
+  /** The gateway wire started a run (its `runs.started`, for the N15 guard's `runSession`). */
+  runStarted(runId, sessionKey) {
+    this.remember(runId, sessionKey);
   }
 
   /** Ends the bridge's connection (the service that owns it is stopping). */
@@ -191,7 +193,7 @@ export class OpenClawGateway {
       try {
         return { ok: await this.call('chat.history', list[i]) };
       } catch (e) {
-        return { error: e.message };
+        return { error: e.message, kind: e.kind, frame: e.frame };
       }
     });
     const out = list.map((_, i) => local[i]);

@@ -52,7 +52,7 @@ struct ImportedRuns;
 
 impl port::Runs for ImportedRuns {
     fn started(&self, run_id: &str, session_key: &str) {
-        wit_runs::started(run_id, session_key)
+        wit_runs::run_accepted(run_id, session_key)
     }
     fn session_of(&self, run_id: &str) -> Option<String> {
         wit_runs::session_of(run_id)

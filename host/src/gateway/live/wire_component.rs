@@ -28,9 +28,6 @@ session_tools_contract::wit_records!(crate::gateway::live::wire_component::openc
 use exports::openclaw::session_tools::{gateway as wit_gateway, tree as wit_tree, wire as wit_wire};
 use openclaw::session_tools::{runs as wit_runs, transport as wit_transport, types as wit_types};
 
-/// The wire component this library was built with.
-static WIRE: &[u8] = include_bytes!(env!("SESSION_TOOLS_WIRE_COMPONENT"));
-
 /// Idle instances kept for the next calls; more are made while more calls are in flight.
 const MAX_IDLE: usize = 16;
 
@@ -101,7 +98,7 @@ impl wit_transport::Host for WireState {
 }
 
 impl wit_runs::Host for WireState {
-    fn started(&mut self, run_id: String, session_key: String) {
+    fn run_accepted(&mut self, run_id: String, session_key: String) {
         self.carrier.run_started(&run_id, &session_key)
     }
     fn session_of(&mut self, run_id: String) -> Option<String> {
@@ -121,7 +118,7 @@ fn compiled() -> Result<&'static Compiled, String> {
         .get_or_init(|| {
             (|| -> wasmtime::Result<Compiled> {
                 let engine = Engine::new(&wasmtime::Config::new())?;
-                let component = wasmtime::component::Component::new(&engine, WIRE)?;
+                let component = wasmtime::component::Component::new(&engine, crate::WIRE_COMPONENT)?;
                 let mut linker = Linker::new(&engine);
                 link(&mut linker)?;
                 let pre = GatewayWirePre::new(linker.instantiate_pre(&component)?)?;
