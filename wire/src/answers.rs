@@ -204,7 +204,9 @@ mod tests {
         assert_eq!(resolved_key(&json!({"ok": true, "key": "agent:main:main"})), "agent:main:main");
         assert_eq!(resolved_key(&json!({})), "");
         assert_eq!(resolved_key(&Value::Null), "");
-        let h = history(&json!({"sessionId": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, "odd", {"role": 5}]}));
+        let h = history(
+            &json!({"sessionId": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, "odd", {"role": 5}]}),
+        );
         assert_eq!(h.session_id.as_deref(), Some("s"));
         assert_eq!(h.messages.iter().map(|m| m.role.as_deref()).collect::<Vec<_>>(), [Some("user"), None, None]);
         assert_eq!(h.messages[0].json, r#"{"role":"user","content":[{"type":"text","text":"hi"}]}"#, "a message keeps its key order");

@@ -116,7 +116,8 @@ impl<T: Transport, R: Runs> Wire<T, R> {
         let mut seen = roots.clone();
         let mut level: Vec<String> = seen.iter().cloned().collect();
         while !level.is_empty() && seen.len() < MAX_TREE {
-            let asked: Vec<ListParams> = level.iter().map(|parent| ListParams { spawned_by: Some(parent.clone()), ..Default::default() }).collect();
+            let asked: Vec<ListParams> =
+                level.iter().map(|parent| ListParams { spawned_by: Some(parent.clone()), ..Default::default() }).collect();
             let mut next = Vec::new();
             for answer in self.lists(&asked) {
                 for row in answer?.sessions {

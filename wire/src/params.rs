@@ -125,7 +125,13 @@ mod tests {
         assert_eq!(list(Era::V3, &p, 0), json!({"limit": 5, "includeGlobal": true}));
         assert_eq!(history(Era::V3, &HistoryParams { session_key: "main".into(), limit: None }), json!({"sessionKey": "main"}));
         assert_eq!(wait(&WaitParams { run_id: "r".into(), timeout_ms: 30_000 }), json!({"runId": "r", "timeoutMs": 30000}));
-        let send_params = SendParams { to: "t".into(), message: "m".into(), channel: Some("discord".into()), account_id: None, idempotency_key: "k".into() };
+        let send_params = SendParams {
+            to: "t".into(),
+            message: "m".into(),
+            channel: Some("discord".into()),
+            account_id: None,
+            idempotency_key: "k".into(),
+        };
         assert_eq!(send(&send_params), json!({"to": "t", "message": "m", "channel": "discord", "idempotencyKey": "k"}));
         assert_eq!(patch(&PatchParams { key: "k".into(), label: None, model: Some("a/b".into()) }), json!({"key": "k", "model": "a/b"}));
         assert_eq!(delete(&DeleteParams { key: "k".into(), delete_transcript: true }), json!({"key": "k", "deleteTranscript": true}));

@@ -10,9 +10,9 @@ use std::sync::Mutex;
 use serde_json::{json, Value};
 
 use super::{wire, Gateway};
-use session_tools_wire::Era;
 use crate::gateway::pattern::is_match;
 use crate::gateway::*;
+use session_tools_wire::Era;
 
 /// A gateway call as it would go over the wire.
 #[derive(Debug, Clone, PartialEq)]

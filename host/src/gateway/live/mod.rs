@@ -231,8 +231,12 @@ impl Link {
         let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
         match answer.recv_timeout(left) {
             Ok(answer) => answer,
-            Err(RecvTimeoutError::Timeout) => Err(TransportError::Timeout(format!("the gateway at {} did not answer {method} in time", self.url))),
-            Err(RecvTimeoutError::Disconnected) => Err(TransportError::Unavailable(format!("the connection to the gateway at {} has ended", self.url))),
+            Err(RecvTimeoutError::Timeout) => {
+                Err(TransportError::Timeout(format!("the gateway at {} did not answer {method} in time", self.url)))
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(TransportError::Unavailable(format!("the connection to the gateway at {} has ended", self.url)))
+            }
         }
     }
 
@@ -250,7 +254,10 @@ impl Link {
         Ok((request.method, answer, deadline))
     }
 
-    fn wait_wire(&self, submitted: std::result::Result<(String, Answer, Instant), TransportError>) -> std::result::Result<String, TransportError> {
+    fn wait_wire(
+        &self,
+        submitted: std::result::Result<(String, Answer, Instant), TransportError>,
+    ) -> std::result::Result<String, TransportError> {
         let (method, answer, deadline) = submitted?;
         self.wait(&method, answer, deadline).map(|payload| payload.to_string())
     }

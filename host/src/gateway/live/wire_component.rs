@@ -248,10 +248,7 @@ impl Wires {
 }
 
 /// A record of the contract as the wire's.
-pub(super) fn to_wit<C: IntoWit<W>, W>(c: &C) -> W
-where
-    C: Clone,
-{
+pub(super) fn to_wit<C: IntoWit<W> + Clone, W>(c: &C) -> W {
     c.clone().into_wit()
 }
 
