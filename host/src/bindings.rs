@@ -15,6 +15,24 @@ wasmtime::component::bindgen!({
     imports: { default: trappable },
 });
 
+/// The guard's side of the guarded composition (issue 22): the spawn tree it imports and
+/// the set-up it exports. The records it shares with the tools' world are the same Rust
+/// types (`with`), so one set of host imports serves both.
+pub mod guard {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "session-guard",
+        imports: { default: trappable },
+        with: {
+            "openclaw:session-tools/types": super::openclaw::session_tools::types,
+            "openclaw:session-tools/gateway": super::openclaw::session_tools::gateway,
+        },
+    });
+
+    pub use exports::openclaw::session_tools::guard as wit_guard;
+    pub use openclaw::session_tools::{audit as wit_audit, tree as wit_tree};
+}
+
 pub use exports::openclaw::session_tools::{jobs as wit_jobs, policy as wit_policy, tools as wit_tools};
 pub use openclaw::session_tools::{gateway as wit_gw, host as wit_host, types as wit_types};
 

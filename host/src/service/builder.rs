@@ -19,6 +19,7 @@ use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
 use crate::limits::{AgentLimits, Limits};
 use crate::sandbox::{AgentSetup, Runtime, Services};
+use session_tools_guest::keys::KeyRules;
 
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
@@ -265,10 +266,19 @@ impl ServiceBuilder {
             JobsAt::Dir(dir) => JobStore::in_dir(dir),
             JobsAt::Memory => JobStore::in_memory(),
         }));
-        let broker =
-            Broker::new(runtime, &self.engine, self.gateway.clone(), services.clone(), self.config.guest.clone(), self.state_dir, limits);
+        let broker = Broker::new(
+            runtime,
+            &self.engine,
+            self.gateway.clone(),
+            self.tree.clone(),
+            services.clone(),
+            self.config.guest.clone(),
+            self.state_dir,
+            limits,
+        );
+        let rules = KeyRules::from_config(&self.config.raw);
         let service = Service {
-            inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, services, broker, jobs, policy }),
+            inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, rules, services, broker, jobs, policy }),
         };
         if let Some(gateway) = self.policy_for {
             gateway.set_policy(service.send_policy());
