@@ -10,6 +10,8 @@
 //! - `roundtrip`: host→guest calls that do (almost) nothing;
 //! - `tools`: `sessions_list` and `sessions_history` through the component and natively
 //!   (the same guest crate compiled into this process), same gateway, same state;
+//! - `guard`: a sandboxed caller's `sessions_list` behind the N15 guard component beside an
+//!   unrestricted caller's, through the service (issue 22: within 1.3x);
 //! - `cold`: process start to the first tool result, with and without the cache;
 //! - `memory`: resident memory per live agent instance (in child processes);
 //! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
@@ -22,6 +24,7 @@
 //!   its tools against OpenClaw's core tools on that gateway.
 
 mod gen;
+mod guard;
 mod http;
 mod jobs;
 mod live;
@@ -47,8 +50,8 @@ use session_tools_host::Runtime;
 use stats::Plan;
 
 /// The sections, in the order they run (`variants` and `live` only when asked for).
-pub const SECTIONS: [&str; 11] =
-    ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "jobs", "memory", "cold", "live", "plugin"];
+pub const SECTIONS: [&str; 12] =
+    ["sizes", "instantiate", "roundtrip", "variants", "tools", "guard", "scale", "jobs", "memory", "cold", "live", "plugin"];
 
 /// Options of `session-tools bench`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -327,6 +330,10 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         let sessions = or_default(&args.sessions, &[10, 1_000, 10_000], &[10, 1_000], ctx.quick);
         let messages = or_default(&args.messages, &[1_000, 10_000], &[1_000], ctx.quick);
         tools::run(&mut ctx, &small, &sessions, &messages)?;
+    }
+    if ctx.wants("guard") {
+        eprintln!("== the N15 guard");
+        guard::run(&mut ctx, 1_000)?;
     }
     if ctx.wants("scale") {
         eprintln!("== scale");
