@@ -196,5 +196,33 @@ impl AgentDb {
     }
 }
 
+/// Writes a session's row from its entry: `entry_json` and the columns the gateway's entry
+/// writer projects from it (`current_session_id`, `updated_at`, `label`,
+/// `parent_session_key`, `spawned_by`; and `created_at`/`created_via` for a new row). The
+/// schema's triggers then queue the row for the gateway's own validation.
+pub fn put_node(tx: &rusqlite::Transaction<'_>, key: &str, entry: &Map<String, Value>, fresh: bool, now: i64) -> rusqlite::Result<()> {
+    let text = |k: &str| entry.get(k).and_then(Value::as_str);
+    let number = |k: &str| entry.get(k).and_then(Value::as_i64);
+    let json = serde_json::to_string(entry).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let (session_id, updated) = (text("sessionId").unwrap_or_default(), number("updatedAt").unwrap_or(now));
+    let (label, parent, spawned_by) = (text("label"), text("parentSessionKey"), text("spawnedBy"));
+    let result = if fresh {
+        tx.prepare_cached(
+            "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at, created_via, label, parent_session_key, spawned_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .and_then(|mut s| {
+            s.execute(rusqlite::params![key, session_id, json, updated, number("createdAt").unwrap_or(now), text("createdVia"), label, parent, spawned_by])
+        })
+    } else {
+        tx.prepare_cached(
+            "UPDATE session_nodes SET current_session_id = ?2, entry_json = ?3, updated_at = ?4, label = ?5, parent_session_key = ?6, spawned_by = ?7
+             WHERE session_key = ?1",
+        )
+        .and_then(|mut s| s.execute(rusqlite::params![key, session_id, json, updated, label, parent, spawned_by]))
+    };
+    result.map(drop)
+}
+
 /// Shared databases by agent.
 pub type Dbs = Mutex<std::collections::BTreeMap<String, Arc<AgentDb>>>;
