@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Map, Value};
 use session_tools_host::gateway::embedded::sqlite::{db::put_node, entries::native_shape, events, AGENT_DB, SCHEMA_VERSION};
 
@@ -21,11 +21,17 @@ const SCHEMA: &str = include_str!("openclaw-agent-schema-v23.sql");
 /// The gateway compresses events from this size on (`prepareTranscriptPayload`).
 const COMPRESS_FROM: usize = 1024;
 
+/// Sessions written in one transaction: a commit per session would write every index page
+/// it touched to the log again (a 300,000-session state then takes tens of minutes).
+const BATCH: usize = 2_000;
+
 /// One agent's database being filled.
 pub struct AgentWriter {
     conn: Connection,
     pub path: PathBuf,
     now: i64,
+    /// Sessions written in the open transaction.
+    pending: usize,
 }
 
 impl AgentWriter {
@@ -45,31 +51,38 @@ impl AgentWriter {
             "INSERT INTO schema_meta (meta_key, role, schema_version, agent_id, app_version, created_at, updated_at) VALUES ('primary', 'agent', ?1, ?2, '2026.9.6', ?3, ?3)",
             rusqlite::params![SCHEMA_VERSION, agent, now],
         )?;
-        Ok(AgentWriter { conn, path, now })
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        Ok(AgentWriter { conn, path, now, pending: 0 })
     }
 
-    /// Writes a session from its January entry and its JSONL transcript (empty: none), in
-    /// one transaction, as the gateway writes a session.
+    /// Writes a session from its January entry and its JSONL transcript (empty: none). A
+    /// key written before is replaced, as a second entry of one key in `sessions.json` is.
     pub fn session(&mut self, key: &str, documents: &Map<String, Value>, transcript: &[u8]) -> Result<()> {
         let mut entry = native_shape(documents);
         entry.shift_remove("sessionFile");
         let session_id = entry.get("sessionId").and_then(Value::as_str).unwrap_or_default().to_string();
         let text = std::str::from_utf8(transcript).context("a generated transcript that is not UTF-8")?;
-        let tx = self.conn.transaction()?;
-        put_node(&tx, key, &entry, true, self.now)?;
-        events::ensure_window(&tx, &session_id, key, entry.get("label").and_then(Value::as_str), self.now)?;
+        let tx = &self.conn;
+        let fresh =
+            tx.prepare_cached("SELECT 1 FROM session_nodes WHERE session_key = ?1")?.query_row([key], |_| Ok(())).optional()?.is_none();
+        put_node(tx, key, &entry, fresh, self.now)?;
+        events::ensure_window(tx, &session_id, key, entry.get("label").and_then(Value::as_str), self.now)?;
         for (seq, line) in text.lines().filter(|l| !l.is_empty()).enumerate() {
             let stored = compressed(line)?;
             let frame = stored.as_ref().map(|(frame, navigation)| (frame.as_slice(), navigation.as_str()));
-            events::import_line(&tx, &session_id, seq as i64, line, frame, self.now)?;
+            events::import_line(tx, &session_id, seq as i64, line, frame, self.now)?;
         }
-        tx.commit()?;
+        self.pending += 1;
+        if self.pending == BATCH {
+            self.conn.execute_batch("COMMIT; BEGIN IMMEDIATE")?;
+            self.pending = 0;
+        }
         Ok(())
     }
 
     /// Folds the write-ahead log into the database; answers its size.
     pub fn finish(self) -> Result<u64> {
-        self.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);")?;
+        self.conn.execute_batch("COMMIT; PRAGMA wal_checkpoint(TRUNCATE);")?;
         drop(self.conn);
         Ok(std::fs::metadata(&self.path)?.len())
     }

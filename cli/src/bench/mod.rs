@@ -349,8 +349,8 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         let agents = or_default(&args.agents, &[1_000, 10_000], &[1_000], ctx.quick);
         process::memory(&mut ctx, &small, &agents)?;
         let big = ctx.args.big_sessions.unwrap_or(300_000);
-        process::big_store(&mut ctx, big, Layout::Files)?;
         process::big_store(&mut ctx, big, Layout::Sqlite)?;
+        process::big_store(&mut ctx, big, Layout::Files)?;
     }
     if ctx.wants("cold") {
         eprintln!("== cold start");

@@ -200,7 +200,7 @@ impl AgentDb {
 /// writer projects from it (`current_session_id`, `updated_at`, `label`,
 /// `parent_session_key`, `spawned_by`; and `created_at`/`created_via` for a new row). The
 /// schema's triggers then queue the row for the gateway's own validation.
-pub fn put_node(tx: &rusqlite::Transaction<'_>, key: &str, entry: &Map<String, Value>, fresh: bool, now: i64) -> rusqlite::Result<()> {
+pub fn put_node(tx: &Connection, key: &str, entry: &Map<String, Value>, fresh: bool, now: i64) -> rusqlite::Result<()> {
     let text = |k: &str| entry.get(k).and_then(Value::as_str);
     let number = |k: &str| entry.get(k).and_then(Value::as_i64);
     let json = serde_json::to_string(entry).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;

@@ -81,7 +81,7 @@ pub fn has_event(conn: &Connection, session_id: &str, event_id: &str) -> rusqlit
 
 /// Makes sure the session's transcript generation exists (`session_windows`), as the
 /// gateway's entry writer makes it for a new session.
-pub fn ensure_window(tx: &Transaction<'_>, session_id: &str, key: &str, display: Option<&str>, now: i64) -> rusqlite::Result<()> {
+pub fn ensure_window(tx: &Connection, session_id: &str, key: &str, display: Option<&str>, now: i64) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT INTO session_windows (session_id, session_key, session_scope, created_at, updated_at, transcript_observed_at, session_entry_provenance, display_name)
          VALUES (?1, ?2, 'conversation', ?3, ?3, ?3, 1, ?4)
@@ -105,7 +105,7 @@ fn insert_event(tx: &Transaction<'_>, session_id: &str, seq: i64, line: &str, no
 /// session's). The session's window must exist ([`ensure_window`]); the gateway builds its
 /// projection of the active branch on first read, as for a transcript it has not indexed.
 pub fn import_line(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     session_id: &str,
     seq: i64,
     line: &str,
