@@ -24,6 +24,7 @@
 //!   its tools against OpenClaw's core tools on that gateway.
 
 mod gen;
+mod gen_sqlite;
 mod guard;
 mod http;
 mod jobs;
@@ -44,6 +45,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use report::{Figure, Report, Unit};
+use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
@@ -354,7 +356,8 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         let agents = or_default(&args.agents, &[1_000, 10_000], &[1_000], ctx.quick);
         process::memory(&mut ctx, &small, &agents)?;
         let big = ctx.args.big_sessions.unwrap_or(300_000);
-        process::big_store(&mut ctx, big)?;
+        process::big_store(&mut ctx, big, Layout::Sqlite)?;
+        process::big_store(&mut ctx, big, Layout::Files)?;
     }
     if ctx.wants("cold") {
         eprintln!("== cold start");

@@ -138,6 +138,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
         history_messages: 5,
         seed: 7,
         transcripts: true,
+        layout: session_tools_host::gateway::embedded::layout::Layout::Files,
     };
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join("state-agents"), &spec)?;

@@ -134,8 +134,7 @@ impl RowCache {
                 return Ok(kept.clone());
             }
         }
-        let nodes = db.nodes()?;
-        let rows = nodes.iter().map(|node| IndexedRow::from_node(node, rules)).collect();
+        let rows = db.map_nodes(|node| IndexedRow::from_node(&node, rules))?;
         let built = Arc::new(StoreRows { agent: normalize_agent_id(&db.agent_id), source: Source::Db(db.clone(), version), rows });
         self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).insert(db.agent_id.clone(), built.clone());
         Ok(built)
