@@ -104,6 +104,7 @@ mod json5;
 mod limits;
 mod sandbox;
 mod service;
+pub mod telemetry;
 
 pub mod config;
 #[cfg(feature = "conformance")]
@@ -116,7 +117,7 @@ pub use faults::release_fault_points;
 pub use jobs::Scheduler;
 pub use limits::{AgentLimits, Limits};
 pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
-pub use service::{stderr_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
+pub use service::{tracing_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
 pub use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 pub use session_tools_guest::ports::LogLevel;
 pub use session_tools_guest::{Caller, Job, ToolError, Wake, Wakeup};

@@ -284,12 +284,14 @@ impl JobRunner {
         let steps = parent.map_or(0, |p| p.steps.saturating_add(1));
         if steps > limits.max_steps_per_job {
             if let Some(parent) = parent {
+                crate::telemetry::limit_hit(agent, "steps_per_job");
                 log(format!("job {} ({}) reached its {} steps and is dropped", parent.id, parent.kind, limits.max_steps_per_job));
             }
             return Vec::new();
         }
         let max_jobs = limits.max_jobs_per_call as usize;
         if jobs.len() > max_jobs {
+            crate::telemetry::limit_hit(agent, "jobs_per_call");
             log(format!("[{agent}] {} background jobs past the limit of {max_jobs} a call are dropped", jobs.len() - max_jobs));
         }
         let continuing = parent.map(|p| p.id.as_str());
@@ -307,6 +309,7 @@ impl JobRunner {
             if Some(job.id.as_str()) != continuing {
                 let count = pending.get_or_insert_with(|| self.store.pending_of(agent));
                 if *count >= limits.max_pending_jobs as usize {
+                    crate::telemetry::limit_hit(agent, "pending_jobs");
                     log(format!("[{agent}] job {} ({}) refused: {} jobs are pending", job.id, job.kind, limits.max_pending_jobs));
                     continue;
                 }
@@ -337,6 +340,7 @@ impl JobRunner {
         match host.resume(&record, wakeup) {
             Ok(next) => {
                 fault_point("job.step-made");
+                crate::telemetry::job_step(&record.agent, &record.kind, "ok");
                 // The first successor under the job's own id continues it (same key); every
                 // other successor is a new job under a key derived from this step (so a
                 // step made again after a stop keeps it once).
@@ -359,6 +363,7 @@ impl JobRunner {
                 }
             }
             Err(e) => {
+                crate::telemetry::job_step(&record.agent, &record.kind, e.kind());
                 host.services().log(LogLevel::Warn, &format!("job {id} ({}) failed and is dropped: {e}", record.kind));
                 self.store.remove(&key);
             }

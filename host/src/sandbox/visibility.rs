@@ -138,6 +138,7 @@ impl VisibilityGuard {
         let line = format!("{method}: {what}");
         let own = self.own.as_deref().unwrap_or("(none)");
         self.services.log(LogLevel::Warn, &format!("N15: refused {line} for sandboxed session {own}"));
+        crate::telemetry::n15_refusal(own, method);
         Err(GatewayError::of(ErrorKind::Forbidden, format!("forbidden: {what} is not visible from this sandboxed agent session")))
     }
 

@@ -23,12 +23,15 @@ use crate::sandbox::{AgentSetup, Runtime, Services};
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
 
-/// A log sink writing warnings and errors (and with `verbose`, everything) to stderr.
-pub fn stderr_log(verbose: bool) -> LogSink {
-    Arc::new(move |level, message| {
-        if verbose || matches!(level, LogLevel::Warn | LogLevel::Error) {
-            eprintln!("[{}] {message}", format!("{level:?}").to_lowercase());
-        }
+/// The default log sink: each line a [`tracing`] event of target
+/// [`telemetry::LOG`](crate::telemetry::LOG) at its level (the library never prints; the
+/// embedder's subscriber decides what is shown, and where).
+pub fn tracing_log() -> LogSink {
+    Arc::new(|level, message| match level {
+        LogLevel::Error => tracing::error!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Warn => tracing::warn!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Info => tracing::info!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Debug => tracing::debug!(target: crate::telemetry::LOG, "{message}"),
     })
 }
 
@@ -78,7 +81,7 @@ enum JobsAt {
 /// - limits: [`Limits::default`] for every agent, none per agent, no limits file;
 /// - engine: [`EngineOptions::default`] (pooled instances, the compiled-component cache);
 /// - component: the one built into this library ([`crate::COMPONENT`]), compiled here;
-/// - log: warnings and errors to stderr; clock: the system clock;
+/// - log: [`tracing_log`] (events for the embedder's subscriber); clock: the system clock;
 /// - jobs: kept in memory (gone with the service).
 pub struct ServiceBuilder {
     gateway: Arc<dyn Gateway>,
@@ -111,7 +114,7 @@ impl ServiceBuilder {
             engine: EngineOptions::default(),
             component: None,
             runtime: None,
-            log: stderr_log(false),
+            log: tracing_log(),
             clock: system_clock(),
             jobs: JobsAt::Memory,
             policy_for: None,
