@@ -45,15 +45,15 @@ mod enabled {
             use std::io::Write;
             let _ = writeln!(std::io::stderr(), "session-tools fault point reached: {name}");
         }
-        let mut guard = PAUSED.0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut guard = crate::poison::lock_whole(&PAUSED.0);
         while !RELEASED.load(Ordering::SeqCst) {
-            guard = PAUSED.1.wait(guard).unwrap_or_else(|p| p.into_inner());
+            guard = crate::poison::wait_whole(&PAUSED.1, guard);
         }
     }
 
     pub fn release() {
         RELEASED.store(true, Ordering::SeqCst);
-        let _guard = PAUSED.0.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = crate::poison::lock_whole(&PAUSED.0);
         PAUSED.1.notify_all();
     }
 }

@@ -102,6 +102,7 @@ mod faults;
 mod jobs;
 mod json5;
 mod limits;
+mod poison;
 mod sandbox;
 mod service;
 pub mod telemetry;

@@ -274,7 +274,9 @@ impl Sandbox {
         self.store.data_mut().host_fault = None;
         self.store.set_epoch_deadline(1);
         // Imports catch their own panics (`StoreState::import`); this is the backstop for
-        // anything else on the host side of the call.
+        // anything else on the host side of the call. What a caught panic discards: the
+        // instance (the call's error breaks it, and the broker never pools a broken one),
+        // with whatever the panic left in its store.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.tools, &mut self.store))).unwrap_or_else(|panic| {
             let fault = format!("the host failed: {}", imports::panic_text(panic.as_ref()));
             self.store.data_mut().host_fault = Some(fault.clone());

@@ -115,12 +115,12 @@ impl VisibilityGuard {
     /// Recomputes the caller's tree from the gateway's spawn edges; answers it, kept. When
     /// the edges cannot be read the tree is the caller's own session only (fail closed).
     fn refresh(&self) -> MutexGuard<'_, HashSet<String>> {
-        let Some(own) = &self.own else { return self.visible.lock().unwrap_or_else(|p| p.into_inner()) };
+        let Some(own) = &self.own else { return crate::poison::lock_rebuilt(&self.visible) };
         let mut roots = HashSet::from([own.clone()]);
-        roots.extend(self.adopted.lock().unwrap_or_else(|p| p.into_inner()).iter().cloned());
+        roots.extend(crate::poison::lock_rebuilt(&self.adopted).iter().cloned());
         // Asked without holding the lock: a live gateway answers over the network.
         let visible = self.tree.spawned_trees(&roots).unwrap_or(roots);
-        let mut kept = self.visible.lock().unwrap_or_else(|p| p.into_inner());
+        let mut kept = crate::poison::lock_rebuilt(&self.visible);
         *kept = visible;
         kept
     }
@@ -128,7 +128,7 @@ impl VisibilityGuard {
     /// Whether a key (in any spelling) is the caller's or in its tree.
     pub fn can_see(&self, key: &str) -> bool {
         let canonical = self.tree.canonical_key(key);
-        if self.visible.lock().unwrap_or_else(|p| p.into_inner()).contains(&canonical) {
+        if crate::poison::lock_rebuilt(&self.visible).contains(&canonical) {
             return true;
         }
         self.refresh().contains(&canonical)
@@ -164,8 +164,8 @@ impl VisibilityGuard {
     /// A new child joins the caller's tree.
     fn adopt(&self, key: &str) {
         let canonical = self.tree.canonical_key(key);
-        self.adopted.lock().unwrap_or_else(|p| p.into_inner()).insert(canonical.clone());
-        self.visible.lock().unwrap_or_else(|p| p.into_inner()).insert(canonical);
+        crate::poison::lock_rebuilt(&self.adopted).insert(canonical.clone());
+        crate::poison::lock_rebuilt(&self.visible).insert(canonical);
     }
 
     /// Whether a run is the caller's: the gateway says it belongs to a visible session, or
@@ -173,7 +173,7 @@ impl VisibilityGuard {
     fn owns_run(&self, run_id: &str) -> bool {
         match self.tree.run_session(run_id) {
             Some(session) => self.can_see(&session),
-            None => self.started.lock().unwrap_or_else(|p| p.into_inner()).contains(run_id),
+            None => crate::poison::lock_rebuilt(&self.started).contains(run_id),
         }
     }
 
@@ -183,7 +183,7 @@ impl VisibilityGuard {
     /// sends the key it sent before, which the gateway de-duplicates — and no key a guest
     /// chooses can name another caller's run (that would take a preimage of SHA-256).
     fn own_key(&self, guest_key: &str) -> String {
-        let mut keys = self.keys.lock().unwrap_or_else(|p| p.into_inner());
+        let mut keys = crate::poison::lock_rebuilt(&self.keys);
         keys.entry(guest_key.to_string()).or_insert_with(|| derived_key(self.own.as_deref().unwrap_or(""), guest_key)).clone()
     }
 
@@ -266,7 +266,7 @@ impl Gateway for VisibilityGuard {
         let accepted = self.inner.agent(&AgentParams { idempotency_key: key.clone(), ..params.clone() })?;
         let run = accepted.run_id.filter(|r| !r.is_empty()).unwrap_or(key);
         if self.tree.run_session(&run).is_none_or(|session| self.can_see(&session)) {
-            self.started.lock().unwrap_or_else(|p| p.into_inner()).insert(run.clone());
+            crate::poison::lock_rebuilt(&self.started).insert(run.clone());
         }
         drop(self.refresh()); // a child it just spawned joins the tree
         Ok(AgentAccepted { run_id: Some(run) })

@@ -64,7 +64,7 @@ impl Broker {
 
     /// An idle instance of the pool, or a new instance of the agent.
     pub fn checkout(&self, agent: &str, pool: &str) -> Result<Sandbox, CallError> {
-        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).take(pool) {
+        if let Some(sandbox) = self.idle_pool().take(pool) {
             return Ok(sandbox);
         }
         let setup = self.setup(agent);
@@ -73,7 +73,7 @@ impl Broker {
                 Ok(sandbox) => return Ok(sandbox),
                 Err(e) => {
                     // Dropped outside the lock: freeing a slot costs a little.
-                    let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).evict_oldest();
+                    let evicted = self.idle_pool().evict_oldest();
                     match evicted {
                         Some(idle) => drop(idle),
                         None => return Err(e),
@@ -86,13 +86,19 @@ impl Broker {
     /// Returns an instance to its pool, unless it broke.
     pub fn checkin(&self, pool: &str, sandbox: Sandbox) {
         if !sandbox.is_broken() {
-            let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).put(pool, sandbox);
+            let evicted = self.idle_pool().put(pool, sandbox);
             drop(evicted);
         }
     }
 
+    /// The idle pool; after a panic under its lock, the instances it kept are dropped
+    /// (new ones are made on demand), its bounds stay.
+    fn idle_pool(&self) -> std::sync::MutexGuard<'_, IdlePool> {
+        crate::poison::lock_or(&self.idle, IdlePool::emptied)
+    }
+
     /// How many idle instances are kept.
     pub fn idle(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.idle_pool().len()
     }
 }
