@@ -10,7 +10,7 @@
 //! any type that implements [`Gateway`] (the RPCs the tools make) and [`SessionTree`] (what
 //! the guard must know of the sessions); the library brings an
 //! [embedded gateway](gateway::embedded) over an OpenClaw state directory, a
-//! [live one](gateway::live) for a running OpenClaw gateway, and a
+//! live one (`gateway::live`, feature `live`) for a running OpenClaw gateway, and a
 //! [scripted one](gateway::scripted) for conformance runs.
 //!
 //! ```

@@ -61,6 +61,7 @@ pub(crate) fn job_step(agent: &str, kind: &str, outcome: &str) {
 }
 
 /// A live gateway's connection changed: `connected`, `dropped` or `unreachable`.
+#[cfg_attr(not(feature = "live"), allow(dead_code))]
 pub(crate) fn gateway(url: &str, state: &'static str, detail: &str) {
     tracing::info!(target: EVENTS, event = "gateway", url, state, detail, "gateway {url}: {state} {detail}");
 }

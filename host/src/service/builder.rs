@@ -13,6 +13,7 @@ use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway};
+#[cfg(feature = "live")]
 use crate::gateway::live::LiveGateway;
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::runner::JobRunner;
@@ -140,6 +141,7 @@ impl ServiceBuilder {
     /// A service over a running gateway: the gateway's own config (read when it was
     /// opened) and its state directory (as it said at the handshake). Jobs stay in memory
     /// unless [`with_jobs_dir`](Self::with_jobs_dir) says where to keep them.
+    #[cfg(feature = "live")]
     pub fn over_live(gateway: &Arc<LiveGateway>) -> ServiceBuilder {
         ServiceBuilder::new(gateway.clone(), gateway.clone())
             .with_config(gateway.config().clone())
