@@ -26,10 +26,13 @@
 mod gen;
 mod gen_sqlite;
 mod guard;
+#[cfg(feature = "bench-gateway")]
 mod http;
 mod jobs;
+#[cfg(feature = "bench-gateway")]
 mod live;
 mod micro;
+#[cfg(feature = "bench-gateway")]
 mod plugin;
 mod process;
 mod report;
@@ -178,6 +181,12 @@ pub fn run(args: &BenchArgs) -> Result<i32> {
         if !SECTIONS.contains(&section.as_str()) {
             anyhow::bail!("unknown section {section:?} (sections: {})", SECTIONS.join(", "));
         }
+    }
+    if cfg!(not(feature = "bench-gateway")) && (args.live || args.plugin) {
+        anyhow::bail!(
+            "bench --live and --plugin start the real OpenClaw gateway, which this build leaves out: \
+             cargo run --release -p session-tools-cli --features bench-gateway --bin session-tools -- bench --live"
+        );
     }
     let machine = sysinfo::Machine::detect();
     if machine.profile == "debug" {
@@ -363,11 +372,13 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         eprintln!("== cold start");
         process::cold_start(&mut ctx, &small)?;
     }
+    #[cfg(feature = "bench-gateway")]
     if ctx.wants("live") {
         eprintln!("== live gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
         live::run(&mut ctx, &sessions)?;
     }
+    #[cfg(feature = "bench-gateway")]
     if ctx.wants("plugin") {
         eprintln!("== plugin in the gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);

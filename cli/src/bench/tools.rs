@@ -21,7 +21,7 @@ use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
 use session_tools_host::Limits;
-use session_tools_host::{stderr_log, SystemServices};
+use session_tools_host::{tracing_log, SystemServices};
 use session_tools_host::{AgentSetup, Sandbox};
 
 /// A state directory opened the way the service opens it.
@@ -37,7 +37,7 @@ pub fn open(dir: &Path) -> Result<Opened> {
     let state_dir = dir.display().to_string();
     let cfg = session_tools_guest::Config::from_value(&config.raw, &state_dir).map_err(anyhow::Error::msg)?;
     let gateway = EmbeddedGateway::open(dir, config.clone(), Arc::new(EchoRuntime), system_clock())?;
-    let services = Arc::new(SystemServices::new(stderr_log(false)));
+    let services = Arc::new(SystemServices::new(tracing_log()));
     let setup = AgentSetup {
         name: "main".into(),
         gateway: gateway.clone(),

@@ -6,7 +6,8 @@
 //! each:
 //! - [`embedded`]: an OpenClaw state directory on disk, with OpenClaw's semantics and lock
 //!   protocol, runs by a pluggable agent runtime;
-//! - [`live`]: a running OpenClaw gateway, over its WebSocket protocol;
+//! - `live` (feature `live`, on by default): a running OpenClaw gateway, over its WebSocket
+//!   protocol;
 //! - [`scripted`]: the conformance format's mock (answers from a script, runs in virtual
 //!   time);
 //!
@@ -23,6 +24,7 @@ pub use session_tools_guest::ports::{
 };
 
 pub mod embedded;
+#[cfg(feature = "live")]
 pub mod live;
 pub(crate) mod native;
 pub mod pattern;

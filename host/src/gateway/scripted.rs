@@ -107,7 +107,7 @@ impl ScriptedGateway {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Script> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        crate::poison::lock_whole(&self.0)
     }
 
     /// Records a call and answers it from `responses` if an entry fits.

@@ -140,17 +140,22 @@ impl Connection {
                 Ok((ws, hello)) => {
                     failures = 0;
                     *self.shared.connections.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                    crate::telemetry::gateway(&self.settings.url, "connected", hello.server_version.as_deref().unwrap_or(""));
                     *self.shared.hello.lock().unwrap_or_else(|p| p.into_inner()) = Some(hello.clone());
                     for waiter in self.connect_waiters.drain(..) {
                         let _ = waiter.send(Ok(hello.clone()));
                     }
                     match self.serve(ws, &hello).await {
                         Ended::Shutdown => return,
-                        Ended::Dropped(_) => continue,
+                        Ended::Dropped(why) => {
+                            crate::telemetry::gateway(&self.settings.url, "dropped", &why);
+                            continue;
+                        }
                     }
                 }
                 Err(ConnectError::Fatal(message)) => {
                     failures += 1;
+                    crate::telemetry::gateway(&self.settings.url, "unreachable", &message);
                     for waiter in self.connect_waiters.drain(..) {
                         let _ = waiter.send(Err(message.clone()));
                     }
@@ -160,6 +165,7 @@ impl Connection {
                 }
                 Err(ConnectError::Transient(message)) => {
                     failures += 1;
+                    crate::telemetry::gateway(&self.settings.url, "unreachable", &message);
                     for waiter in self.connect_waiters.drain(..) {
                         let _ = waiter.send(Err(message.clone()));
                     }
