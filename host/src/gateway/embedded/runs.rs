@@ -946,6 +946,13 @@ mod tests {
             let (runs, _) = open(dir.path());
             run(&runs, "r");
             assert_eq!(std::fs::read_dir(dir.path().join("processes")).unwrap().count(), 1);
+            // The run's thread holds the registry until it returns, a moment after the end
+            // that `wait` saw was recorded: the registry is dropped once that thread let go.
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while Arc::strong_count(&runs) > 1 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert_eq!(Arc::strong_count(&runs), 1, "the run's thread never returned");
         }
         assert_eq!(std::fs::read_dir(dir.path().join("processes")).unwrap().count(), 0);
     }
