@@ -1,7 +1,7 @@
-//! Builds the guest component (`guest/`, for `wasm32-wasip2`, release) and the N15 guard
-//! (`guard/`), composes the guard in front of the tools, and embeds both the plain and the
-//! guarded component, so the host binary and library carry the components they were built
-//! with.
+//! Builds the guest component (`guest/`), the N15 guard (`guard/`) and the gateway wire
+//! (`wire/`), for `wasm32-wasip2`, release; composes the guard in front of the tools; and
+//! embeds the plain and the guarded tools and the wire, so the host binary and library
+//! carry the components they were built with.
 
 #![forbid(unsafe_code)]
 
@@ -14,11 +14,35 @@ fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let root = manifest.parent().expect("host/ is inside the workspace").to_path_buf();
     embed_conformance_cases(&root);
-    for path in ["guest/src", "guest/Cargo.toml", "guard/src", "guard/Cargo.toml", "contract/src", "grammar/src", "wit", "Cargo.lock"] {
+    for path in [
+        "guest/src",
+        "guest/Cargo.toml",
+        "guard/src",
+        "guard/Cargo.toml",
+        "wire/src",
+        "wire/Cargo.toml",
+        "contract/src",
+        "grammar/src",
+        "wit",
+        "Cargo.lock",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(path).display());
     }
     println!("cargo:rerun-if-env-changed=SESSION_TOOLS_GUEST_WASM");
     println!("cargo:rerun-if-env-changed=SESSION_TOOLS_GUARD_WASM");
+    println!("cargo:rerun-if-env-changed=SESSION_TOOLS_WIRE_WASM");
+
+    let wire = match std::env::var_os("SESSION_TOOLS_WIRE_WASM") {
+        Some(prebuilt) => PathBuf::from(prebuilt),
+        None => build_wasm_component(
+            "gateway wire component",
+            &root,
+            &["--package".as_ref(), "session-tools-wire".as_ref()],
+            &root.join("target").join("wire"),
+            "session_tools_wire",
+        ),
+    };
+    println!("cargo:rustc-env=SESSION_TOOLS_WIRE_COMPONENT={}", wire.display());
 
     // A prebuilt component can be given instead (e.g. for builds without the wasm target).
     let tools = match std::env::var_os("SESSION_TOOLS_GUEST_WASM") {

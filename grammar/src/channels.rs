@@ -19,7 +19,7 @@ pub struct AnnounceTarget {
 
 /// The built-in chat channels and their aliases (`normalizeChatChannelId`).
 pub fn normalize_channel_id(raw: &str) -> Option<&'static str> {
-    Some(match js_trim(&raw).to_lowercase().as_str() {
+    Some(match js_trim(raw).to_lowercase().as_str() {
         "telegram" => "telegram",
         "whatsapp" => "whatsapp",
         "discord" => "discord",

@@ -93,9 +93,9 @@ pub fn allow_agents(config: &Value, agent_id: &str) -> (bool, Vec<String>) {
         .and_then(|entry| entry.get("subagents")?.get("allowAgents")?.as_array())
         .map(|list| list.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let any = allow.iter().any(|v| js_trim(&v) == "*");
+    let any = allow.iter().any(|v| js_trim(v) == "*");
     let mut ids: Vec<String> = Vec::new();
-    for value in allow.iter().map(|v| js_trim(&v)).filter(|v| !v.is_empty() && *v != "*") {
+    for value in allow.iter().map(|v| js_trim(v)).filter(|v| !v.is_empty() && *v != "*") {
         let id = normalize_agent_id(value);
         if !ids.contains(&id) {
             ids.push(id);

@@ -139,7 +139,7 @@ impl<G: Gateway, T: Tree, H: Audit> Guarded<G, T, H> {
         if self.can_see(key) {
             Ok(())
         } else {
-            self.refuse(method, &format!("session {}", js_trim(&key)))
+            self.refuse(method, &format!("session {}", js_trim(key)))
         }
     }
 
@@ -204,7 +204,7 @@ impl<G: Gateway, T: Tree, H: Audit> Gateway for Guarded<G, T, H> {
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
         let asked = match (&params.key, &params.session_id, &params.label) {
-            (Some(key), _, _) => format!("session {}", js_trim(&key)),
+            (Some(key), _, _) => format!("session {}", js_trim(key)),
             (None, Some(id), _) => format!("sessionId {id}"),
             (None, None, Some(label)) => format!("label {label}"),
             (None, None, None) => "session".to_string(),
@@ -244,7 +244,7 @@ impl<G: Gateway, T: Tree, H: Audit> Gateway for Guarded<G, T, H> {
         let key = params.session_key.as_deref().unwrap_or("main");
         if !self.can_see(key) {
             if !self.is_new_child(key, params.spawned_by.as_deref()) {
-                return self.refuse("agent", &format!("session {}", js_trim(&key)));
+                return self.refuse("agent", &format!("session {}", js_trim(key)));
             }
             self.adopt(key);
         }

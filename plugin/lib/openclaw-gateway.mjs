@@ -4,10 +4,10 @@
 // Plugins get no gateway-call helper in their API, so the module is found next to the
 // running gateway's entry point (or given by the plugin config's `gatewayCallModule`).
 //
-// It is also what the N15 guard must know of the spawn tree (the guard component's `tree` import, answered by sandbox.mjs),
-// asked of the gateway itself: keys canonicalised with the gateway's rules, a spawn tree a
-// level at a time with `sessions.list {spawnedBy}`, rows by key, existence by
-// `sessions.resolve`, and the session of every run started through this bridge.
+// It also keeps the session of every run started through it (the gateway wire reports each,
+// `runs.run-accepted`), in the gateway's canonical spelling (the guard component's key
+// rules, guard.mjs): the N15 guard asks whose a run is. The rest of the spawn tree the guard
+// asks of the gateway through the wire (its `tree`), like every other call.
 
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -16,12 +16,10 @@ import { pathToFileURL } from 'node:url';
 import { connectionDetails, GatewayConnection, loadGatewayClientModules } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
 
-/** Batches (a list's histories, a level of a spawn tree) in flight at once. */
+/** A list's histories in flight at once. */
 const WINDOW = 32;
 /** `agent.wait` answers after its own timeout; how much longer the bridge waits for it. */
 const WAIT_MARGIN_MS = 15_000;
-/** Sessions one spawn-tree walk visits at most (a larger tree is cut: fail closed). */
-const MAX_TREE = 10_000;
 const MAX_RUNS = 10_000;
 
 /** Where the running gateway's `dist/gateway/call.js` may be, from its entry point. */
@@ -96,15 +94,16 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
   }
 }
 
-/** A connection-level failure (not the gateway's answer): worth trying again later. */
-/** The kind of an error the gateway's client threw (until the wire component maps frames). */
-function errorKind(message, transient) {
-  if (/^No session found/.test(message)) return 'not-found';
-  if (/^send blocked by session policy/.test(message)) return 'forbidden';
-  if (/gateway timeout/i.test(message)) return 'timeout';
-  return transient ? 'unavailable' : 'other';
+/**
+ * The gateway's error frame as far as its client kept it (`{code?, message, details?}`), for
+ * the gateway wire to read: what an error means is the wire's to say, never this bridge's.
+ */
+function frameOf(e, message) {
+  const code = [e?.code, e?.gatewayCode].find((c) => typeof c === 'string' && /^[A-Z_]+$/.test(c));
+  return { ...(code ? { code } : {}), message, ...(e?.details !== undefined ? { details: e.details } : {}) };
 }
 
+/** A connection-level failure (not the gateway's answer): worth trying again later. */
 export function isTransient(message) {
   return /gateway closed|gateway timeout|ECONNREFUSED|ECONNRESET|socket hang up|connect/i.test(message ?? '');
 }
@@ -124,7 +123,7 @@ async function windowed(items, f) {
 
 export class OpenClawGateway {
   /**
-   * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (config.mjs);
+   * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (guard.mjs);
    * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
    */
   constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000 }) {
@@ -152,16 +151,17 @@ export class OpenClawGateway {
     } catch (e) {
       const error = new Error(e?.message ?? String(e));
       error.transient = e?.transient === true || isTransient(error.message);
-      error.kind = e?.kind ?? errorKind(error.message, error.transient);
+      // The connection's own failures say their kind; the gateway's errors are its frame.
+      if (error.transient) error.kind = e?.kind ?? 'unavailable';
+      else error.frame = frameOf(e, error.message);
       throw error;
     }
-    if (method === 'agent' && answer && typeof answer.runId === 'string') {
-      // Newer gateways say whose run it is (a key they know answers that run, whichever
-      // session asked): their word wins over the session asked for.
-      const owner = typeof answer.sessionKey === 'string' && answer.sessionKey.trim() !== '' ? answer.sessionKey : undefined;
-      this.remember(answer.runId, owner ?? params.sessionKey ?? 'main');
-    }
     return answer;
+  }
+
+  /** The gateway wire started a run (its `runs.run-accepted`, for the N15 guard's `runSession`). */
+  runStarted(runId, sessionKey) {
+    this.remember(runId, sessionKey);
   }
 
   /** Ends the bridge's connection (the service that owns it is stopping). */
@@ -191,7 +191,7 @@ export class OpenClawGateway {
       try {
         return { ok: await this.call('chat.history', list[i]) };
       } catch (e) {
-        return { error: e.message };
+        return { error: e.message, kind: e.kind, frame: e.frame };
       }
     });
     const out = list.map((_, i) => local[i]);
@@ -201,45 +201,10 @@ export class OpenClawGateway {
     return out;
   }
 
-  // ---- the spawn tree (the guard's `tree` import, sandbox.mjs) ----
+  // ---- the runs (the guard's `tree.run-session`, through the wire) ----
 
   canonicalKey(key) {
     return this.rules.canonical(key);
-  }
-
-  async spawnedTrees(roots) {
-    const seen = new Set([...roots].map((r) => this.canonicalKey(r)));
-    let level = [...seen];
-    while (level.length > 0 && seen.size < MAX_TREE) {
-      const answers = await windowed(level, (parent) => this.call('sessions.list', { spawnedBy: parent }));
-      const next = [];
-      for (const answer of answers) {
-        for (const row of Array.isArray(answer?.sessions) ? answer.sessions : []) {
-          if (typeof row?.key === 'string' && row.key && seen.size < MAX_TREE && !seen.has(row.key)) {
-            seen.add(row.key);
-            next.push(row.key);
-          }
-        }
-      }
-      level = next;
-    }
-    return seen;
-  }
-
-  async rowsOf(keys) {
-    const canonical = [...keys].map((k) => this.canonicalKey(k));
-    const answers = await windowed(canonical, (key) => this.call('sessions.list', { search: key, includeGlobal: true, includeUnknown: true }));
-    return answers.flatMap((answer, i) => (Array.isArray(answer?.sessions) ? answer.sessions.filter((r) => r?.key === canonical[i]) : []));
-  }
-
-  async exists(key) {
-    try {
-      const answer = await this.call('sessions.resolve', { key: this.canonicalKey(key) });
-      return typeof answer?.key === 'string' && answer.key !== '';
-    } catch (e) {
-      if (/^No session found/.test(e.message)) return false;
-      throw e;
-    }
   }
 
   runSession(runId) {

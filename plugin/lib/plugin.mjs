@@ -139,7 +139,6 @@ async function makeService(api, settings, makeGateway, config) {
   const service = new Service({
     runtime: s.runtime,
     gateway,
-    tree: gateway,
     config,
     stateDir,
     limits: settings.limits,

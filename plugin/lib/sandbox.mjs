@@ -9,9 +9,9 @@
 //   is bounded too;
 // - a trap (or any failure of the worker) discards the instance.
 // A restricted caller (N15) is served by an instance of the guarded composition (the guard
-// component in front of the tools, issue 22): its spawn-tree imports are answered here like
-// the gateway's (metered as gateway calls), its refusals are the host's own log line, and
-// the guard is told who it serves before every call (worker.mjs).
+// component in front of the tools, issue 22): its gateway and spawn-tree imports are the
+// gateway wire's exports (worker.mjs), their gateway calls metered here like the guest's;
+// the runs the wire starts are kept by the bridge's gateway (`runStarted`, `runSession`).
 
 import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
@@ -81,9 +81,9 @@ export class CallError extends Error {
 }
 
 /**
- * The transpiled components (a directory written by scripts/build-component.mjs: `tools`,
- * and `guarded` and `guard` where built), compiled once per memory cap and shared by every
- * instance of the process.
+ * The transpiled components (a directory written by scripts/build-component.mjs: `tools`
+ * and `wire`, and `guarded` and `guard` where built), compiled once per memory cap and
+ * shared by every instance of the process.
  */
 export class Runtime {
   constructor(dir) {
@@ -97,6 +97,11 @@ export class Runtime {
     );
     this.compiled = new Map();
     this.decider = null;
+    // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
+    // the `gateway` and `tree` the others import, one instance beside each.
+    this.wireModules = Promise.all(
+      Object.entries(this.part('wire').bytes).map(async ([f, bytes]) => [f, await WebAssembly.compile(bytes)]),
+    ).then(Object.fromEntries);
   }
 
   part(name) {
@@ -158,12 +163,12 @@ export class Runtime {
 
   /**
    * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
-   * fixedNow?, guard?, tree?}`; `gateway.call(method, params)` answers a gateway call
-   * (async, JSON), `gateway.histories(list)` a batch of `chat.history`. With `guard`
-   * (`{rules: {mainKey, scopeGlobal, defaultAgent}, restriction}`, N15), the instance is of
-   * the guarded composition (`part: 'guard'`: the guard alone, for `wait`), told who it
-   * serves before every call, and `tree` answers its spawn-tree imports: `spawnedTrees(roots)
-   * → keys`, `rowsOf(keys) → rows` (JSON), `exists(key) → bool`, `runSession(runId) → key?`.
+   * fixedNow?, guard?, part?}`; `gateway.call(method, params)` answers a gateway call
+   * (async, JSON), `gateway.histories(list)` a batch of `chat.history`; it keeps the runs
+   * the wire starts (`runStarted(runId, sessionKey)`, `runSession(runId) → key?`) and may
+   * name its `protocol` (3 or 4). With `guard` (`{rules: {mainKey, scopeGlobal,
+   * defaultAgent}, restriction}`, N15), the instance is of the guarded composition (`part:
+   * 'guard'`: the guard alone, for `wait`), told who it serves before every call.
    */
   async instantiate(setup) {
     const sandbox = new Sandbox(this, setup);
@@ -191,11 +196,12 @@ export class Sandbox {
     this.runtime = runtime;
     this.name = setup.name;
     this.gateway = setup.gateway;
+    // Who keeps the runs the wire starts (the bridge's gateway, for its N15 guard).
+    this.runs = setup.gateway;
     this.limits = setup.limits;
     this.log = setup.log ?? (() => {});
     this.fixedNow = setup.fixedNow;
     this.guard = setup.guard ?? null;
-    this.tree = setup.tree ?? null;
     this.partName = setup.part ?? (this.guard ? 'guarded' : 'tools');
     this.broken = null;
     this.current = null; // the call in progress
@@ -213,6 +219,10 @@ export class Sandbox {
         componentJs: this.runtime.part(this.partName).js,
         guard: this.guard,
         modules,
+        wireJs: this.runtime.part('wire').js,
+        wireModules: await this.runtime.wireModules,
+        // The protocol the bridge's gateway speaks (3 until it says otherwise).
+        protocol: this.gateway.protocol ?? 3,
         signal,
         replyPort: port2,
         limits: this.limits,
@@ -261,6 +271,9 @@ export class Sandbox {
         return;
       case 'import':
         this.onImport(msg);
+        return;
+      case 'run':
+        this.runs?.runStarted?.(msg.runId, msg.sessionKey);
         return;
       case 'done':
         this.onDone(msg);
@@ -442,41 +455,26 @@ export class Sandbox {
         params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
       }
       try {
-        if (method.startsWith('tree.')) {
-          answer = { ok: await this.treeAnswer(method, params) };
+        if (method === 'runs.session-of') {
+          // Whose a run is (the guard asks through the wire's `tree`): the bridge keeps it.
+          answer = { ok: (await this.runs?.runSession?.(params)) ?? null };
         } else if (method === 'chat.histories') {
           const answers = await this.gateway.histories(params);
-          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other' } : { ok: a.ok })) };
+          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other', frame: a.frame } : { ok: a.ok })) };
         } else {
           answer = { ok: await this.gateway.call(method, params) };
         }
       } catch (e) {
         if (e?.transient === true) call.transient = true;
-        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other' };
+        // A gateway error frame goes to the wire as it came; the host's own verdicts (the
+        // N15 guard, a scripted answer) keep their kind.
+        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other', frame: e?.frame };
       }
       call.inHost += performance.now() - now;
     }
     if (this.current !== call || this.broken) return;
     this.resumeCpu(call);
     this.reply(answer);
-  }
-
-  /** A spawn-tree import of the guard (JSON for the worker); fails closed without a tree. */
-  async treeAnswer(method, params) {
-    const tree = this.tree;
-    if (!tree) throw Object.assign(new Error('forbidden: this instance has no spawn tree'), { kind: 'forbidden' });
-    switch (method) {
-      case 'tree.spawned-trees':
-        return [...(await tree.spawnedTrees(new Set(params)))];
-      case 'tree.rows-of':
-        return [...(await tree.rowsOf(new Set(params)))];
-      case 'tree.exists':
-        return (await tree.exists(params)) === true;
-      case 'tree.run-session':
-        return (await tree.runSession(params)) ?? null;
-      default:
-        throw new Error(`unknown spawn-tree query ${method}`);
-    }
   }
 
   // ---- the exports ----

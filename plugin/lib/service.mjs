@@ -13,7 +13,7 @@
 import { callSeed, stepSeed } from './ids.mjs';
 import { CallError } from './sandbox.mjs';
 import { JobRunner, MemoryJobStore } from './jobs.mjs';
-import { callerContext } from './wire.mjs';
+import { callerContext } from './records.mjs';
 
 /** Idle instances by pool, the least recently returned dropped first when full. */
 export class Broker {
@@ -103,14 +103,14 @@ export class Broker {
 
 export class Service {
   /**
-   * `gateway`: `{call(method, params), histories(list)}` (wire JSON); `tree`: what the N15
-   * guard must know of the spawn tree (sandbox.mjs); `config`: a DeploymentConfig; `limits`: AgentLimits;
-   * `jobStore`: where jobs are kept (memory when absent); `log(level, message)`.
+   * `gateway`: `{call(method, params), histories(list)}` (the gateway's JSON, carried for
+   * the gateway wire), keeping the runs the wire starts (`runStarted`, `runSession`: see
+   * sandbox.mjs); `config`: a DeploymentConfig; `limits`: AgentLimits; `jobStore`: where
+   * jobs are kept (memory when absent); `log(level, message)`.
    */
-  constructor({ runtime, gateway, tree, config, stateDir, limits, log, jobStore, maxIdle, maxInstances, now }) {
+  constructor({ runtime, gateway, config, stateDir, limits, log, jobStore, maxIdle, maxInstances, now }) {
     this.runtime = runtime;
     this.gateway = gateway;
-    this.tree = tree;
     this.config = config;
     this.stateDir = stateDir;
     this.limits = limits;
@@ -127,7 +127,7 @@ export class Service {
         gateway,
         limits: limits.forAgent(agent),
         log: this.log,
-        ...(restriction ? { guard: { rules: this.keyRules, restriction }, tree } : {}),
+        ...(restriction ? { guard: { rules: this.keyRules, restriction } } : {}),
         ...(wait ? { part: 'guard' } : {}),
       }),
     });

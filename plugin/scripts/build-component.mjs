@@ -2,22 +2,27 @@
 // Builds the plugin's transpiled components: the project's WebAssembly components (the very
 // `.wasm` files the Rust host embeds) turned by jco into ES modules plus core modules, in
 // `component/`, with the config paths the tools read (`../wit/config-paths.json`, copied as
-// `config-paths.json`). Three components (issue 22):
+// `config-paths.json`). Four components (issue 22):
 // - `tools`: the session tools (`session-tools` world), what an unrestricted caller gets;
 // - `guarded`: the N15 guard composed in front of the tools (`guarded-session-tools`),
 //   what a restricted caller gets, composed by the host's build (`compose_guarded`);
-// - `guard`: the guard alone (`session-guard`), whose pure `guard.decide` says who is
-//   restricted, and whose `gateway` export guards the job runner's own waits.
+// - `guard`: the guard alone (`session-guard`), whose pure functions (`guard.decide`, the
+//   key rules) the main thread asks, and whose `gateway` export guards the job runner's own
+//   waits;
+// - `wire`: the gateway wire (`gateway-wire`, the `.wasm` the Rust live client runs), beside
+//   every instance: it maps OpenClaw's JSON to the records of the `gateway` and `tree` the
+//   others import.
 // `component/` is build output (not in git): `npm run build`, `prepack` and `pretest` write it.
 //
-//   node scripts/build-component.mjs [--wasm PATH] [--guarded PATH] [--guard PATH] [--out DIR] [--check]
+//   node scripts/build-component.mjs [--wasm PATH] [--guarded PATH] [--guard PATH] [--wire PATH] [--out DIR] [--check]
 //
 // PATH defaults to $SESSION_TOOLS_GUEST_WASM / $SESSION_TOOLS_GUARDED_WASM /
-// $SESSION_TOOLS_GUARD_WASM, else the host build's outputs under `../target/` (built by
-// `cargo build -p session-tools-host`). `--check` writes nothing and fails when `component/`
-// is not exactly what this script would write. The build fails when a component imports
-// anything but the gateway, the host services and the inert WASI interfaces (lib/wasi.mjs),
-// and, for the guard and the guarded tools, the spawn tree and the audit.
+// $SESSION_TOOLS_GUARD_WASM / $SESSION_TOOLS_WIRE_WASM, else the host build's outputs under
+// `../target/` (built by `cargo build -p session-tools-host`). `--check` writes nothing and
+// fails when `component/` is not exactly what this script would write. The build fails when a
+// component imports anything but the gateway, the host services and the inert WASI interfaces
+// (lib/wasi.mjs) and, for the guard and the guarded tools, the spawn tree and the audit; or
+// the wire anything but its transport, its runs and that WASI.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -27,7 +32,7 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 
-import { ALLOWED_IMPORTS, GUARD_IMPORTS } from '../lib/wasi.mjs';
+import { ALLOWED_IMPORTS, GUARD_IMPORTS, WIRE_IMPORTS } from '../lib/wasi.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
@@ -55,11 +60,17 @@ export const PARTS = Object.freeze({
     built: 'target/guard/wasm32-wasip2/release/session_tools_guard.wasm',
     allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
   },
+  wire: {
+    name: 'gateway_wire',
+    variable: 'SESSION_TOOLS_WIRE_WASM',
+    built: 'target/wire/wasm32-wasip2/release/session_tools_wire.wasm',
+    allowed: WIRE_IMPORTS,
+  },
 });
 const CONFIG_PATHS = 'config-paths.json';
 export const CONFIG_PATHS_SOURCE = join(REPO_DIR, 'wit', CONFIG_PATHS);
 
-/** The components the plugin is built from (`{tools, guarded, guard}` paths): the variables, else the host build's. */
+/** The components the plugin is built from (`{tools, guarded, guard, wire}` paths): the variables, else the host build's. */
 export function defaultWasm() {
   return Object.fromEntries(Object.entries(PARTS).map(([part, p]) => [part, process.env[p.variable] || join(REPO_DIR, p.built)]));
 }
@@ -113,7 +124,7 @@ async function transpilePart(part, wasmPath) {
 }
 
 /**
- * Transpiles the components (`{tools, guarded?, guard?}` paths): answers `{files: {name:
+ * Transpiles the components (`{tools, guarded?, guard?, wire?}` paths): answers `{files: {name:
  * bytes}, manifest}` without writing.
  */
 export async function transpileComponent(wasmPaths) {
@@ -212,9 +223,10 @@ async function main(argv) {
     if (argv[i] === '--wasm') wasm.tools = resolve(argv[++i]);
     else if (argv[i] === '--guarded') wasm.guarded = resolve(argv[++i]);
     else if (argv[i] === '--guard') wasm.guard = resolve(argv[++i]);
+    else if (argv[i] === '--wire') wasm.wire = resolve(argv[++i]);
     else if (argv[i] === '--out') out = resolve(argv[++i]);
     else if (argv[i] === '--check') check = true;
-    else throw new Error(`unknown argument ${argv[i]} (usage: build-component.mjs [--wasm PATH] [--guarded PATH] [--guard PATH] [--out DIR] [--check])`);
+    else throw new Error(`unknown argument ${argv[i]} (usage: build-component.mjs [--wasm PATH] [--guarded PATH] [--guard PATH] [--wire PATH] [--out DIR] [--check])`);
   }
   if (check) {
     const problems = await checkComponent(wasm, out);

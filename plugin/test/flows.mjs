@@ -66,7 +66,6 @@ export function flowService(runtime, stateDir, gateway, log = () => {}) {
   return new Service({
     runtime,
     gateway,
-    tree: gateway,
     config: new DeploymentConfig(CONFIG),
     stateDir,
     limits: new AgentLimits(),

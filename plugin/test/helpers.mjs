@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
-import { KeyRules, parseAgentKey, normalizeAgentId } from '../lib/keys.mjs';
+import { KeyRules, normalizeAgentId } from '../lib/keys.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
@@ -50,12 +50,13 @@ export function hostileGuardedWasm() {
 
 let hostile = null;
 
-/** The hostile component (plain, behind the guard, and the guard), transpiled once per process into a temporary directory. */
+/** The hostile component (plain and behind the guard, with the guard and the wire), transpiled once per process into a temporary directory. */
 export async function hostileRuntime() {
   if (!hostile) {
     hostile = (async () => {
       const dir = mkdtempSync(join(tmpdir(), 'session-tools-hostile-'));
-      await buildComponent({ tools: hostileWasm(), guarded: hostileGuardedWasm(), guard: defaultWasm().guard }, dir, { describe: false });
+      const { guard, wire } = defaultWasm();
+      await buildComponent({ tools: hostileWasm(), guarded: hostileGuardedWasm(), guard, wire }, dir, { describe: false });
       return new Runtime(dir);
     })();
   }
@@ -76,11 +77,24 @@ export function recorder() {
   return { lines, log };
 }
 
+/** An error as the gateway answers it: its message, and the frame the gateway wire reads. */
+export function gatewayError(code, message) {
+  return Object.assign(new Error(message), { frame: { code, message } });
+}
+
+/** The agent of a key `agent:<id>:…` (as the gateway's `sessions.list {agentId}` filter reads it), else undefined. */
+function agentOf(key) {
+  const parts = key.split(':');
+  return parts[0] === 'agent' && parts.length >= 3 ? normalizeAgentId(parts[1]) : undefined;
+}
+
 /**
  * A gateway with sessions and runs in memory and a real spawn tree: the gateway JSON
- * methods (`call`, `histories`) and the tree the N15 guard asks (`canonicalKey`, …).
- * Sessions: `{key, spawnedBy?, sessionId?, label?, deliveryContext?, lastTo?, lastChannel?}`
- * in canonical spelling.
+ * methods (`call`, `histories`), answering as OpenClaw's (keys canonicalised by its rules,
+ * errors with their frame), and whose each run is (`runSession`, as
+ * the bridge keeps it). The N15 guard asks it of the spawn tree through the gateway wire,
+ * as it asks a real gateway. Sessions: `{key, spawnedBy?, sessionId?, label?,
+ * deliveryContext?, lastTo?, lastChannel?}` in canonical spelling.
  *
  * As OpenClaw's gateway, `agent` and `send` drop a repeated idempotency key (`agent`
  * answers the run it started for it, registered before the message is appended; `send`
@@ -103,30 +117,6 @@ export class TreeGateway {
     return this.rules.canonical(key);
   }
 
-  async spawnedTrees(roots) {
-    const seen = new Set(roots);
-    let frontier = [...roots];
-    while (frontier.length > 0) {
-      const next = [];
-      for (const s of this.sessions.values()) {
-        if (s.spawnedBy !== undefined && frontier.includes(s.spawnedBy) && !seen.has(s.key)) {
-          seen.add(s.key);
-          next.push(s.key);
-        }
-      }
-      frontier = next;
-    }
-    return seen;
-  }
-
-  async rowsOf(keys) {
-    return [...keys].map((k) => this.sessions.get(k)).filter(Boolean);
-  }
-
-  async exists(key) {
-    return this.sessions.has(this.canonicalKey(key));
-  }
-
   runSession(runId) {
     return this.runs.get(runId)?.sessionKey;
   }
@@ -137,7 +127,7 @@ export class TreeGateway {
         try {
           return { ok: await this.call('chat.history', p) };
         } catch (e) {
-          return { error: e.message };
+          return { error: e.message, frame: e.frame };
         }
       }),
     );
@@ -151,7 +141,7 @@ export class TreeGateway {
         let rows = [...this.sessions.values()];
         if (params.spawnedBy !== undefined) rows = rows.filter((r) => r.spawnedBy === this.canonicalKey(params.spawnedBy));
         if (params.label !== undefined) rows = rows.filter((r) => r.label === params.label);
-        if (params.agentId !== undefined) rows = rows.filter((r) => normalizeAgentId(parseAgentKey(r.key)?.agentId) === normalizeAgentId(params.agentId));
+        if (params.agentId !== undefined) rows = rows.filter((r) => agentOf(r.key) === normalizeAgentId(params.agentId));
         if (params.search !== undefined) rows = rows.filter((r) => r.key.toLowerCase().includes(params.search.toLowerCase()));
         return { path: '/state/agents/main/sessions/sessions.json', sessions: rows.slice(0, params.limit ?? rows.length) };
       }
@@ -160,7 +150,7 @@ export class TreeGateway {
         if (params.key !== undefined) row = find(params.key);
         else if (params.sessionId !== undefined) row = [...this.sessions.values()].find((r) => r.sessionId === params.sessionId.trim());
         else if (params.label !== undefined) row = [...this.sessions.values()].find((r) => r.label === params.label);
-        if (!row) throw new Error(`No session found: ${params.key ?? params.sessionId ?? params.label}`);
+        if (!row) throw gatewayError('INVALID_REQUEST', `No session found: ${params.key ?? params.sessionId ?? params.label}`);
         return { ok: true, key: row.key };
       }
       case 'chat.history': {
@@ -209,7 +199,7 @@ export class TreeGateway {
         this.sessions.delete(this.canonicalKey(params.key));
         return { ok: true };
       default:
-        throw new Error(`unknown method ${method}`);
+        throw gatewayError('INVALID_REQUEST', `unknown method ${method}`);
     }
   }
 }

@@ -13,7 +13,7 @@ import { callSeed, SeededIds, seededUuid, seedOf } from '../lib/ids.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { Service } from '../lib/service.mjs';
-import { callerContext } from '../lib/wire.mjs';
+import { callerContext } from '../lib/records.mjs';
 import { COMPONENT_DIR, TreeGateway } from './helpers.mjs';
 
 const VECTOR = join(REPO_DIR, 'host/src/jobs/seeded-ids.json');
@@ -61,7 +61,7 @@ test("a call's ids are the ones its seed gives, the same every time it is made",
 
 test('two calls with the same arguments send different keys: each call has an intent of its own', async () => {
   const gateway = new TreeGateway([{ key: 'agent:main:main', sessionId: 's-main' }]);
-  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway, tree: gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits() });
+  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits() });
   try {
     // Two calls with the same arguments: two intents, so two different keys.
     for (let i = 0; i < 2; i++) await svc.call({ agentSessionKey: 'agent:main:main' }, 'sessions_spawn', JSON.stringify({ task: 'same task' }));

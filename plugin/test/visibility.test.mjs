@@ -10,6 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { DeploymentConfig } from '../lib/config.mjs';
+import { KeyRules } from '../lib/keys.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { readFileSync } from 'node:fs';
@@ -38,7 +39,7 @@ async function service(config = {}) {
   const runtime = await hostileRuntime();
   const gateway = new TreeGateway(sessions());
   const rec = recorder();
-  const svc = new Service({ runtime, gateway, tree: gateway, config: new DeploymentConfig(config), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
+  const svc = new Service({ runtime, gateway, config: new DeploymentConfig(config), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
   return { svc, gateway, rec };
 }
 
@@ -229,7 +230,7 @@ test('over the gateway bridge, a run the bridge never saw cannot become the call
   await gateway.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'elsewhere-run' });
   const bridge = new OpenClawGateway({ callGateway: ({ method, params }) => gateway.call(method, params), rules: new KeyRules() });
   const rec = recorder();
-  const svc = new Service({ runtime: await hostileRuntime(), gateway: bridge, tree: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
+  const svc = new Service({ runtime: await hostileRuntime(), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
   try {
     const run = (await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'elsewhere-run' })).ok;
     assert.match(run, UUID);
@@ -237,10 +238,13 @@ test('over the gateway bridge, a run the bridge never saw cannot become the call
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'elsewhere-run' }), refusedRun('elsewhere-run'));
     assert.equal(bridge.runSession('elsewhere-run'), undefined);
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: run }), { ok: 'ok' });
-    // A run another session started through the bridge keeps its session (first writer wins).
-    await bridge.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'ops-run' });
+    // A run another session started through the bridge (its wire reports the run) keeps its
+    // session (first writer wins).
+    const unrestricted = (key) => ({ agentSessionKey: key, sandboxed: false });
+    await spy(svc, unrestricted('agent:ops:main'), { method: 'agent', key: 'agent:ops:main', idempotencyKey: 'ops-run' });
+    assert.equal(bridge.runSession('ops-run'), 'agent:ops:main');
     assert.deepEqual(await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'ops-run' }), refusedRun('ops-run'));
-    await bridge.call('agent', { message: 'hi', sessionKey: OWN, idempotencyKey: 'ops-run' });
+    await spy(svc, unrestricted('agent:main:main'), { method: 'agent', key: OWN, idempotencyKey: 'ops-run' });
     assert.equal(bridge.runSession('ops-run'), 'agent:ops:main');
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'ops-run' }), refusedRun('ops-run'));
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'never-started' }), refusedRun('never-started'));

@@ -18,8 +18,8 @@ pub fn plugin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is inside the workspace").join("plugin")
 }
 
-/// What the plugin's runs need: Node 22, and the component the host embeds written where
-/// the plugin's build reads it (`SESSION_TOOLS_GUEST_WASM`).
+/// What the plugin's runs need: Node 22, and the components the host embeds written where
+/// the plugin's build reads them (`SESSION_TOOLS_GUEST_WASM`, `SESSION_TOOLS_WIRE_WASM`).
 pub struct Setup {
     /// The Node 22 binary.
     pub node: PathBuf,
@@ -32,6 +32,8 @@ pub struct Setup {
     pub guarded: PathBuf,
     /// The hostile test component behind the guard, composed the same way (issue 22).
     pub hostile_guarded: PathBuf,
+    /// The gateway wire the host embeds, written to a file.
+    pub wire: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -97,6 +99,7 @@ pub fn command(setup: &Setup, program: &Path, args: &[&str]) -> Command {
         .args(args)
         .env("PATH", &setup.path)
         .env("SESSION_TOOLS_GUEST_WASM", &setup.component)
+        .env("SESSION_TOOLS_WIRE_WASM", &setup.wire)
         .env("SESSION_TOOLS_GUARD_WASM", &setup.guard)
         .env("SESSION_TOOLS_GUARDED_WASM", &setup.guarded)
         .env("HOSTILE_GUEST_GUARDED_WASM", &setup.hostile_guarded)
@@ -130,7 +133,8 @@ fn prepare() -> Result<Setup, String> {
     let guarded = write("session_tools_guarded.wasm", &session_tools_host::guarded_component(session_tools_host::COMPONENT)?)?;
     let hostile = std::fs::read(env!("HOSTILE_GUEST_WASM")).map_err(|e| format!("reading the hostile guest: {e}"))?;
     let hostile_guarded = write("hostile_guest_guarded.wasm", &session_tools_host::guarded_component(&hostile)?)?;
-    let setup = Setup { node, path, component, guard, guarded, hostile_guarded, _dir: dir };
+    let wire = write("session_tools_wire.wasm", session_tools_host::WIRE_COMPONENT)?;
+    let setup = Setup { node, path, component, wire, guard, guarded, hostile_guarded, _dir: dir };
 
     let plugin = plugin_dir();
     if !plugin.join("node_modules/@bytecodealliance/jco-transpile/package.json").is_file() {

@@ -137,6 +137,7 @@ pub(crate) struct NativeAudit(pub Arc<dyn super::Services>);
 
 impl session_tools_guard::visibility::Audit for NativeAudit {
     fn refused(&self, method: &str, what: &str, own: &str) {
+        crate::telemetry::n15_refusal(own, method);
         self.0.log(ports::LogLevel::Warn, &format!("N15: refused {method}: {what} for sandboxed session {own}"));
     }
 }

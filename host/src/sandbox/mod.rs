@@ -73,6 +73,32 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// The kind of error, in a word (`tool`, `too_large`, `cpu_limit`, `wall_limit`,
+    /// `memory_limit`, `trap`, `bad_answer`, `setup`, `host_fault`): the `outcome` of the
+    /// library's events and the server's metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CallError::Tool(_) => "tool",
+            CallError::TooLarge { .. } => "too_large",
+            CallError::CpuLimit { .. } => "cpu_limit",
+            CallError::WallLimit { .. } => "wall_limit",
+            CallError::MemoryLimit { .. } => "memory_limit",
+            CallError::Trap(_) => "trap",
+            CallError::BadAnswer(_) => "bad_answer",
+            CallError::Setup(_) => "setup",
+            CallError::HostFault(_) => "host_fault",
+        }
+    }
+
+    /// Whether the error is one of the agent's limits broken (`TooLarge` and the CPU, wall
+    /// and memory limits).
+    pub fn is_limit(&self) -> bool {
+        matches!(
+            self,
+            CallError::TooLarge { .. } | CallError::CpuLimit { .. } | CallError::WallLimit { .. } | CallError::MemoryLimit { .. }
+        )
+    }
+
     /// Whether the instance is unusable afterwards (it is then thrown away).
     pub fn discards_instance(&self) -> bool {
         matches!(
@@ -307,7 +333,9 @@ impl Sandbox {
         self.store.data_mut().host_fault = None;
         self.store.set_epoch_deadline(1);
         // Imports catch their own panics (`StoreState::import`); this is the backstop for
-        // anything else on the host side of the call.
+        // anything else on the host side of the call. What a caught panic discards: the
+        // instance (the call's error breaks it, and the broker never pools a broken one),
+        // with whatever the panic left in its store.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.tools, &mut self.store))).unwrap_or_else(|panic| {
             let fault = format!("the host failed: {}", imports::panic_text(panic.as_ref()));
             self.store.data_mut().host_fault = Some(fault.clone());
@@ -317,6 +345,9 @@ impl Sandbox {
         self.store.data_mut().flush_output();
         result.map_err(|e| {
             let error = classify(self.store.data(), e, doing);
+            if error.is_limit() {
+                crate::telemetry::limit_hit(&self.store.data().name, error.kind());
+            }
             self.store.data().services.log(LogLevel::Warn, &format!("[{}] {error}; the instance is discarded", self.store.data().name));
             self.broken = Some(error.clone());
             error
@@ -389,6 +420,7 @@ impl Sandbox {
     /// Calls a tool with JSON arguments.
     pub fn call_tool(&mut self, tool: &str, caller: &Caller, arguments: &str) -> Result<ToolOutput, CallError> {
         if arguments.len() > self.limits.max_argument_bytes {
+            crate::telemetry::limit_hit(&self.store.data().name, "too_large");
             return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.limits.max_argument_bytes });
         }
         let context = bindings::caller(caller);
@@ -398,6 +430,7 @@ impl Sandbox {
         match answer {
             Ok(output) => {
                 if output.result.len() > self.limits.max_result_bytes {
+                    crate::telemetry::limit_hit(&self.store.data().name, "too_large");
                     return Err(CallError::TooLarge {
                         what: "tool result",
                         size: output.result.len(),

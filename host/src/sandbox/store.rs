@@ -280,6 +280,7 @@ impl StoreState {
     /// Refuses an answer too large to hand to the guest.
     pub(super) fn bounded<T>(&self, method: &str, size: usize, value: T) -> Result<T, wit_gw::GatewayError> {
         if size > self.max_answer {
+            crate::telemetry::limit_hit(&self.name, "too_large");
             self.services
                 .log(LogLevel::Warn, &format!("[{}] {method} answer of {size} bytes refused (limit {})", self.name, self.max_answer));
             return Err(wit_gw::GatewayError {

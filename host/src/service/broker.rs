@@ -71,7 +71,7 @@ impl Broker {
     /// restricted caller, the tools behind the N15 guard (issue 22).
     pub fn checkout(&self, access: &Access) -> Result<Sandbox, CallError> {
         let guarded = access.restriction.is_some();
-        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).take(&access.pool) {
+        if let Some(sandbox) = self.idle_pool().take(&access.pool) {
             // Pools are per restriction, so this holds; were it not, the instance is dropped
             // rather than serve a caller it was not made for.
             if sandbox.is_guarded() == guarded {
@@ -85,7 +85,7 @@ impl Broker {
                 Ok(sandbox) => return Ok(sandbox),
                 Err(e) => {
                     // Dropped outside the lock: freeing a slot costs a little.
-                    let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).evict_oldest();
+                    let evicted = self.idle_pool().evict_oldest();
                     match evicted {
                         Some(idle) => drop(idle),
                         None => return Err(e),
@@ -98,13 +98,19 @@ impl Broker {
     /// Returns an instance to its pool, unless it broke.
     pub fn checkin(&self, pool: &str, sandbox: Sandbox) {
         if !sandbox.is_broken() {
-            let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).put(pool, sandbox);
+            let evicted = self.idle_pool().put(pool, sandbox);
             drop(evicted);
         }
     }
 
+    /// The idle pool; after a panic under its lock, the instances it kept are dropped
+    /// (new ones are made on demand), its bounds stay.
+    fn idle_pool(&self) -> std::sync::MutexGuard<'_, IdlePool> {
+        crate::poison::lock_or(&self.idle, IdlePool::emptied)
+    }
+
     /// How many idle instances are kept.
     pub fn idle(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.idle_pool().len()
     }
 }

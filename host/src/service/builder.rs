@@ -13,6 +13,7 @@ use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway};
+#[cfg(feature = "live")]
 use crate::gateway::live::LiveGateway;
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::runner::JobRunner;
@@ -24,12 +25,15 @@ use session_tools_guest::keys::KeyRules;
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
 
-/// A log sink writing warnings and errors (and with `verbose`, everything) to stderr.
-pub fn stderr_log(verbose: bool) -> LogSink {
-    Arc::new(move |level, message| {
-        if verbose || matches!(level, LogLevel::Warn | LogLevel::Error) {
-            eprintln!("[{}] {message}", format!("{level:?}").to_lowercase());
-        }
+/// The default log sink: each line a [`tracing`] event of target
+/// [`telemetry::LOG`](crate::telemetry::LOG) at its level (the library never prints; the
+/// embedder's subscriber decides what is shown, and where).
+pub fn tracing_log() -> LogSink {
+    Arc::new(|level, message| match level {
+        LogLevel::Error => tracing::error!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Warn => tracing::warn!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Info => tracing::info!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Debug => tracing::debug!(target: crate::telemetry::LOG, "{message}"),
     })
 }
 
@@ -79,7 +83,7 @@ enum JobsAt {
 /// - limits: [`Limits::default`] for every agent, none per agent, no limits file;
 /// - engine: [`EngineOptions::default`] (pooled instances, the compiled-component cache);
 /// - component: the one built into this library ([`crate::COMPONENT`]), compiled here;
-/// - log: warnings and errors to stderr; clock: the system clock;
+/// - log: [`tracing_log`] (events for the embedder's subscriber); clock: the system clock;
 /// - jobs: kept in memory (gone with the service).
 pub struct ServiceBuilder {
     gateway: Arc<dyn Gateway>,
@@ -112,7 +116,7 @@ impl ServiceBuilder {
             engine: EngineOptions::default(),
             component: None,
             runtime: None,
-            log: stderr_log(false),
+            log: tracing_log(),
             clock: system_clock(),
             jobs: JobsAt::Memory,
             policy_for: None,
@@ -138,6 +142,7 @@ impl ServiceBuilder {
     /// A service over a running gateway: the gateway's own config (read when it was
     /// opened) and its state directory (as it said at the handshake). Jobs stay in memory
     /// unless [`with_jobs_dir`](Self::with_jobs_dir) says where to keep them.
+    #[cfg(feature = "live")]
     pub fn over_live(gateway: &Arc<LiveGateway>) -> ServiceBuilder {
         ServiceBuilder::new(gateway.clone(), gateway.clone())
             .with_config(gateway.config().clone())

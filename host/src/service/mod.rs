@@ -27,7 +27,7 @@ use crate::limits::Limits;
 use crate::sandbox::{CallError, NativeAudit, NativeTree, Services, ToolDescription};
 use access::{access, Access};
 use broker::Broker;
-pub use builder::{stderr_log, LogSink, ServiceBuilder, SystemServices};
+pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
 use policy::ComponentPolicy;
 use session_tools_guard::visibility::Guarded;
 use session_tools_guest::keys::KeyRules;
@@ -123,8 +123,19 @@ impl Service {
     pub fn call(&self, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
         let inner = &self.inner;
         let access = inner.access(caller);
+        // The call's events (the guest's log, N15 refusals) are inside its span.
+        let _span = crate::telemetry::tool_call_span(&access.agent, tool).entered();
+        let started = std::time::Instant::now();
+        let answer = self.call_in_span(&access, caller, tool, arguments);
+        let outcome = answer.as_ref().map_or_else(CallError::kind, |_| "ok");
+        crate::telemetry::tool_call(&access.agent, tool, outcome, started.elapsed());
+        answer
+    }
+
+    fn call_in_span(&self, access: &Access, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
+        let inner = &self.inner;
         let intent = inner.jobs.intent_for(&access.agent, caller, tool, arguments);
-        let output = inner.call_as(&access, caller, tool, arguments, intent.id(), Some(&intent));
+        let output = inner.call_as(access, caller, tool, arguments, intent.id(), Some(&intent));
         match output {
             Ok(output) => {
                 inner.jobs.start(inner.as_ref(), &access.agent, caller, output.jobs, Some(&intent));

@@ -39,6 +39,15 @@ impl ErrorShape {
         let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
         ErrorShape { code: text("code"), message: text("message"), details: v.get("details").cloned() }
     }
+
+    /// The frame as JSON again, for the gateway wire (which reads what it means).
+    pub fn to_json(&self) -> Value {
+        let mut frame = json!({"code": self.code, "message": self.message});
+        if let Some(details) = &self.details {
+            frame["details"] = details.clone();
+        }
+        frame
+    }
 }
 
 /// Reads a text frame.

@@ -27,6 +27,7 @@ mod device;
 mod frames;
 mod local;
 mod on_disk;
+mod wire_component;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -38,23 +39,18 @@ use serde_json::{json, Value};
 
 use self::connection::{Command, Request, Settings, Shared};
 use self::frames::Auth;
+use self::wire_component::{of_wit, to_wit, Carrier, Wires};
 use super::embedded::canon::KeyRules;
 use super::*;
 use crate::config::DeploymentConfig;
 use crate::{Error, Result};
+use session_tools_wire::errors::from_transport;
+use session_tools_wire::{Era, Request as WireRequest, TransportError};
 
 /// Requests of one batch (`chat.history` for a list's rows, a level of a spawn tree) in
 /// flight at once: enough to hide the round trips, few enough not to crowd the gateway's
 /// event loop.
 const WINDOW: usize = 32;
-
-/// `agent.wait` is answered by the gateway after its own timeout; this is how much longer
-/// the host waits for that answer.
-const WAIT_MARGIN: Duration = Duration::from_secs(15);
-
-/// Sessions one spawn-tree walk visits at most (a tree larger than this is cut, which only
-/// hides sessions from a restricted caller: fail closed).
-const MAX_TREE: usize = 10_000;
 
 /// Runs remembered for [`SessionTree::run_session`].
 const MAX_RUNS: usize = 10_000;
@@ -175,13 +171,18 @@ impl LiveGatewayBuilder {
             }
         };
         let snapshot = link
-            .call("config.get", json!({}), false)
+            .call_within("config.get", json!({}), false, self.request_timeout)
             .map_err(|e| Error::Gateway(format!("reading the config of the gateway at {url}: {e}")))?;
         let config = config_of(&snapshot, &url)?;
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
         let on_disk = if self.on_disk { on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config) } else { None };
-        Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()), on_disk })
+        // A gateway whose hello-ok does not say its protocol speaks the one it was offered.
+        let protocol = u32::try_from(hello.protocol).ok().filter(|p| *p != 0).unwrap_or(frames::PROTOCOL as u32);
+        let era = Era::of_protocol(protocol).map_err(|e| Error::Gateway(format!("the gateway at {url}: {e}")))?;
+        let backend = Arc::new(Backend { link, rules, runs: Mutex::new(Runs::default()) });
+        let wires = Wires::new(backend.clone(), protocol).map_err(Error::Gateway)?;
+        Ok(LiveGateway { backend, wires, era, hello, config, on_disk })
     }
 }
 
@@ -208,7 +209,7 @@ struct Link {
     request_timeout: Duration,
 }
 
-type Answer = Receiver<std::result::Result<Value, GatewayError>>;
+type Answer = Receiver<std::result::Result<Value, TransportError>>;
 
 impl Link {
     fn send(&self, command: Command) {
@@ -224,40 +225,41 @@ impl Link {
         (answer, deadline)
     }
 
-    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> GatewayResult<Value> {
+    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> std::result::Result<Value, TransportError> {
         // The connection's thread fails a request at its deadline; the grace covers its
         // check interval, and a thread that died is said in words.
         let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
         match answer.recv_timeout(left) {
             Ok(answer) => answer,
             Err(RecvTimeoutError::Timeout) => {
-                Err(GatewayError::of(ErrorKind::Timeout, format!("the gateway at {} did not answer {method} in time", self.url)))
+                Err(TransportError::Timeout(format!("the gateway at {} did not answer {method} in time", self.url)))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                Err(GatewayError::of(ErrorKind::Unavailable, format!("the connection to the gateway at {} has ended", self.url)))
+                Err(TransportError::Unavailable(format!("the connection to the gateway at {} has ended", self.url)))
             }
         }
-    }
-
-    fn call(&self, method: &str, params: Value, retry_safe: bool) -> GatewayResult<Value> {
-        self.call_within(method, params, retry_safe, self.request_timeout)
     }
 
     fn call_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
         let (answer, deadline) = self.submit(method, params, retry_safe, timeout);
-        self.wait(method, answer, deadline)
+        self.wait(method, answer, deadline).map_err(from_transport)
     }
 
-    /// Many reads at once, answers in order.
-    fn call_many(&self, method: &str, params: Vec<Value>) -> Vec<GatewayResult<Value>> {
-        let mut answers = Vec::with_capacity(params.len());
-        let mut params = params.into_iter().peekable();
-        while params.peek().is_some() {
-            let window: Vec<(Answer, Instant)> =
-                params.by_ref().take(WINDOW).map(|p| self.submit(method, p, true, self.request_timeout)).collect();
-            answers.extend(window.into_iter().map(|(answer, deadline)| self.wait(method, answer, deadline)));
-        }
-        answers
+    /// A request of the wire: sent as it asks, waited for as long as the gateway may hold it.
+    fn submit_wire(&self, request: WireRequest) -> std::result::Result<(String, Answer, Instant), TransportError> {
+        let params: Value = serde_json::from_str(&request.params)
+            .map_err(|e| TransportError::Unavailable(format!("the gateway wire gave {} params that are not JSON: {e}", request.method)))?;
+        let timeout = self.request_timeout + Duration::from_millis(request.holds_ms);
+        let (answer, deadline) = self.submit(&request.method, params, request.resend_safe, timeout);
+        Ok((request.method, answer, deadline))
+    }
+
+    fn wait_wire(
+        &self,
+        submitted: std::result::Result<(String, Answer, Instant), TransportError>,
+    ) -> std::result::Result<String, TransportError> {
+        let (method, answer, deadline) = submitted?;
+        self.wait(&method, answer, deadline).map(|payload| payload.to_string())
     }
 }
 
@@ -275,21 +277,68 @@ struct Runs {
     order: VecDeque<String>,
 }
 
-/// A running OpenClaw gateway as a [`Gateway`] and [`SessionTree`].
-pub struct LiveGateway {
+/// What the wire's calls are carried by: the connection, and the runs they started.
+struct Backend {
     link: Link,
-    hello: frames::Hello,
-    config: DeploymentConfig,
     rules: KeyRules,
     runs: Mutex<Runs>,
+}
+
+impl Carrier for Backend {
+    fn call(&self, request: WireRequest) -> std::result::Result<String, TransportError> {
+        self.link.wait_wire(self.link.submit_wire(request))
+    }
+
+    /// Many requests at once (a batch of reads), answers in order.
+    fn call_many(&self, requests: Vec<WireRequest>) -> Vec<std::result::Result<String, TransportError>> {
+        let mut answers = Vec::with_capacity(requests.len());
+        let mut requests = requests.into_iter().peekable();
+        while requests.peek().is_some() {
+            let window: Vec<_> = requests.by_ref().take(WINDOW).map(|r| self.link.submit_wire(r)).collect();
+            answers.extend(window.into_iter().map(|submitted| self.link.wait_wire(submitted)));
+        }
+        answers
+    }
+
+    /// Remembers the session of a run, unless the run is known: a run keeps the session it
+    /// was first started in (N15 decides on it; the gateway answers a known idempotency key
+    /// with its run, whoever asks).
+    fn run_started(&self, run_id: &str, session_key: &str) {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if runs.sessions.contains_key(run_id) {
+            return;
+        }
+        runs.sessions.insert(run_id.to_string(), self.rules.canonical(session_key));
+        runs.order.push_back(run_id.to_string());
+        while runs.order.len() > MAX_RUNS {
+            if let Some(old) = runs.order.pop_front() {
+                runs.sessions.remove(&old);
+            }
+        }
+    }
+
+    fn run_session(&self, run_id: &str) -> Option<String> {
+        self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
+    }
+}
+
+/// A running OpenClaw gateway as a [`Gateway`] and [`SessionTree`].
+pub struct LiveGateway {
+    backend: Arc<Backend>,
+    /// The gateway wire (`wire/`): every call's params and answer, in the negotiated era.
+    wires: Wires,
+    era: Era,
+    hello: frames::Hello,
+    config: DeploymentConfig,
     on_disk: Option<on_disk::OnDisk>,
 }
 
 impl std::fmt::Debug for LiveGateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveGateway")
-            .field("url", &self.link.url)
+            .field("url", &self.backend.link.url)
             .field("server_version", &self.hello.server_version)
+            .field("protocol", &self.era.protocol())
             .field("histories_on_disk", &self.on_disk.is_some())
             .finish_non_exhaustive()
     }
@@ -313,7 +362,7 @@ impl LiveGateway {
 
     /// The gateway's URL.
     pub fn url(&self) -> &str {
-        &self.link.url
+        &self.backend.link.url
     }
 
     /// The gateway's config, as read when it was opened (secrets left out of what the
@@ -332,6 +381,11 @@ impl LiveGateway {
         self.hello.server_version.as_deref()
     }
 
+    /// The gateway protocol the handshake negotiated.
+    pub fn protocol(&self) -> u32 {
+        self.era.protocol()
+    }
+
     /// Whether histories are read from the gateway's state directory on this machine (see
     /// [`LiveGatewayBuilder::with_histories_on_disk`]).
     pub fn reads_histories_on_disk(&self) -> bool {
@@ -340,31 +394,31 @@ impl LiveGateway {
 
     /// Connections made so far (1 until the first reconnection).
     pub fn connections(&self) -> u64 {
-        *self.link.shared.connections.lock().unwrap_or_else(|p| p.into_inner())
+        *self.backend.link.shared.connections.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The canonical spelling of a session key, by the gateway's rules.
     pub fn canonical(&self, key: &str) -> String {
-        self.rules.canonical(key)
+        self.backend.rules.canonical(key)
     }
 
     /// Any method of the gateway, with its raw JSON params and answer (the owner's
     /// commands: `chat.send`, `sessions.patch` with every field). `retry_safe` says whether
     /// it may be sent again after a drop. Blocks up to the request timeout.
     pub fn request(&self, method: &str, params: Value, retry_safe: bool) -> GatewayResult<Value> {
-        self.link.call(method, params, retry_safe)
+        self.backend.link.call_within(method, params, retry_safe, self.backend.link.request_timeout)
     }
 
     /// [`request`](Self::request) with a timeout of its own.
     pub fn request_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
-        self.link.call_within(method, params, retry_safe, timeout)
+        self.backend.link.call_within(method, params, retry_safe, timeout)
     }
 
     /// The payloads of the gateway's `event` broadcasts from now on (`chat`, `agent`, …),
     /// until the receiver is dropped. Events sent while the connection is down are lost.
     pub fn subscribe(&self, event: &str) -> Receiver<Value> {
         let (sender, receiver) = std::sync::mpsc::channel();
-        self.link.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push((event.to_string(), sender));
+        self.backend.link.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push((event.to_string(), sender));
         receiver
     }
 
@@ -372,41 +426,19 @@ impl LiveGateway {
     /// among them), if it exists.
     pub fn row(&self, key: &str) -> GatewayResult<Option<Value>> {
         let canonical = self.canonical(key);
-        let answer = self.link.call("sessions.list", row_search(&canonical), true)?;
+        let params = session_tools_wire::params::list(self.era, &session_tools_wire::gateway::row_search(&canonical), 0);
+        let answer = self.request("sessions.list", params, true)?;
         Ok(answer
             .get("sessions")
             .and_then(Value::as_array)
             .and_then(|rows| rows.iter().find(|r| r.get("key").and_then(Value::as_str) == Some(canonical.as_str())))
             .cloned())
     }
-
-    /// Remembers the session of a run, unless the run is known: a run keeps the session it
-    /// was first started in (N15 decides on it; the gateway answers a known idempotency key
-    /// with its run, whoever asks).
-    fn remember_run(&self, run_id: &str, session_key: &str) {
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        if runs.sessions.contains_key(run_id) {
-            return;
-        }
-        runs.sessions.insert(run_id.to_string(), self.canonical(session_key));
-        runs.order.push_back(run_id.to_string());
-        while runs.order.len() > MAX_RUNS {
-            if let Some(old) = runs.order.pop_front() {
-                runs.sessions.remove(&old);
-            }
-        }
-    }
-}
-
-/// The `sessions.list` params that find one session by its key (the gateway's `search`
-/// matches key substrings; the exact key is picked from the answer).
-fn row_search(canonical: &str) -> Value {
-    json!({"search": canonical, "includeGlobal": true, "includeUnknown": true})
 }
 
 impl Gateway for LiveGateway {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
-        let list = self.link.call("sessions.list", wire::list_params(params), true).map(|v| wire::session_list(&v))?;
+        let list: SessionList = self.wires.gateway(|g, s| g.call_sessions_list(s, &to_wit(params))).map(of_wit)?;
         if let Some(on_disk) = &self.on_disk {
             on_disk.remember(&list.sessions, |k| self.canonical(k));
         }
@@ -414,11 +446,11 @@ impl Gateway for LiveGateway {
     }
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
-        self.link.call("sessions.resolve", wire::resolve_params(params), true).map(|v| wire::resolved_key(&v))
+        self.wires.gateway(|g, s| g.call_sessions_resolve(s, &to_wit(params)))
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
-        self.link.call("chat.history", wire::history_params(params), true).map(|v| wire::history(&v))
+        self.wires.gateway(|g, s| g.call_chat_history(s, &to_wit(params))).map(of_wit)
     }
 
     fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
@@ -427,50 +459,42 @@ impl Gateway for LiveGateway {
             None => vec![None; params.len()],
         };
         // The rest from the gateway, concurrently.
-        let asked: Vec<&HistoryParams> = params.iter().zip(&read).filter(|(_, r)| r.is_none()).map(|(p, _)| p).collect();
+        let asked: Vec<_> = params.iter().zip(&read).filter(|(_, r)| r.is_none()).map(|(p, _)| to_wit(p)).collect();
         let mut answers = if asked.is_empty() {
             Vec::new()
         } else {
-            self.link.call_many("chat.history", asked.iter().map(|p| wire::history_params(p)).collect())
+            match self.wires.gateway(|g, s| g.call_chat_histories(s, &asked).map(Ok)) {
+                Ok(answers) => answers.into_iter().map(|a| a.map(of_wit).map_err(of_wit)).collect(),
+                Err(e) => vec![Err(e); asked.len()],
+            }
         }
         .into_iter();
         read.iter_mut()
             .map(|r| match r.take() {
                 Some(history) => Ok(history),
-                None => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer"))).map(|v| wire::history(&v)),
+                None => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer"))),
             })
             .collect()
     }
 
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
-        // The first answer (`accepted`) is the one the tools wait for; the idempotency key
-        // makes a resend after a drop safe (the gateway answers its cached state).
-        let answer = self.link.call("agent", wire::agent_params(params), true)?;
-        let accepted = wire::agent_accepted(&answer);
-        let run = accepted.run_id.clone().unwrap_or_else(|| params.idempotency_key.clone());
-        // Newer gateways say whose run it is (an idempotency key they know answers that
-        // run, whichever session asked): their word wins over the session asked for.
-        let session = answer.get("sessionKey").and_then(Value::as_str).filter(|k| !k.trim().is_empty());
-        self.remember_run(&run, session.unwrap_or(params.session_key.as_deref().unwrap_or("main")));
-        Ok(accepted)
+        self.wires.gateway(|g, s| g.call_agent(s, &to_wit(params))).map(of_wit)
     }
 
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
-        let timeout = Duration::from_millis(params.timeout_ms) + WAIT_MARGIN;
-        self.link.call_within("agent.wait", wire::wait_params(params), true, timeout).map(|v| wire::wait_result(&v))
+        self.wires.gateway(|g, s| g.call_agent_wait(s, &to_wit(params))).map(of_wit)
     }
 
     fn send(&self, params: &SendParams) -> GatewayResult<()> {
-        self.link.call("send", wire::send_params(params), true).map(drop)
+        self.wires.gateway(|g, s| g.call_send(s, &to_wit(params)))
     }
 
     fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
-        // Not resent after a drop: a label set twice is refused the second time.
-        self.link.call("sessions.patch", wire::patch_params(params), false).map(drop)
+        self.wires.gateway(|g, s| g.call_sessions_patch(s, &to_wit(params)))
     }
 
     fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
-        self.link.call("sessions.delete", wire::delete_params(params), false).map(drop)
+        self.wires.gateway(|g, s| g.call_sessions_delete(s, &to_wit(params)))
     }
 }
 
@@ -479,49 +503,27 @@ impl SessionTree for LiveGateway {
         self.canonical(key)
     }
 
-    /// The trees, a level at a time: `sessions.list {spawnedBy}` for each session of a
-    /// level, at once (the gateway's rows do not carry their parent, and every edge would
-    /// take the whole store). At most 10,000 sessions: a larger tree is cut, which only
-    /// hides sessions from a restricted caller (fail closed).
+    /// The trees, as the wire walks them (a level at a time; at most 10,000 sessions, a
+    /// larger tree cut, which only hides sessions from a restricted caller: fail closed).
     fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
-        let mut seen: HashSet<String> = roots.iter().map(|r| self.canonical(r)).collect();
-        let mut level: Vec<String> = seen.iter().cloned().collect();
-        while !level.is_empty() && seen.len() < MAX_TREE {
-            let params = level.iter().map(|parent| json!({"spawnedBy": parent})).collect();
-            let mut next = Vec::new();
-            for answer in self.link.call_many("sessions.list", params) {
-                for row in wire::session_list(&answer?).sessions {
-                    if seen.len() < MAX_TREE && seen.insert(row.key.clone()) {
-                        next.push(row.key);
-                    }
-                }
-            }
-            level = next;
-        }
-        Ok(seen)
+        let roots: Vec<String> = roots.iter().map(|r| self.canonical(r)).collect();
+        let keys = self.wires.tree(|t, s| t.call_spawned_trees(s, &roots))?.map_err(of_wit::<_, GatewayError>)?;
+        Ok(keys.into_iter().collect())
     }
 
     fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
         let keys: Vec<String> = keys.iter().map(|k| self.canonical(k)).collect();
-        let answers = self.link.call_many("sessions.list", keys.iter().map(|k| row_search(k)).collect());
-        let mut rows = Vec::new();
-        for (key, answer) in keys.iter().zip(answers) {
-            let list = wire::session_list(&answer?);
-            rows.extend(list.sessions.into_iter().filter(|row| &row.key == key));
-        }
-        Ok(rows)
+        let rows = self.wires.tree(|t, s| t.call_rows_of(s, &keys))?.map_err(of_wit::<_, GatewayError>)?;
+        Ok(rows.into_iter().map(of_wit).collect())
     }
 
     fn exists(&self, key: &str) -> GatewayResult<bool> {
-        match self.link.call("sessions.resolve", json!({"key": self.canonical(key)}), true) {
-            Ok(answer) => Ok(!wire::resolved_key(&answer).is_empty()),
-            Err(e) if e.kind == ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e),
-        }
+        let key = self.canonical(key);
+        self.wires.tree(|t, s| t.call_exists(s, &key))?.map_err(of_wit)
     }
 
     fn run_session(&self, run_id: &str) -> Option<String> {
-        self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
+        self.backend.run_session(run_id)
     }
 
     fn run_state(&self, run_id: &str) -> RunState {
