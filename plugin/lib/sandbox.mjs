@@ -19,7 +19,6 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { capMemory } from './memcap.mjs';
-import { BoundedOutput, wasiImports } from './wasi.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
 
@@ -96,7 +95,6 @@ export class Runtime {
       ]),
     );
     this.compiled = new Map();
-    this.decider = null;
     // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
     // the `gateway` and `tree` the others import, one instance beside each.
     this.wireModules = Promise.all(
@@ -122,43 +120,6 @@ export class Runtime {
       modules.catch(() => this.compiled.delete(key));
     }
     return modules;
-  }
-
-  /**
-   * How `caller` (`{agentSessionKey?, sandboxed, requesterAgentIdOverride?}`) is served
-   * under the deployment config (JSON text), as the guard component decides it (N15/N10,
-   * `guard.decide`, pure): `{agent, restriction: null | {ownKey?, scope, spawnAny,
-   * spawnAgents}}`. One guard instance on this thread answers; it calls no import.
-   */
-  async decide(configJson, caller) {
-    this.decider ??= (async () => {
-      const part = this.part('guard');
-      const { instantiate } = await import(part.js);
-      const modules = Object.fromEntries(Object.entries(part.bytes).map(([f, bytes]) => [f, new WebAssembly.Module(bytes)]));
-      const none = (what) =>
-        new Proxy({}, { get: (_, name) => () => { throw new Error(`guard.decide called ${what}.${String(name)}: it is pure`); } });
-      const sink = new BoundedOutput(0);
-      const imports = {
-        'openclaw:session-tools/types': {},
-        'openclaw:session-tools/gateway': none('gateway'),
-        'openclaw:session-tools/tree': none('tree'),
-        'openclaw:session-tools/audit': none('audit'),
-        ...wasiImports({ stdout: sink, stderr: sink }),
-      };
-      return instantiate((f) => modules[f], imports).guard;
-    })();
-    const guard = await this.decider;
-    const identity = {
-      agentSessionKey: typeof caller.agentSessionKey === 'string' ? caller.agentSessionKey : undefined,
-      sandboxed: caller.sandboxed === true,
-      requesterAgentIdOverride: typeof caller.requesterAgentIdOverride === 'string' ? caller.requesterAgentIdOverride : undefined,
-    };
-    try {
-      const access = guard.decide(configJson, identity);
-      return { agent: access.agent, restriction: access.restriction ?? null };
-    } catch (e) {
-      throw CallError.setup(`the N15 guard cannot decide who the caller is: ${e instanceof Error ? e.message : String(e)}`);
-    }
   }
 
   /**

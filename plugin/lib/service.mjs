@@ -10,6 +10,7 @@
 // graceful stop lets the calls and steps in flight end before the instances and the
 // gateway connection go.
 
+import { decide } from './guard.mjs';
 import { callSeed, stepSeed } from './ids.mjs';
 import { CallError } from './sandbox.mjs';
 import { JobRunner, MemoryJobStore } from './jobs.mjs';
@@ -127,13 +128,11 @@ export class Service {
         gateway,
         limits: limits.forAgent(agent),
         log: this.log,
-        ...(restriction ? { guard: { rules: this.keyRules, restriction } } : {}),
+        ...(restriction ? { guard: { rules: config.rules.rules, restriction } } : {}),
         ...(wait ? { part: 'guard' } : {}),
       }),
     });
     this.configText = JSON.stringify(config.raw ?? {});
-    // How the gateway spells keys, for the guard (`guard.key-rules`).
-    this.keyRules = { mainKey: config.mainKey, scopeGlobal: config.scopeGlobal === true, defaultAgent: config.defaultAgent };
     this.jobs = new JobRunner(jobStore ?? new MemoryJobStore(), {
       limits: (agent) => this.limits.forAgent(agent),
       now: () => this.now(),
@@ -155,8 +154,13 @@ export class Service {
    * The own key is the one the caller named (trimmed): two spellings of one session get
    * two pools, which costs an instance and never shares one.
    */
-  async access(ctx) {
-    const decided = await this.runtime.decide(this.configText, ctx);
+  access(ctx) {
+    let decided;
+    try {
+      decided = decide(this.configText, ctx);
+    } catch (e) {
+      throw CallError.setup(e.message);
+    }
     const own = decided.restriction?.ownKey;
     const scope = !decided.restriction ? 'all' : typeof own === 'string' ? `own ${own}` : 'none';
     return { agent: decided.agent, pool: `${decided.agent}\n${scope}`, restriction: decided.restriction };
@@ -191,7 +195,7 @@ export class Service {
   async call(caller, tool, argumentsJson) {
     if (this.stopped) throw CallError.setup('the session tools are stopping');
     const ctx = callerContext(caller);
-    const acc = await this.access(ctx);
+    const acc = this.access(ctx);
     const intent = this.jobs.intentFor(acc.agent, ctx, tool, argumentsJson);
     const call = (async () => {
       let output;
@@ -221,7 +225,7 @@ export class Service {
    * seeded by its key and step (the same step made again gets the same ids).
    */
   async resume(record, wakeup) {
-    const acc = await this.access(callerContext(record.caller));
+    const acc = this.access(callerContext(record.caller));
     return this.withInstance(acc, this.gateway, (s) => s.resumeJob(JobRunner.job(record), wakeup, { seed: stepSeed(record) }), {
       agent: record.agent,
     });
@@ -230,7 +234,7 @@ export class Service {
   /** Makes a call again from the intent its process left, with its ids; answers its jobs. */
   async replay(intent) {
     const ctx = callerContext(intent.caller);
-    const acc = await this.access(ctx);
+    const acc = this.access(ctx);
     const output = await this.withInstance(acc, this.gateway, (s) =>
       s.callTool(intent.tool, ctx, intent.arguments, { seed: callSeed(intent.id) }),
     );
@@ -243,7 +247,7 @@ export class Service {
    */
   async wait(record, params) {
     try {
-      const acc = await this.access(callerContext(record.caller));
+      const acc = this.access(callerContext(record.caller));
       if (acc.restriction) {
         const answer = await this.withInstance(acc, this.gateway, (s) => s.guardedWait(params), { agent: record.agent, wait: true });
         return answer.error === undefined ? answer : { error: answer.error, transient: answer.transient === true };

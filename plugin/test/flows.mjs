@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { DeploymentConfig } from '../lib/config.mjs';
 import { DirJobStore } from '../lib/jobs.mjs';
-import { KeyRules } from '../lib/keys.mjs';
+import { KeyRules } from '../lib/guard.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { TreeGateway } from './helpers.mjs';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
-import { KeyRules, normalizeAgentId } from '../lib/keys.mjs';
+import { KeyRules, normalizeAgentId } from '../lib/guard.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
@@ -90,8 +90,8 @@ function agentOf(key) {
 
 /**
  * A gateway with sessions and runs in memory and a real spawn tree: the gateway JSON
- * methods (`call`, `histories`), answering as OpenClaw's (keys canonicalised by its rules,
- * errors with their frame), and whose each run is (`runSession`, as
+ * methods (`call`, `histories`), answering as OpenClaw's (keys canonicalised by the guard
+ * component's key rules, errors with their frame), and whose each run is (`runSession`, as
  * the bridge keeps it). The N15 guard asks it of the spawn tree through the gateway wire,
  * as it asks a real gateway. Sessions: `{key, spawnedBy?, sessionId?, label?,
  * deliveryContext?, lastTo?, lastChannel?}` in canonical spelling.

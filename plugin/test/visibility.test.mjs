@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { DeploymentConfig } from '../lib/config.mjs';
-import { KeyRules } from '../lib/keys.mjs';
+import { KeyRules, keyRulesOf, normalizeAgentId } from '../lib/guard.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { readFileSync } from 'node:fs';
@@ -275,4 +275,26 @@ test('what does not exist and what is not visible look the same', async () => {
   } finally {
     await svc.stop();
   }
+});
+
+test("keys and agent ids are spelled by the guard component's rules, as the gateway spells them", () => {
+  const r = new KeyRules();
+  assert.equal(r.canonical(' main '), 'agent:main:main');
+  assert.equal(r.canonical('agent:ops:main'), 'agent:ops:main');
+  assert.equal(r.canonical('agent:Ops:main'), 'agent:Ops:main');
+  assert.equal(r.canonical('discord:group:x'), 'agent:main:discord:group:x');
+  assert.equal(r.canonical('global'), 'global');
+  // As JavaScript trims (the reference): U+FEFF is white space, U+0085 is not (issue 22).
+  assert.equal(r.canonical('\uFEFFmain'), 'agent:main:main');
+  assert.equal(r.canonical('\u0085agent:main:x'), 'agent:main:\u0085agent:main:x');
+  assert.equal(new KeyRules({ mainKey: 'main', scopeGlobal: true, defaultAgent: 'main' }).canonical('agent:ops:main'), 'global');
+  assert.deepEqual(keyRulesOf(JSON.stringify({ session: { mainKey: ' Home ', scope: 'global' }, agents: { list: [{ id: 'Ops' }, { id: 'x', default: true }] } })), {
+    mainKey: 'home',
+    scopeGlobal: true,
+    defaultAgent: 'x',
+  });
+  assert.deepEqual(KeyRules.of({}).rules, { mainKey: 'main', scopeGlobal: false, defaultAgent: 'main' });
+  assert.equal(normalizeAgentId(' Ops Team! '), 'ops-team');
+  assert.equal(normalizeAgentId(''), 'main');
+  assert.throws(() => keyRulesOf('{'), /the key rules of the config: the deployment config is not JSON/);
 });

@@ -12,7 +12,6 @@ import { pathToFileURL } from 'node:url';
 
 import * as records from '../lib/records.mjs';
 import { capMemory } from '../lib/memcap.mjs';
-import { KeyRules, normalizeAgentId, targetFromKey, isSubagentKey } from '../lib/keys.mjs';
 import { BoundedOutput, wasiImports } from '../lib/wasi.mjs';
 import { DEFAULT_OUT } from '../scripts/build-component.mjs';
 
@@ -149,21 +148,6 @@ test('the caller context takes only known string fields', () => {
     sandboxed: false,
     requesterAgentIdOverride: undefined,
   });
-});
-
-test('keys canonicalise as the gateway does', () => {
-  const r = new KeyRules();
-  assert.equal(r.canonical(' main '), 'agent:main:main');
-  assert.equal(r.canonical('agent:ops:main'), 'agent:ops:main');
-  assert.equal(r.canonical('agent:Ops:main'), 'agent:Ops:main');
-  assert.equal(r.canonical('discord:group:x'), 'agent:main:discord:group:x');
-  assert.equal(r.canonical('global'), 'global');
-  assert.equal(new KeyRules({ scopeGlobal: true }).canonical('agent:ops:main'), 'global');
-  assert.equal(normalizeAgentId(' Ops Team! '), 'ops-team');
-  assert.equal(normalizeAgentId(''), 'main');
-  assert.ok(isSubagentKey('agent:main:SubAgent:x') && !isSubagentKey('agent:main:main'));
-  assert.deepEqual(targetFromKey('agent:main:discord:channel:118'), { channel: 'discord', to: 'channel:118', threadId: undefined });
-  assert.deepEqual(targetFromKey('telegram:group:-100:topic:7'), { channel: 'telegram', to: 'group:-100', threadId: '7' });
 });
 
 function module(memorySection) {
