@@ -223,6 +223,29 @@ test('a sandboxed caller waits only for runs it can show are its own, and takes 
   }
 });
 
+test("the job runner's own wait for a restricted caller's run goes through the guard alone", async () => {
+  const { svc, gateway, rec } = await service();
+  try {
+    const opsRun = (await gateway.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'ops-run-1' })).runId;
+    const mine = (await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'mine' })).ok;
+    // Two jobs of the sandboxed caller, each waiting for the end of a run: its own, and one
+    // of another session (the hostile component names any run it likes).
+    for (const runId of [mine, opsRun]) {
+      assert.deepEqual(JSON.parse(await svc.call(me, 'jobs', JSON.stringify({ count: 1, wake: 'wait', runId, value: 1000 }))), { jobs: 1 });
+    }
+    assert.equal(svc.pendingJobs().length, 2);
+    const before = refusals(rec).length;
+    await svc.runJobs(30_000);
+    // Its own run was waited for at the gateway; the other was refused by the guard before
+    // any call, and that job woken with the refusal.
+    assert.deepEqual(gateway.calls.filter((c) => c.method === 'agent.wait').map((c) => c.params.runId), [mine]);
+    assert.deepEqual(refusals(rec).slice(before), [`N15: refused agent.wait: run ${opsRun} for sandboxed session ${OWN}`]);
+    assert.equal(svc.pendingJobs().length, 0);
+  } finally {
+    await svc.stop();
+  }
+});
+
 test('over the gateway bridge, a run the bridge never saw cannot become the caller\'s', async () => {
   // The bridge (openclaw-gateway.mjs) over a gateway that deduplicates as OpenClaw's does,
   // and knows a run of agent:ops:main started before this process.
