@@ -23,6 +23,8 @@ fn main() {
         "wire/Cargo.toml",
         "contract/src",
         "grammar/src",
+        "deployment/src",
+        "deployment/Cargo.toml",
         "wit",
         "Cargo.lock",
     ] {

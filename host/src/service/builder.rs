@@ -1,6 +1,6 @@
 //! Opening a [`Service`]: what can be set, and the defaults.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -91,7 +91,7 @@ pub struct ServiceBuilder {
     config: DeploymentConfig,
     state_dir: String,
     limits: Limits,
-    agent_limits: HashMap<String, Limits>,
+    agent_limits: BTreeMap<String, Limits>,
     limits_file: Option<PathBuf>,
     engine: EngineOptions,
     component: Option<Arc<[u8]>>,
@@ -111,7 +111,7 @@ impl ServiceBuilder {
             config: DeploymentConfig::empty(),
             state_dir: String::new(),
             limits: Limits::default(),
-            agent_limits: HashMap::new(),
+            agent_limits: BTreeMap::new(),
             limits_file: None,
             engine: EngineOptions::default(),
             component: None,

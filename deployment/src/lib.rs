@@ -1,0 +1,13 @@
+//! What every host reads of a deployment around the component, written once (issue 22):
+//! the limits of an agent's instance from a limits file ([`limits`]), and what an instance
+//! is given of the deployment config ([`guest_config`], N16). The Rust host links this
+//! crate; the plugin has no copy of it and asks the guard component, which exports it as
+//! the `deployment` interface (`wit/session-tools.wit`).
+//!
+//! Neither rule is the tools' nor the guard's: the crate depends on neither, only on the key
+//! grammar (an agent id in a limits file is normalised as the gateway does).
+
+#![forbid(unsafe_code)]
+
+pub mod guest_config;
+pub mod limits;
