@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { check, Mismatch, show } from './lib/pattern.mjs';
 import { ScriptedGateway } from './lib/scripted.mjs';
 import { CallError, Runtime } from './lib/sandbox.mjs';
-import { DEFAULT_LIMITS } from './lib/limits.mjs';
+import { defaultLimits } from './lib/limits.mjs';
 import { JobRunner, MemoryJobStore } from './lib/jobs.mjs';
 import { callerContext } from './lib/records.mjs';
 import { guestConfigJson } from './lib/config.mjs';
@@ -118,7 +118,7 @@ function checkCalls(expect, calls, failures) {
 async function runJobs(sandbox, gateway, caller, jobs, now, log) {
   let broke = null;
   const runner = new JobRunner(new MemoryJobStore(), {
-    limits: () => DEFAULT_LIMITS,
+    limits: () => defaultLimits(),
     now: () => now,
     log,
     resume: async (record, wakeup) => {
@@ -144,7 +144,7 @@ async function runJobs(sandbox, gateway, caller, jobs, now, log) {
 
 async function produce(runtime, file, c, gateway, log) {
   const now = c.now ?? DEFAULT_NOW;
-  const setup = { name: file, gateway, limits: DEFAULT_LIMITS, log, fixedNow: now };
+  const setup = { name: file, gateway, limits: defaultLimits(), log, fixedNow: now };
   const sandbox = await runtime.instantiateConfigured(setup, guestConfigJson(c.config ?? {}), STATE_DIR);
   try {
     if (c.call.describe === true) {

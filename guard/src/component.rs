@@ -1,6 +1,7 @@
 //! The `session-guard` component: the WIT imports (the host's gateway, tree and audit)
 //! bound to the contract's ports, and the guard exported as the `gateway` the tools
-//! import, with its set-up (`guard`). Nothing but binding lives here.
+//! import, with its set-up (`guard`); beside it, the `deployment` crate's rules for a host
+//! that asks (`deployment`). Nothing but binding lives here.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -19,6 +20,7 @@ wit_bindgen::generate!({
 
 session_tools_contract::wit_records!(crate::component::openclaw::session_tools::types);
 
+use exports::openclaw::session_tools::deployment as wit_deployment;
 use exports::openclaw::session_tools::gateway as out;
 use exports::openclaw::session_tools::guard as wit_guard;
 use openclaw::session_tools::{audit as wit_audit, gateway as inner, tree as wit_tree, types};
@@ -167,6 +169,40 @@ impl wit_guard::Guest for Component {
                 spawn_agents: r.spawn_agents,
             }),
         })
+    }
+}
+
+fn wit_limits(l: &session_tools_deployment::limits::Limits) -> wit_deployment::Limits {
+    let v = l.values();
+    wit_deployment::Limits {
+        memory_bytes: v.memory_bytes,
+        cpu_ms: v.cpu_ms,
+        wall_ms: v.wall_ms,
+        gateway_ms: v.gateway_ms,
+        max_wait_ms: v.max_wait_ms,
+        max_argument_bytes: v.max_argument_bytes,
+        max_result_bytes: v.max_result_bytes,
+        max_gateway_answer_bytes: v.max_gateway_answer_bytes,
+        max_log_bytes: v.max_log_bytes,
+        max_gateway_calls: v.max_gateway_calls,
+        table_elements: v.table_elements,
+        max_jobs_per_call: v.max_jobs_per_call,
+        max_steps_per_job: v.max_steps_per_job,
+        max_pending_jobs: v.max_pending_jobs,
+    }
+}
+
+impl wit_deployment::Guest for Component {
+    fn agent_limits_of(text: String, origin: String) -> Result<wit_deployment::AgentLimits, String> {
+        use session_tools_deployment::limits::{AgentLimits, Limits};
+        let limits = AgentLimits::from_json(&Limits::default(), &text, &origin)?;
+        let agents = limits.agents.iter().map(|(id, l)| (id.clone(), wit_limits(l))).collect();
+        Ok(wit_deployment::AgentLimits { defaults: wit_limits(&limits.default), agents })
+    }
+
+    fn guest_config(config: String) -> Result<String, String> {
+        let config: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the deployment config is not JSON: {e}"))?;
+        Ok(session_tools_deployment::guest_config::of(&config).to_string())
     }
 }
 

@@ -1,17 +1,24 @@
 // The N15 guard component's pure functions, on the main thread (issue 22): who is
 // restricted (`guard.decide`, N15/N10), the key rules a deployment config sets, a key's
-// canonical spelling and an agent id's normal form. These rules are written once, in Rust
-// (`guard/`, over the key grammar of `grammar/`), and the Rust host runs the same code
-// natively: the plugin asks this one instance of the guard component (transpiled into
+// canonical spelling and an agent id's normal form; and, exported beside them, the rules of
+// the `deployment/` crate (limits.mjs, config.mjs). These rules are written once, in Rust
+// (`guard/`, over the key grammar of `grammar/`; `deployment/`), and the Rust host runs the
+// same code natively: the plugin asks one instance of the guard component (transpiled into
 // component/ by scripts/build-component.mjs) and keeps no copy of them. Every function
 // here calls no import, so the instance is given none that does anything.
 
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-import { instantiate } from '../component/session_tools_guard.js';
 import { BoundedOutput, wasiImports } from './wasi.mjs';
 
-const COMPONENT = new URL('../component/', import.meta.url);
+const COMPONENT = fileURLToPath(new URL('../component/', import.meta.url));
+
+// The transpiled guard is loaded when first asked for, synchronously (an ES module without
+// top-level await, as jco writes it), so these modules load before a build too.
+const require = createRequire(import.meta.url);
 
 /** Imports that fail when called: the pure functions never call them. */
 function none(what) {
@@ -25,15 +32,26 @@ function none(what) {
   );
 }
 
-let exports = null;
+/** The instances, by the directory of the transpiled components. */
+const instances = new Map();
 
-/** The guard's `guard` export, instantiated at first use (synchronously: the plugin registers its tools synchronously). */
-function guard() {
-  if (exports) return exports;
-  const manifest = JSON.parse(readFileSync(new URL('manifest.json', COMPONENT), 'utf8'));
+/**
+ * The guard component's exports (`guard`, `deployment`), from the components in `dir`
+ * (component/ unless a build asks of the one it is writing), instantiated at first use
+ * (synchronously: the plugin registers its tools synchronously).
+ */
+export function guardComponent(dir = COMPONENT) {
+  if (instances.has(dir)) return instances.get(dir);
+  let manifest;
+  try {
+    manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  } catch (e) {
+    throw new Error(`${dir} holds no transpiled components (${e.message}): run \`npm run build\` in plugin/`);
+  }
   const part = manifest.components?.guard;
-  if (!part) throw new Error(`${COMPONENT.pathname} holds no guard component: run \`npm run build\` in plugin/`);
-  const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(new URL(f, COMPONENT)))]));
+  if (!part) throw new Error(`${dir} holds no guard component: run \`npm run build\` in plugin/`);
+  const { instantiate } = require(join(dir, part.js));
+  const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(join(dir, f)))]));
   const sink = new BoundedOutput(0);
   const imports = {
     'openclaw:session-tools/types': {},
@@ -42,9 +60,12 @@ function guard() {
     'openclaw:session-tools/audit': none('audit'),
     ...wasiImports({ stdout: sink, stderr: sink }),
   };
-  exports = instantiate((f) => modules[f], imports).guard;
+  const exports = instantiate((f) => modules[f], imports);
+  instances.set(dir, exports);
   return exports;
 }
+
+const guard = () => guardComponent().guard;
 
 /** A guard function's `err` (jco throws it as it is; an Error is a trap) as an Error naming `doing`. */
 function failed(doing, e) {

@@ -30,11 +30,16 @@ import { join } from 'node:path';
 
 import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
 import { claimIntent, intentExists, intentIds, IntentRecorder, newIntent, sweepCalls } from './intent.mjs';
-import { MAX_TIMER_MS } from './limits.mjs';
 
 const validKey = (key) => typeof key === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(key);
 
 const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/**
+ * How far in the future a job's timer may be set (30 days): a guest asking for later is
+ * resumed then and may set it again. Scheduling is each host's own (issue 22).
+ */
+const MAX_TIMER_MS = 30 * 86_400_000;
 
 /** How often leftovers of writers that died are looked for, at most. */
 const SWEEP_EVERY_MS = 60_000;

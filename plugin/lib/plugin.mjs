@@ -14,7 +14,6 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { DeploymentConfig } from './config.mjs';
-import { normalizeAgentId } from './guard.mjs';
 import { DirJobStore } from './jobs.mjs';
 import { AgentLimits } from './limits.mjs';
 import { connectToGateway, OpenClawGateway } from './openclaw-gateway.mjs';
@@ -64,7 +63,7 @@ export function pluginSettings(pluginConfig = {}) {
   return {
     toolNames: names,
     visibility: pluginConfig.visibility ?? 'spawned',
-    limits: new AgentLimits(pluginConfig.limits ?? {}, normalizeAgentId),
+    limits: new AgentLimits(pluginConfig.limits ?? {}),
     maxIdleInstances: pluginConfig.maxIdleInstances ?? 16,
     maxInstances: pluginConfig.maxInstances ?? 64,
     gatewayCallModule: pluginConfig.gatewayCallModule,

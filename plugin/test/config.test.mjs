@@ -1,20 +1,22 @@
 // What an instance is given of the deployment config (N16): the paths the component reads
-// (wit/config-paths.json, copied into component/ by the build) and nothing else, as the
-// Rust host gives it (host/src/config/guest.rs). The planted-secrets fixture is the one
-// tests/hostile.rs reads.
+// (wit/config-paths.json) and nothing else, and the limits of an agent's instance, both read
+// by the Rust code every host runs (deployment/), which the plugin asks through the guard
+// component. The planted-secrets fixture is the one tests/hostile.rs reads; the limits cases
+// are the ones deployment/src/limits.rs reads natively.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { CONFIG_PATHS_FILE, DeploymentConfig, guestConfigJson, parsePaths } from '../lib/config.mjs';
-import { AgentLimits } from '../lib/limits.mjs';
+import { DeploymentConfig, guestConfigJson } from '../lib/config.mjs';
+import { AgentLimits, readLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { REPO_DIR } from '../scripts/build-component.mjs';
 import { hostileRuntime, TreeGateway } from './helpers.mjs';
 
-const fixture = JSON.parse(readFileSync(join(REPO_DIR, 'tests/fixtures/planted-secrets.json'), 'utf8'));
+const readJson = (path) => JSON.parse(readFileSync(join(REPO_DIR, path), 'utf8'));
+const fixture = readJson('tests/fixtures/planted-secrets.json');
 
 /** A planted value as it would appear in JSON text (a string's escaped contents, a number). */
 const plantedText = (value) => {
@@ -31,10 +33,6 @@ function assertNoSecret(given) {
   }
   assert.deepEqual(JSON.parse(given), fixture.expected);
 }
-
-test('the paths are the ones the component reads, from the one file', () => {
-  assert.equal(readFileSync(CONFIG_PATHS_FILE, 'utf8'), readFileSync(join(REPO_DIR, 'wit/config-paths.json'), 'utf8'));
-});
 
 test('an instance is given none of the config secrets, and all it reads', async () => {
   assert.ok(fixture.planted.length >= 39, `${fixture.planted.length} planted`);
@@ -53,39 +51,43 @@ test('an instance is given none of the config secrets, and all it reads', async 
   }
 });
 
-const kept = (paths, config) => JSON.parse(guestConfigJson(config, parsePaths(JSON.stringify({ paths }))));
-
-test('what the paths reach is kept, with its type; nothing else', () => {
-  // The cases of host/src/config/guest.rs.
-  const config = {
-    a: { b: 'x', c: 1, secret: 's', o: { deep: 's' }, l: [1, 2] },
-    list: [{ id: 'a', token: 's' }, 'loose', { token: 's' }, { id: { nested: 's' } }],
-    m: { p: { models: [{ id: 'm', key: 's' }] }, q: 's' },
-    n: { primary: 'p', fallbacks: ['s'] },
-    top: 's',
-  };
-  assert.deepEqual(kept(['a.b', 'a.c', 'a.o', 'a.l', 'list[].id', 'm.*.models[].id', 'n', 'n.primary', 'missing.x'], config), {
-    a: { b: 'x', c: 1, o: {}, l: [] },
-    list: [{ id: 'a' }, null, {}, { id: {} }],
-    m: { p: { models: [{ id: 'm' }] } },
-    n: { primary: 'p' },
-  });
-  const shapes = { a: 's', list: { id: 's' }, arr: [[{ k: 's' }, 1], { k: 's' }], leaf: [{ s: 1 }] };
-  assert.deepEqual(kept(['a.b', 'list[].id', 'arr[][]', 'leaf[]'], shapes), { arr: [[{}, 1], null], leaf: [{}] });
-  assert.equal(kept(['a'], ['s']), null);
-  assert.equal(kept(['a'], 's'), null);
-  // A key like any other, whatever JavaScript makes of it.
-  assert.deepEqual(kept(['m.*.id'], JSON.parse('{"m": {"__proto__": {"id": "x", "k": "s"}}}')), JSON.parse('{"m": {"__proto__": {"id": "x"}}}'));
+test('what the paths reach is kept, with its type; a key is a key, whatever JavaScript makes of it', () => {
+  const providers = JSON.parse('{"__proto__": {"models": [{"id": "m", "key": "s"}, "loose"], "apiKey": "s"}, "openai": "s"}');
+  const config = { models: { providers }, session: { mainKey: 'work', scope: { per: 'sender' }, secret: 's' }, top: 's' };
+  // A path's end keeps an object empty (`session.scope`); a value of another shape is left out.
+  const expected = '{"models": {"providers": {"__proto__": {"models": [{"id": "m"}, null]}}}, "session": {"mainKey": "work", "scope": {}}}';
+  assert.deepEqual(JSON.parse(guestConfigJson(config)), JSON.parse(expected));
+  assert.equal(guestConfigJson(['s']), 'null');
+  assert.equal(guestConfigJson(undefined), 'null');
+  assert.equal(new DeploymentConfig('s').json, '{}', 'a config that is not an object is taken for none');
 });
 
-test('a bad paths file is named as the Rust host names it', () => {
-  for (const [file, why] of [
-    ['[]', 'no "paths" array'],
-    ['{"paths": [1]}', 'paths[0] is not a string'],
-    ['{"paths": ["a..b"]}', 'paths[0] "a..b": a step without a key'],
-    ['{"paths": ["a[0]"]}', 'paths[0] "a[0]": the step "a[0]" has brackets other than a trailing []'],
-    ['{"paths": ["[]"]}', 'paths[0] "[]": a step without a key'],
-  ]) {
-    assert.throws(() => parsePaths(file), { message: why }, file);
+test('limits are read as the Rust host reads them, word for word (tests/fixtures/limits-cases.json)', () => {
+  const { cases } = readJson('tests/fixtures/limits-cases.json');
+  assert.ok(cases.length >= 20, `${cases.length} cases`);
+  for (const c of cases) {
+    if (c.error !== undefined) {
+      assert.throws(() => readLimits(c.text, c.origin), { message: c.error }, c.name);
+      continue;
+    }
+    const read = readLimits(c.text, c.origin);
+    const subset = (limits, expected, who) => {
+      for (const [field, value] of Object.entries(expected)) assert.equal(limits[field], value, `${c.name}: ${who}.${field}`);
+    };
+    subset(read.default, c.expect.default, 'default');
+    assert.deepEqual([...read.agents.keys()].sort(), Object.keys(c.expect.agents).sort(), `${c.name}: the agents`);
+    for (const [id, expected] of Object.entries(c.expect.agents)) subset(read.agents.get(id), expected, id);
   }
+});
+
+test('the plugin config\'s limits: its schema is the limits file\'s, read under `limits`', () => {
+  const schema = readJson('wit/limits.schema.json');
+  for (const manifest of ['plugin/openclaw.plugin.json', 'plugin/clawdbot.plugin.json']) {
+    assert.deepEqual(readJson(manifest).configSchema.properties.limits, schema, manifest);
+  }
+  const limits = new AgentLimits({ default: { tableElements: 30000 }, agents: { ' Ops ': { wallSeconds: 2 } } });
+  assert.equal(limits.forAgent('main').tableElements, 30000);
+  assert.equal(limits.forAgent('ops').wallMs, 2000);
+  assert.equal(limits.forAgent('ops').tableElements, 30000, 'agents inherit the default');
+  assert.throws(() => new AgentLimits({ default: { memoryMiB: 4096 } }), { message: 'limits: default.memoryMiB is too large (at most 4095)' });
 });

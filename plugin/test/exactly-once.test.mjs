@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { recordIntent } from '../lib/intent.mjs';
 import { JobRunner, MemoryJobStore, successorKey } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
-import { DEFAULT_LIMITS } from '../lib/limits.mjs';
+import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { callerContext } from '../lib/records.mjs';
 import { ANNOUNCE, FlowGateway, flowService, jobFiles, jobsDirOf, REQUESTER, SEND, TARGET } from './flows.mjs';
@@ -138,7 +138,7 @@ test('a job step made again from the state a stopped process left sends the same
 test("a step's new jobs are kept under keys derived from the step, once however often it is made", async () => {
   const store = new MemoryJobStore();
   const runner = new JobRunner(store, {
-    limits: () => DEFAULT_LIMITS,
+    limits: () => defaultLimits(),
     now: () => 0,
     log: () => {},
     resume: async (record) => [

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 
 import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
 import { KeyRules, normalizeAgentId } from '../lib/guard.mjs';
-import { DEFAULT_LIMITS } from '../lib/limits.mjs';
+import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
 /** A built test-only component of `tests/hostile-guest` (`fs`: the variant importing wasi:filesystem). */
@@ -67,7 +67,7 @@ export const COMPONENT_DIR = resolve(REPO_DIR, 'plugin/component');
 
 /** Limits for the hostile tests (as tests/hostile.rs: 300 ms CPU, 32 MiB, 1 s wall, 100 gateway calls). */
 export function testLimits(overrides = {}) {
-  return { ...DEFAULT_LIMITS, cpuMs: 300, memoryBytes: 32 * 2 ** 20, wallMs: 1000, maxGatewayCalls: 100, maxResultBytes: 4 * 2 ** 20, ...overrides };
+  return { ...defaultLimits(), cpuMs: 300, memoryBytes: 32 * 2 ** 20, wallMs: 1000, maxGatewayCalls: 100, maxResultBytes: 4 * 2 ** 20, ...overrides };
 }
 
 /** Collects log lines (`level` dropped) for assertions. */
