@@ -18,7 +18,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:
 import { join } from 'node:path';
 
 import { ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
-import { OwnerLock } from './owner-lock.mjs';
+import { OwnerLock, sweepLocks } from './owner-lock.mjs';
 
 /** The gateway calls that write: an intent is on disk before the first of them. */
 const WRITES = new Set(['agent', 'send', 'sessions.patch', 'sessions.delete']);
@@ -60,13 +60,7 @@ export function sweepCalls(dir) {
     return;
   }
   sweepTemporaries(dir, names);
-  for (const name of names) {
-    if (!name.endsWith('.json.lock')) continue;
-    const target = join(dir, name.slice(0, -'.lock'.length));
-    if (existsSync(target)) continue;
-    const lock = OwnerLock.tryAcquire(join(dir, name));
-    if (lock && !existsSync(target)) lock.release();
-  }
+  sweepLocks(dir, names);
 }
 
 /** A held intent: its file and its lock. */

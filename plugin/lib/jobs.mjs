@@ -11,18 +11,19 @@
 // pending, and every wait clamped.
 //
 // Exactly once in effect across a stop (issue 20), as the Rust host's runner: a job is
-// stepped from its record as it is on disk, read again just before; a step's ids are seeded
+// stepped only under its claim (across processes, as `host/src/jobs/store.rs` claims one)
+// and from its record as it is on disk, read again once claimed; a step's ids are seeded
 // by the job's key and step count (ids.mjs), so a step made again after a stop sends the
 // same keys; the new jobs a step starts are kept under keys derived from the step, and a
 // call's jobs under keys derived from its intent, each saved only if absent (a step or a
 // call made again keeps them once); a call's jobs are not stepped while its intent is on
 // disk, and an intent left by a process that stopped is made again, once (intent.mjs).
 //
-// One process steps the jobs of a state directory: the gateway's job service (OpenClaw
-// runs one gateway per state directory). Other processes that load the plugin (the
-// command line running an agent) only make calls, so they only write new jobs and intents;
-// a job is therefore not locked while it is stepped, but a call's intent is
-// (owner-lock.mjs).
+// A claim is a lock file beside the job that names its holder (owner-lock.mjs: Node has no
+// OS lock that dies with its process), held from the job's wait to the end of its step: a
+// second process that runs jobs over the same directory (two gateways, a command line that
+// runs them), and a second scheduler in this one, pass the job by; a holder that died is
+// judged gone and its claim broken. A call's intent is held the same way (intent.mjs).
 
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -30,6 +31,7 @@ import { join } from 'node:path';
 
 import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
 import { claimIntent, intentExists, intentIds, IntentRecorder, newIntent, sweepCalls } from './intent.mjs';
+import { OwnerLock, sweepLocks } from './owner-lock.mjs';
 
 const validKey = (key) => typeof key === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(key);
 
@@ -53,10 +55,32 @@ export function successorKey(key, steps, n) {
   return createHash('sha256').update(`${key}/${steps}/${n}`).digest().subarray(0, 16).toString('hex');
 }
 
+/** A claimed job (`record`: as it was when claimed); `release()` lets it go, once. */
+export class JobClaim {
+  constructor(record, free) {
+    this.record = record;
+    this.free = free;
+    this.released = false;
+  }
+
+  release() {
+    if (this.released) return;
+    this.released = true;
+    this.free();
+  }
+}
+
 export class MemoryJobStore {
   constructor() {
     this.jobs = new Map();
+    this.claimed = new Set();
     this.callsDir = null;
+  }
+  /** Claims a job for its holder alone: answers a JobClaim, or null when it is held or has ended. */
+  claim(key) {
+    if (this.claimed.has(key) || !this.jobs.has(key)) return null;
+    this.claimed.add(key);
+    return new JobClaim(this.get(key), () => this.claimed.delete(key));
   }
   save(record) {
     this.jobs.set(record.key, structuredClone(record));
@@ -126,6 +150,28 @@ export class DirJobStore {
       return undefined;
     }
   }
+  /**
+   * Claims a job across processes (its lock, `<key>.json.lock`, names this process):
+   * answers a JobClaim with the job as it is on disk once claimed, or null when another
+   * holder that may be alive has it, or it has ended. Released after the job's file is
+   * written or removed, so a process that claims it next reads what the step left.
+   */
+  claim(key) {
+    let path;
+    try {
+      path = this.path(key);
+    } catch {
+      return null;
+    }
+    const lock = OwnerLock.tryAcquire(`${path}.lock`);
+    if (!lock) return null;
+    const record = this.get(key);
+    if (!record) {
+      lock.release();
+      return null;
+    }
+    return new JobClaim(record, () => lock.release());
+  }
   loadAll() {
     const jobs = [];
     const problems = [];
@@ -158,10 +204,15 @@ export class DirJobStore {
   hasIntent(id) {
     return intentExists(this.callsDir, id);
   }
-  /** Removes what writers that died left: old temporaries, locks of intents never written. */
+  /**
+   * Removes what writers that died left: old temporaries, the claims of jobs that ended
+   * under a holder that died, the locks of intents never written.
+   */
   sweep() {
     try {
-      sweepTemporaries(this.dir);
+      const names = readdirSync(this.dir);
+      sweepTemporaries(this.dir, names);
+      sweepLocks(this.dir, names);
     } catch {
       // no directory yet
     }
@@ -454,24 +505,34 @@ export class JobRunner {
       const now = this.host.now();
       const ready = this.steppable().filter((r) => this.ready(r, now) && !this.busy.has(r.key));
       if (ready.length === 0 && ran === 0) return steps;
+      let heldElsewhere = 0;
       for (const listed of ready) {
         if (over()) return steps + ran;
         if (this.busy.has(listed.key)) continue;
+        // Claimed (no other process or scheduler steps it meanwhile), as it is on disk now:
+        // it may have moved on since it was listed.
+        const claim = this.store.claim(listed.key);
+        if (!claim) {
+          heldElsewhere += 1;
+          continue;
+        }
         this.busy.add(listed.key);
         try {
-          // The job as it is on disk now (it may have moved on since it was listed).
-          const record = this.store.get(listed.key);
-          if (!record || this.uncommitted(record)) continue;
+          const record = claim.record;
+          if (this.uncommitted(record)) continue;
           const wakeup = await this.wakeupOf(record, Number.isFinite(until) ? until : undefined);
           if (wakeup && !this.stopping) {
             await this.step(record, wakeup);
             ran += 1;
           }
         } finally {
+          claim.release();
           this.busy.delete(listed.key);
         }
       }
       steps += ran;
+      // What is left is another's to make progress with (its holder's, while alive).
+      if (ran === 0 && heldElsewhere === ready.length) return steps;
       if (ran === 0) await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -490,6 +551,8 @@ export class JobRunner {
     let timer = null;
     let wake = null;
     let dirty = false;
+    /** The claims of the jobs this scheduler waits for or steps. */
+    const held = new Set();
     const ring = () => {
       dirty = true;
       if (wake) wake();
@@ -512,18 +575,29 @@ export class JobRunner {
             nextTimer = Math.min(nextTimer, record.wake.at);
             continue;
           }
+          // Claimed (no other process or scheduler steps it meanwhile), as it is on disk
+          // now: it may have moved on since it was listed.
+          const claim = this.store.claim(record.key);
+          if (!claim) continue;
+          held.add(claim);
           this.busy.add(record.key);
           const work = (async () => {
-            // The job as it is on disk now (it may have moved on since it was listed).
-            const current = this.store.get(record.key);
-            if (!current || this.uncommitted(current)) return;
+            const current = claim.record;
+            if (this.uncommitted(current)) return;
             const wakeup = await this.wakeupOf(current, undefined);
-            if (wakeup && !stopped) await this.step(current, wakeup);
+            // A stop that came during the wait let the claim go: the job is another's now.
+            if (!wakeup || stopped || claim.released) return;
+            claim.stepping = true;
+            await this.step(current, wakeup);
           })();
-          work.catch(failed(`stepping job ${record.id} (${record.kind})`)).finally(() => {
-            this.busy.delete(record.key);
-            ring();
-          });
+          work
+            .catch(failed(`stepping job ${record.id} (${record.kind})`))
+            .finally(() => {
+              held.delete(claim);
+              claim.release();
+              this.busy.delete(record.key);
+              ring();
+            });
           // Ready jobs run one at a time; waits for runs go on concurrently.
           if (record.wake.type !== 'runEnd') await work.catch(() => {});
         }
@@ -543,6 +617,9 @@ export class JobRunner {
       ring,
       stop: async () => {
         stopped = true;
+        // The waits in flight are abandoned: their jobs go to whoever runs jobs next (a
+        // reloaded plugin's scheduler), now rather than when the gateway answers.
+        for (const claim of held) if (!claim.stepping) claim.release();
         ring();
         await done;
         await this.settle();

@@ -25,8 +25,9 @@
 // seeded ids (ids.mjs), which the gateway de-duplicates.
 
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
 import { hostname, uptime } from 'node:os';
+import { join } from 'node:path';
 
 import { createExclusively } from './files.mjs';
 
@@ -139,5 +140,19 @@ export class OwnerLock {
 
   release() {
     rmSync(this.path, { force: true });
+  }
+}
+
+/**
+ * Removes the locks (`<file>.lock`, among `names` in `dir`) of files that are gone and whose
+ * holder is gone too: what a process that died between removing a file and its lock left.
+ */
+export function sweepLocks(dir, names) {
+  for (const name of names) {
+    if (!name.endsWith('.json.lock')) continue;
+    const target = join(dir, name.slice(0, -'.lock'.length));
+    if (existsSync(target)) continue;
+    const lock = OwnerLock.tryAcquire(join(dir, name));
+    if (lock && !existsSync(target)) lock.release();
   }
 }

@@ -11,14 +11,15 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { recordIntent } from '../lib/intent.mjs';
-import { JobRunner, MemoryJobStore, successorKey } from '../lib/jobs.mjs';
+import { DirJobStore, JobRunner, MemoryJobStore, successorKey } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -223,6 +224,58 @@ test('no side effect without its intent on disk; a call that only reads writes n
   } finally {
     await svc.stop();
   }
+});
+
+test('a job another process has claimed is not stepped here; once that process is gone, its claim is broken', { timeout: 60_000 }, async () => {
+  const dir = stateDir();
+  const jobsDir = jobsDirOf(dir);
+  const gateway = new FlowGateway();
+  const svc = flowService(runtime, dir, gateway);
+  // Another process that runs jobs over the same directory claims the job and holds it.
+  const jobs = pathToFileURL(fileURLToPath(new URL('../lib/jobs.mjs', import.meta.url))).href;
+  let other = null;
+  try {
+    await svc.call({ agentSessionKey: REQUESTER }, 'sessions_send', SEND);
+    const [job] = svc.pendingJobs();
+    const holder = `
+      import { DirJobStore } from ${JSON.stringify(jobs)};
+      const claim = new DirJobStore(${JSON.stringify(jobsDir)}).claim(${JSON.stringify(job.key)});
+      console.log(claim ? 'claimed' : 'refused');
+      setInterval(() => {}, 60_000);
+    `;
+    other = spawn(process.execPath, ['--input-type=module', '-e', holder], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const [said] = await once(other.stdout, 'data');
+    assert.equal(said.toString().trim(), 'claimed');
+    assert.equal(new DirJobStore(jobsDir).claim(job.key), null, 'a live holder keeps it');
+    const seen = gateway.calls.length;
+    assert.equal(await svc.runJobs(), 0);
+    assert.equal(gateway.calls.length, seen, 'neither waited for nor stepped');
+    other.kill('SIGKILL');
+    await once(other, 'exit');
+    other = null;
+    assert.ok((await svc.runJobs()) > 0, 'stepped once its holder is gone');
+    assert.deepEqual(jobFiles(jobsDir), []);
+    assert.deepEqual(readdirSync(jobsDir).filter((n) => n.endsWith('.lock')), [], 'no claim is left behind');
+    assert.equal(gateway.outbox.length, 1);
+  } finally {
+    other?.kill('SIGKILL');
+    await svc.stop();
+  }
+});
+
+test('a job claimed by this process (another scheduler) is not claimed twice; a claim is released once', () => {
+  const store = new MemoryJobStore();
+  store.save({ key: 'k', id: 'flow', kind: 'a2a', agent: 'main', wake: { type: 'now' } });
+  const claim = store.claim('k');
+  assert.equal(claim.record.id, 'flow');
+  assert.equal(store.claim('k'), null);
+  claim.release();
+  const again = store.claim('k');
+  assert.ok(again, 'released, it may be claimed again');
+  claim.release();
+  assert.equal(store.claim('k'), null, "a second release of the first claim does not free the second one's");
+  again.release();
+  assert.equal(store.claim('gone'), null, 'a job that ended');
 });
 
 test('a lock holder is judged gone only when that can be told', () => {
