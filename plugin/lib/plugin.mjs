@@ -43,8 +43,31 @@ const STATE = Symbol.for('openclaw.session-tools.plugin');
 export const STOP_GRACE_MS = 3_000;
 
 function state() {
-  globalThis[STATE] ??= { runtime: null, service: null, current: null, key: null, scheduler: false, stateDir: null };
+  globalThis[STATE] ??= { runtime: null, service: null, current: null, key: null, scheduler: false, stateDir: null, scheduled: null, switching: null };
   return globalThis[STATE];
+}
+
+/**
+ * Runs the job scheduler of `service`, and of no other: the scheduler of the service it
+ * replaces (a reload, a changed config) is stopped first, and only then is this one started
+ * (issue 22: two schedulers would step the same jobs; their claims keep them apart, but the
+ * old one would go on with the old config). Switches are made one after another; a service
+ * that is no longer the current one, or a job service that was stopped meanwhile, gets none.
+ */
+function schedule(service) {
+  const s = state();
+  s.switching = (s.switching ?? Promise.resolve())
+    .catch(() => {})
+    .then(async () => {
+      if (s.scheduled === service) return;
+      const running = s.scheduled;
+      s.scheduled = null;
+      await running?.stopScheduler();
+      if (!s.scheduler || s.current !== service) return;
+      service.startScheduler();
+      s.scheduled = service;
+    });
+  return s.switching;
 }
 
 /** The plugin config (validated by the manifest's schema), with defaults. */
@@ -147,8 +170,14 @@ async function makeService(api, settings, makeGateway, config) {
     maxInstances: settings.maxInstances,
   });
   s.current = service;
-  if (s.scheduler) service.startScheduler();
-  previous?.stop().catch(() => {});
+  if (s.scheduler) {
+    // The previous service is stopped once its scheduler has (its calls in flight end first).
+    schedule(service)
+      .catch((e) => log('error', `the job scheduler did not start: ${e.message}`))
+      .finally(() => previous?.stop().catch(() => {}));
+  } else {
+    previous?.stop().catch(() => {});
+  }
   return service;
 }
 
@@ -193,7 +222,7 @@ export function register(api, options = {}) {
       if (ctx?.stateDir) s.stateDir = ctx.stateDir;
       // Jobs left by a previous process resume now; the gateway may still be starting, so
       // its first answers may fail and are retried (jobs.mjs).
-      (await service()).startScheduler();
+      await schedule(await service());
     },
     stop: async () => {
       const s = state();
@@ -204,6 +233,7 @@ export function register(api, options = {}) {
       s.current = null;
       s.key = null;
       s.lastConfig = undefined;
+      s.scheduled = null;
       // A service still being made when the gateway stops is stopped too once it is made.
       const made = await making?.catch(() => null);
       const services = [...new Set([current, made])].filter(Boolean);

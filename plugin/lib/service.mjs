@@ -272,6 +272,17 @@ export class Service {
   }
 
   /**
+   * Stops the background scheduler alone (the service goes on serving calls): the steps in
+   * flight end, the waits are let go. A reloaded plugin starts its next scheduler only then
+   * (plugin.mjs), so two never run at once.
+   */
+  async stopScheduler() {
+    const scheduler = this.scheduler;
+    this.scheduler = null;
+    await scheduler?.stop();
+  }
+
+  /**
    * Stops gracefully (issue 20): no new call or step starts; the tool calls, job steps and
    * replays in flight end (each bounded by its instance's limits: the wall time kills a
    * call that does not end) and keep what they started; waits for runs in flight are

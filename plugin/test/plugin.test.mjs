@@ -12,10 +12,11 @@ import { join } from 'node:path';
 import plugin, { register } from '../index.mjs';
 import { DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
 import { DeploymentConfig } from '../lib/config.mjs';
-import { DirJobStore } from '../lib/jobs.mjs';
+import { DirJobStore, JobRunner } from '../lib/jobs.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { Service } from '../lib/service.mjs';
+import { FlowGateway, REQUESTER, SEND } from './flows.mjs';
 import { COMPONENT_DIR, recorder, TreeGateway } from './helpers.mjs';
 
 const OWN = 'agent:main:main';
@@ -24,6 +25,15 @@ const CHILD = 'agent:main:subagent:3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
 
 const readJson = (f) => JSON.parse(readFileSync(join(PLUGIN_DIR, f), 'utf8'));
 const jobFiles = (dir) => readdirSync(dir).filter((n) => n.endsWith('.json'));
+
+/** Resolves once `done()` holds (looked at every 20 ms, for 20 s at most). */
+async function until(done, what) {
+  const deadline = Date.now() + 20_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`${what} did not happen within 20 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 test('both manifests and the package name the plugin, its entry and its config schema', () => {
   const manifest = readJson('openclaw.plugin.json');
@@ -155,4 +165,59 @@ test('background jobs are kept under the state directory and resumed after a res
   } finally {
     await second.stop();
   }
+});
+
+test('a reload runs one job scheduler at a time: the old one stops, letting its waits go, before the new one starts', { timeout: 60_000 }, async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), 'session-tools-state-'));
+  const jobsDir = join(stateDir, 'session-tools', 'plugin-jobs');
+  // Every wait for a run is held until the test lets the run end.
+  const gateway = new FlowGateway();
+  let waits = 0;
+  let runEnds;
+  const ended = new Promise((r) => (runEnds = r));
+  gateway.before = (method) => (method === 'agent.wait' ? ((waits += 1), ended) : undefined);
+  // The schedulers that run, as the job runner starts and stops them.
+  const original = JobRunner.prototype.startScheduler;
+  let running = 0;
+  let most = 0;
+  const events = [];
+  JobRunner.prototype.startScheduler = function () {
+    const scheduler = original.call(this);
+    running += 1;
+    most = Math.max(most, running);
+    events.push('start');
+    const stop = scheduler.stop;
+    let stopped = null;
+    scheduler.stop = () =>
+      (stopped ??= stop().then(() => {
+        running -= 1;
+        events.push('stop');
+      }));
+    return scheduler;
+  };
+  const config = { tools: { agentToAgent: { enabled: true, allow: ['*'] } }, session: { agentToAgent: { maxPingPongTurns: 1 } } };
+  const first = fakeApi(config, stateDir);
+  let second = null;
+  try {
+    register(first, { makeGateway: async () => gateway });
+    await first.services[0].start({ stateDir });
+    const send = first.tools[0].tool({ sessionKey: REQUESTER }).find((t) => t.name === 'st_sessions_send');
+    assert.equal((await send.execute('call-1', JSON.parse(SEND))).details.status, 'accepted');
+    await until(() => waits === 1, 'the scheduler waiting for the run');
+    // The gateway loads the plugin again with another config: its next call makes a new service.
+    second = fakeApi({ ...config, agents: { defaults: { timeoutSeconds: 600 } } }, stateDir);
+    register(second, { makeGateway: async () => gateway });
+    await second.tools[0].tool({ sessionKey: REQUESTER }).find((t) => t.name === 'st_sessions_list').execute('call-2', {});
+    // The new scheduler waits for the same run: the old one let the job go when it stopped.
+    await until(() => waits === 2, "the new scheduler waiting for the job's run");
+    assert.deepEqual(events, ['start', 'stop', 'start']);
+    runEnds();
+    await until(() => jobFiles(jobsDir).length === 0, 'the flow ending');
+    assert.equal(gateway.outbox.length, 1, 'the flow ran once, to its one delivery');
+  } finally {
+    runEnds();
+    await (second ?? first).services[0].stop();
+    JobRunner.prototype.startScheduler = original;
+  }
+  assert.equal(most, 1, `never two schedulers at once: ${events.join(', ')}`);
 });
