@@ -18,7 +18,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { capMemory } from './memcap.mjs';
+import { capModule } from './memcap.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
 
@@ -108,13 +108,16 @@ export class Runtime {
     return part;
   }
 
-  /** The core modules of `part`, each memory capped at `memoryBytes`. */
-  modules(memoryBytes, name = 'tools') {
-    const key = `${name} ${memoryBytes}`;
+  /** The core modules of `part`, each memory and table capped as `limits` say (`memoryBytes`, `tableElements`). */
+  modules({ memoryBytes, tableElements }, name = 'tools') {
+    const key = `${name} ${memoryBytes} ${tableElements}`;
     let modules = this.compiled.get(key);
     if (!modules) {
       modules = Promise.all(
-        Object.entries(this.part(name).bytes).map(async ([file, bytes]) => [file, await WebAssembly.compile(capMemory(bytes, memoryBytes).bytes)]),
+        Object.entries(this.part(name).bytes).map(async ([file, bytes]) => [
+          file,
+          await WebAssembly.compile(capModule(bytes, { memoryBytes, tableElements }).bytes),
+        ]),
       ).then(Object.fromEntries);
       this.compiled.set(key, modules);
       modules.catch(() => this.compiled.delete(key));
@@ -170,7 +173,7 @@ export class Sandbox {
   }
 
   async start() {
-    const modules = await this.runtime.modules(this.limits.memoryBytes, this.partName);
+    const modules = await this.runtime.modules(this.limits, this.partName);
     const signal = new SharedArrayBuffer(4);
     this.flag = new Int32Array(signal);
     const { port1, port2 } = new MessageChannel();

@@ -2,7 +2,7 @@
 // the tools) as the worker runs it, over a recording transport: the guest's records to the
 // gateway's JSON params for each protocol and back, answers treated as untrusted, an error
 // frame's kind read from its code; the records the bridge keeps as JSON (lib/records.mjs);
-// and the memory cap written into a core module (lib/memcap.mjs).
+// and the memory and table caps written into a core module (lib/memcap.mjs).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,9 +11,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import * as records from '../lib/records.mjs';
-import { capMemory } from '../lib/memcap.mjs';
+import { defaultLimits } from '../lib/limits.mjs';
+import { capModule } from '../lib/memcap.mjs';
+import { Runtime } from '../lib/sandbox.mjs';
 import { BoundedOutput, wasiImports } from '../lib/wasi.mjs';
 import { DEFAULT_OUT } from '../scripts/build-component.mjs';
+import { COMPONENT_DIR } from './helpers.mjs';
 
 /** A wire instance speaking `protocol` whose transport answers with `answer(method, params)` and records each request. */
 async function wireOver(answer, protocol = 3) {
@@ -156,17 +159,44 @@ function module(memorySection) {
 
 test('the memory cap is written into the module and enforced by the engine', async () => {
   // (module (memory 1)) with no maximum.
-  const { bytes, memories } = capMemory(module([5, 3, 1, 0, 1]), 4 * 65536);
+  const { bytes, memories } = capModule(module([5, 3, 1, 0, 1]), { memoryBytes: 4 * 65536 });
   assert.deepEqual(memories, [{ min: 1, max: 4 }]);
   assert.deepEqual([...bytes.subarray(8)], [5, 4, 1, 1, 1, 4]);
   // A module exporting its memory: growing past the cap fails inside the engine.
   const exported = Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 5, 3, 1, 0, 1, 7, 7, 1, 3, 0x6d, 0x65, 0x6d, 2, 0]);
-  const instance = await WebAssembly.instantiate(capMemory(exported, 4 * 65536).bytes);
+  const instance = await WebAssembly.instantiate(capModule(exported, { memoryBytes: 4 * 65536 }).bytes);
   const memory = instance.instance.exports.mem;
   assert.equal(memory.grow(3), 1);
   assert.throws(() => memory.grow(1), RangeError);
   // A smaller existing maximum stays; a minimum above the cap is refused.
-  assert.deepEqual(capMemory(module([5, 4, 1, 1, 1, 2]), 4 * 65536).memories, [{ min: 1, max: 2 }]);
-  assert.throws(() => capMemory(module([5, 3, 1, 0, 9]), 4 * 65536), /needs 9 pages/);
-  assert.throws(() => capMemory(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), 65536), /not a core WebAssembly module/);
+  assert.deepEqual(capModule(module([5, 4, 1, 1, 1, 2]), { memoryBytes: 4 * 65536 }).memories, [{ min: 1, max: 2 }]);
+  assert.throws(() => capModule(module([5, 3, 1, 0, 9]), { memoryBytes: 4 * 65536 }), /needs 9 pages/);
+  assert.throws(() => capModule(Uint8Array.from([1, 2, 3, 4, 5, 6, 7, 8]), { memoryBytes: 65536 }), /not a core WebAssembly module/);
+});
+
+test('the table cap (tableElements) is written into the module and enforced by the engine', async () => {
+  // (module (table (export "t") 2 funcref)) with no maximum.
+  const exported = Uint8Array.from([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 4, 4, 1, 0x70, 0, 2, 7, 5, 1, 1, 0x74, 1, 0]);
+  const { bytes, tables } = capModule(exported, { memoryBytes: 65536, tableElements: 5 });
+  assert.deepEqual(tables, [{ min: 2, max: 5 }]);
+  const table = (await WebAssembly.instantiate(bytes)).instance.exports.t;
+  assert.equal(table.grow(3), 2);
+  assert.throws(() => table.grow(1), RangeError);
+  // Uncapped, the same module grows on; a smaller maximum stays; a minimum above the cap is refused.
+  assert.equal((await WebAssembly.instantiate(exported)).instance.exports.t.grow(10), 2);
+  assert.deepEqual(capModule(module([4, 5, 1, 0x70, 1, 1, 3]), { memoryBytes: 65536, tableElements: 5 }).tables, [{ min: 1, max: 3 }]);
+  assert.throws(() => capModule(module([4, 4, 1, 0x70, 0, 9]), { memoryBytes: 65536, tableElements: 5 }), /table 0 needs 9 elements/);
+  assert.throws(() => capModule(module([4, 4, 1, 0x40, 0, 0]), { memoryBytes: 65536, tableElements: 5 }), /table 0 has the type or encoding 64/);
+});
+
+test("an instance's tables are capped at its agent's tableElements", async () => {
+  const runtime = new Runtime(COMPONENT_DIR);
+  const limits = defaultLimits();
+  const modules = await runtime.modules(limits);
+  assert.ok(Object.keys(modules).length > 0);
+  // The guest's own tables fit the default, and not a cap below what it starts with.
+  const starts = Object.values(runtime.part('tools').bytes).flatMap((b) => capModule(b, limits).tables.map((t) => t.min));
+  assert.ok(starts.length > 0 && starts.every((n) => n <= limits.tableElements), `${starts}`);
+  const most = Math.max(...starts);
+  await assert.rejects(runtime.modules({ ...limits, tableElements: most - 1 }), new RegExp(`needs ${most} elements`));
 });
