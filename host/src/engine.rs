@@ -86,8 +86,9 @@ pub fn build_engine_with(
         // a reused slot then starts with no page faults (BENCHMARKS.md: instantiate and
         // configure 19.9 -> 8.2 us).
         pool.pagemap_scan(wasmtime::Enabled::Auto);
-        // The world is synchronous: no async fiber stacks (2 ms off engine creation).
-        pool.total_stacks(0);
+        // The world is synchronous, and wasmtime is built without `async` (issue 25: the
+        // host answers WASI itself), so the pool reserves no fiber stacks (2 ms off engine
+        // creation, BENCHMARKS.md).
         // Reserve just what the memory cap allows, so thousands of pooled slots fit in the
         // address space; bounds checks stay elided by the guard region.
         config.memory_reservation(limits.memory_bytes as u64);

@@ -106,6 +106,7 @@ mod poison;
 mod sandbox;
 mod service;
 pub mod telemetry;
+mod wasi;
 
 pub mod config;
 #[cfg(feature = "conformance")]
@@ -138,5 +139,6 @@ pub mod unstable {
     pub use crate::engine::{build_engine, build_engine_with, load_component, load_component_cached};
     pub use crate::gateway::native::Native;
     pub use crate::json5::from_str as json5_from_str;
+    pub use crate::sandbox::link_wasi;
     pub use crate::sandbox::StoreState;
 }

@@ -160,28 +160,19 @@ pub struct AgentSetup {
 
 fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
     use wasmtime::component::HasSelf;
-    use wasmtime_wasi::cli::WasiCli;
-    use wasmtime_wasi::p2::bindings::sync::cli;
 
     SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     // The guarded composition's imports beyond the tools' (the guard's spawn tree, audit).
     bindings::guard::wit_tree::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     bindings::guard::wit_audit::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     // Only what std's runtime imports; see the module docs.
-    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
-    wasmtime_wasi::p2::bindings::sync::io::poll::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
-    wasmtime_wasi::p2::bindings::sync::io::streams::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
-    cli::exit::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::environment::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::stdout::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::stderr::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_input::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_output::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_stdout::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_stderr::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    link_wasi(linker)?;
     Ok(())
+}
+
+/// The sandbox's WASI (`crate::wasi`, without `insecure-seed`) into `linker`.
+pub fn link_wasi(linker: &mut Linker<StoreState>) -> wasmtime::Result<()> {
+    crate::wasi::add_to_linker(linker, |s| &mut s.wasi)
 }
 
 impl Runtime {
