@@ -2,8 +2,9 @@
 //!
 //! The guest gets no files, sockets, environment, clocks or randomness (N16): its imports
 //! are the project's `gateway` and `host` interfaces plus the few WASI interfaces that
-//! `wasm32-wasip2` std links, and those grant nothing (empty environment, closed stdin,
-//! stdout and stderr captured into the host's log, bounded). Every call runs under a CPU
+//! `wasm32-wasip2` std links, answered by the host's own `crate::wasi`, and those grant
+//! nothing (empty environment, closed stdin, stdout and stderr captured into the host's
+//! log, bounded). Every call runs under a CPU
 //! budget and a memory cap; a guest that breaks a limit or traps gets a clear error and
 //! its instance is discarded.
 
