@@ -74,7 +74,7 @@ pub fn run(ctx: &mut Ctx, flows: usize, agents: usize) -> Result<()> {
     let dir = ctx.work.join(format!("jobs-{flows}"));
     let t = Instant::now();
     generate(&dir, &ctx.cache, flows, agents)?;
-    eprintln!("  {flows} pending flows of {agents} agents made in {:.1} s", t.elapsed().as_secs_f64());
+    crate::note!("  {flows} pending flows of {agents} agents made in {:.1} s", t.elapsed().as_secs_f64());
     let exe = std::env::current_exe()?;
     let t = Instant::now();
     let child = Command::new(exe)

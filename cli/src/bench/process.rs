@@ -40,7 +40,7 @@ pub fn sizes(ctx: &mut Ctx) -> Result<()> {
     ));
     match cwasm_in(&ctx.cache) {
         Some((_, len)) => ctx.report.add(Figure::value("sizes", "compiled component (.cwasm in the cache)", len as f64, Unit::Bytes)),
-        None => eprintln!("  no .cwasm in {}", ctx.cache.display()),
+        None => crate::note!("  no .cwasm in {}", ctx.cache.display()),
     }
     if let Ok(exe) = std::env::current_exe().and_then(std::fs::metadata) {
         ctx.report.add(Figure::value("sizes", "session-tools executable", exe.len() as f64, Unit::Bytes));
@@ -217,7 +217,7 @@ pub fn memory(ctx: &mut Ctx, small: &Manifest, agents: &[usize]) -> Result<()> {
     for &n in agents {
         let m = spawn_memory_child(ctx, small, n, false)?;
         if let Some(e) = &m.error {
-            eprintln!("  {n} instances: stopped at {}: {e}", m.live);
+            crate::note!("  {n} instances: stopped at {}: {e}", m.live);
         }
         most_live = most_live.max(m.live);
         let per = |a: &Rss, b: &Rss| {
@@ -330,7 +330,7 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize, layout: Layout) -> Result<()> {
         Layout::Sqlite => (format!("big-{sessions}-sqlite"), "openclaw-agent.sqlite", ", 2026.9 SQLite"),
     };
     let manifest = super::gen::generate(&ctx.work.join(dir), &spec)?;
-    eprintln!(
+    crate::note!(
         "  store of {} sessions{suffix} ({} MiB) generated in {:.1} s",
         thousands(sessions as f64),
         manifest.store_bytes >> 20,
