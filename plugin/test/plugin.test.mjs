@@ -109,7 +109,7 @@ test('register() gives every agent session the five tools, run in the component 
 test('a sandboxed list with messages asks only for the histories it may see', async () => {
   const gateway = gatewayWithTree();
   const runtime = new Runtime(COMPONENT_DIR);
-  const svc = new Service({ runtime, gateway, tree: gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
+  const svc = new Service({ runtime, gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
   try {
     const out = JSON.parse(await svc.call({ agentSessionKey: OWN, sandboxed: true }, 'sessions_list', JSON.stringify({ messageLimit: 2 })));
     assert.deepEqual(out.sessions.map((s) => s.key), [CHILD]);
@@ -127,7 +127,7 @@ test('background jobs are kept under the state directory and resumed after a res
   const runtime = new Runtime(COMPONENT_DIR);
   const config = new DeploymentConfig({ tools: { agentToAgent: { enabled: true, allow: ['*'] } } });
   const make = (rec) =>
-    new Service({ runtime, gateway, tree: gateway, config, stateDir, limits: new AgentLimits(), log: rec.log, jobStore: new DirJobStore(jobsDir) });
+    new Service({ runtime, gateway, config, stateDir, limits: new AgentLimits(), log: rec.log, jobStore: new DirJobStore(jobsDir) });
   // The first gateway process: a send that does not wait starts the agent-to-agent flow.
   const first = make(recorder());
   const sent = JSON.parse(await first.call({ agentSessionKey: OWN }, 'sessions_send', JSON.stringify({ sessionKey: OTHER, message: 'ping', timeoutSeconds: 0 })));
