@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use report::{Figure, Report, Unit};
-use session_tools_host::gateway::embedded::layout::Layout;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
@@ -243,7 +243,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let mut report = Report { machine, mode, figures: Vec::new(), sections: Vec::new(), started, load_at_start };
 
     eprintln!("== engine");
-    let options = EngineOptions { cache_dir: Some(cache.clone()), ..EngineOptions::default() };
+    let options = EngineOptions::default().with_cache_dir(Some(cache.clone()));
     let t = Instant::now();
     let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     report.add(
@@ -268,7 +268,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         drop(engine);
         Ok(ns)
     })?;
-    let small_pool = EngineOptions { pool_instances: 16, ..options.clone() };
+    let small_pool = options.clone().with_pool_instances(16);
     let engine_small = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
         let engine = session_tools_host::unstable::build_engine(&small_pool, &limits)?;
@@ -276,7 +276,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         drop(engine);
         Ok(ns)
     })?;
-    let unpooled = EngineOptions { pooling: false, ..options.clone() };
+    let unpooled = options.clone().with_pooling(false);
     let engine_unpooled = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
         let engine = session_tools_host::unstable::build_engine(&unpooled, &limits)?;

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use session_tools_guest::ports::{self, LogLevel};
+use session_tools_contract::{self as ports, LogLevel};
 use wasmtime::component::{HasData, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -170,6 +170,7 @@ impl WasiView for StoreState {
 }
 
 impl StoreState {
+    /// The state of a new instance's store, from its set-up.
     pub fn new(setup: &AgentSetup) -> StoreState {
         let limits = &setup.limits;
         let stdout = GuestOutput::new(limits.max_log_bytes_per_call);
@@ -229,6 +230,7 @@ impl StoreState {
         self.tree.as_ref()
     }
 
+    /// The WASI CLI context the guest's std runtime reaches (environment, stdio).
     pub fn cli(&mut self) -> wasmtime_wasi::cli::WasiCliCtxView<'_> {
         wasmtime_wasi::cli::WasiCliView::cli(self)
     }
