@@ -116,9 +116,8 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         package = gateway.installation().package.clone();
         crate::note!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
         let live = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).open()?);
-        let service = ServiceBuilder::over_live(&live)
-            .with_engine(EngineOptions { cache_dir: Some(ctx.cache.clone()), ..EngineOptions::default() })
-            .build()?;
+        let service =
+            ServiceBuilder::over_live(&live).with_engine(EngineOptions::default().with_cache_dir(Some(ctx.cache.clone()))).build()?;
         let (port, token) = (gateway.port(), gateway.token().to_string());
         let main = Caller { agent_session_key: Some(REQUESTER.into()), ..Caller::default() };
         let call = |service: &Service, tool: &str, args: &str| -> Result<Value> {
@@ -184,9 +183,8 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         // The same call with every history a `chat.history` request (a gateway on another
         // machine): bound by the gateway's own cost a request (it copies its whole store).
         let rpc_only = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).with_histories_on_disk(false).open()?);
-        let over_rpc = ServiceBuilder::over_live(&rpc_only)
-            .with_engine(EngineOptions { cache_dir: Some(ctx.cache.clone()), ..EngineOptions::default() })
-            .build()?;
+        let over_rpc =
+            ServiceBuilder::over_live(&rpc_only).with_engine(EngineOptions::default().with_cache_dir(Some(ctx.cache.clone()))).build()?;
         let (rpc_stats, theirs_again, c, _) = pair(
             ctx,
             || call(&over_rpc, "sessions_list", r#"{"messageLimit":5}"#),

@@ -50,7 +50,7 @@ use anyhow::{Context, Result};
 use crate::note;
 use crate::progress::Progress;
 use report::{Figure, Report, Unit};
-use session_tools_host::gateway::embedded::layout::Layout;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
@@ -255,7 +255,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let stages = 2 + SECTIONS.iter().filter(|s| wants(args, s)).count();
     let progress = Progress::stages("bench", stages as u64);
     progress.stage("engine");
-    let options = EngineOptions { cache_dir: Some(cache.clone()), ..EngineOptions::default() };
+    let options = EngineOptions::default().with_cache_dir(Some(cache.clone()));
     let t = Instant::now();
     let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     report.add(
@@ -280,7 +280,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         drop(engine);
         Ok(ns)
     })?;
-    let small_pool = EngineOptions { pool_instances: 16, ..options.clone() };
+    let small_pool = options.clone().with_pool_instances(16);
     let engine_small = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
         let engine = session_tools_host::unstable::build_engine(&small_pool, &limits)?;
@@ -288,7 +288,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         drop(engine);
         Ok(ns)
     })?;
-    let unpooled = EngineOptions { pooling: false, ..options.clone() };
+    let unpooled = options.clone().with_pooling(false);
     let engine_unpooled = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
         let engine = session_tools_host::unstable::build_engine(&unpooled, &limits)?;

@@ -17,7 +17,7 @@ use super::sysinfo::{pss, Rss};
 use super::tools::{main_caller, open};
 use super::{BenchArgs, Ctx};
 use crate::sample::copy_dir;
-use session_tools_host::gateway::embedded::layout::Layout;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
@@ -133,7 +133,7 @@ struct MemoryFigures {
 /// In the child: `n` live, configured instances, then one `sessions_list` on each.
 pub fn memory_child(args: &BenchArgs, n: usize) -> Result<i32> {
     let state = args.child_state.clone().ok_or_else(|| anyhow!("--child-state is required"))?;
-    let options = EngineOptions { pooling: true, pool_instances: n as u32 + 16, cache_dir: args.child_cache.clone() };
+    let options = EngineOptions::default().with_pooling(true).with_pool_instances(n as u32 + 16).with_cache_dir(args.child_cache.clone());
     let t = Instant::now();
     let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     let pool_ns = ns_since(t);

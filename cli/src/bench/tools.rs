@@ -17,8 +17,8 @@ use super::stats::{ns_since, sample, sample_pair, Plan, Stats};
 use super::sysinfo::minor_faults;
 use super::Ctx;
 use session_tools_host::config::DeploymentConfig;
-use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
 use session_tools_host::Limits;
 use session_tools_host::{tracing_log, SystemServices};
@@ -38,14 +38,7 @@ pub fn open(dir: &Path) -> Result<Opened> {
     let cfg = session_tools_guest::Config::from_value(&config.raw, &state_dir).map_err(anyhow::Error::msg)?;
     let gateway = EmbeddedGateway::open(dir, config.clone(), Arc::new(EchoRuntime), system_clock())?;
     let services = Arc::new(SystemServices::new(tracing_log()));
-    let setup = AgentSetup {
-        name: "main".into(),
-        gateway: gateway.clone(),
-        services: services.clone(),
-        config: config.guest.clone(),
-        state_dir,
-        limits: Limits::default(),
-    };
+    let setup = AgentSetup::new("main", gateway.clone(), services.clone(), config.guest.clone(), state_dir, Limits::default());
     Ok(Opened { gateway, cfg, services, setup })
 }
 

@@ -27,7 +27,7 @@ type Tweak = fn(&mut Config, &mut PoolingAllocationConfig);
 
 /// `build_engine` of `engine.rs` (pooling, 1,000 slots), then `tweak`.
 fn engine(limits: &Limits, tweak: Tweak) -> Result<Engine> {
-    let options = EngineOptions { pooling: true, pool_instances: 1_000, cache_dir: None };
+    let options = EngineOptions::default().with_pooling(true).with_pool_instances(1_000).with_cache_dir(None);
     build_engine_with(&options, limits, tweak)
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use session_tools_guest::ports::{self, LogLevel};
+use session_tools_contract::{self as ports, LogLevel};
 
 use super::output::GuestOutput;
 use super::AgentSetup;
@@ -156,6 +156,7 @@ pub struct StoreState {
 }
 
 impl StoreState {
+    /// The state of a new instance's store, from its set-up.
     pub fn new(setup: &AgentSetup) -> StoreState {
         let limits = &setup.limits;
         let stdout = GuestOutput::new(limits.max_log_bytes_per_call);
