@@ -318,7 +318,9 @@ impl EmbeddedGateway {
         }
         if let Some(id) = self.session_id(found)? {
             for dir in &dirs {
-                let Some(file) = Confined::inside(dir, &transcript::file_name(id)).map(|f| f.reached_from(&self.state_dir)) else { continue };
+                let Some(file) = Confined::inside(dir, &transcript::file_name(id)).map(|f| f.reached_from(&self.state_dir)) else {
+                    continue;
+                };
                 if !files.contains(&file) {
                     files.push(file);
                 }
