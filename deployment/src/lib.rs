@@ -8,6 +8,7 @@
 //! grammar (an agent id in a limits file is normalised as the gateway does).
 
 #![forbid(unsafe_code)]
+#![deny(missing_docs)]
 
 pub mod guest_config;
 pub mod limits;

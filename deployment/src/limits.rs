@@ -9,8 +9,10 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-/// What one agent's instance may use.
+/// What one agent's instance may use: [`Limits::default`], with fields changed as needed
+/// (limits may be added in a minor release, so the struct is not built field by field).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Linear memory, in bytes (also the size of a pooled memory slot).
     pub memory_bytes: usize,
@@ -21,9 +23,11 @@ pub struct Limits {
     pub wasm_stack_bytes: usize,
     /// Elements of a table.
     pub table_elements: u32,
-    /// Core instances, tables and memories an instance may create.
+    /// Core instances an instance may create.
     pub instances: usize,
+    /// Tables an instance may create.
     pub tables: usize,
+    /// Memories an instance may create.
     pub memories: usize,
     /// Size of a tool call's JSON arguments.
     pub max_argument_bytes: usize,
@@ -85,10 +89,15 @@ impl Default for Limits {
 /// What a limit's value counts, and so how large it may be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unit {
+    /// Mebibytes (of memory).
     MiB,
+    /// Bytes.
     Bytes,
+    /// A number of things.
     Count,
+    /// Milliseconds.
     Milliseconds,
+    /// Seconds.
     Seconds,
 }
 
@@ -175,6 +184,7 @@ impl Limits {
 /// names the plugin reads (camelCase, as jco names the record's fields).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[allow(missing_docs)] // the fields of `Limits` in whole units, as named there
 pub struct LimitValues {
     pub memory_bytes: u64,
     pub cpu_ms: u64,
@@ -231,14 +241,22 @@ fn unknown(origin: &str, key: &str) -> String {
 
 /// Limits for every agent, with per-agent overrides.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AgentLimits {
+    /// The limits of every agent without its own.
     pub default: Limits,
-    /// In a map without a random seed: the guard component that exports this reader
-    /// imports no randomness.
+    /// Agents with limits of their own, by agent id (in a map without a random seed: the
+    /// guard component that exports this reader imports no randomness).
     pub agents: BTreeMap<String, Limits>,
 }
 
 impl AgentLimits {
+    /// Limits for every agent: `default`, and each agent's own.
+    pub fn new(default: Limits, agents: BTreeMap<String, Limits>) -> AgentLimits {
+        AgentLimits { default, agents }
+    }
+
+    /// The limits of an agent (its own, else the default).
     pub fn for_agent(&self, agent: &str) -> &Limits {
         self.agents.get(agent).unwrap_or(&self.default)
     }

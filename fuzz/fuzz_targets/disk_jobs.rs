@@ -48,7 +48,9 @@ fuzz_target!(|data: &[u8]| {
     let log = logged.clone();
     // Short waits and few steps a job (so an input runs in milliseconds); the rest as
     // by default.
-    let limits = Limits { max_wait: Duration::from_millis(1), max_steps_per_job: 8, ..Limits::default() };
+    let mut limits = Limits::default();
+    limits.max_wait = Duration::from_millis(1);
+    limits.max_steps_per_job = 8;
     let service = ServiceBuilder::over_embedded(&gateway)
         .with_runtime(runtime())
         .with_limits(limits)

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-pub use session_tools_deployment::limits::{AgentLimits, Limits};
+pub(crate) use session_tools_deployment::limits::{AgentLimits, Limits};
 
 /// The moment `after` from now, however large `after` is (a guest or a user may ask for
 /// any duration; `Instant` arithmetic would overflow).

@@ -8,9 +8,6 @@ use std::sync::Arc;
 use serde_json::Value;
 use session_tools_deployment::guest_config;
 
-/// The paths the component reads, built in.
-pub use guest_config::PATHS_FILE;
-
 /// The config as an instance is configured with: only what the component reads (see the
 /// module docs). The one way to configure an instance, so nothing else can reach one.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use session_tools_guest::ports::{self, LogLevel};
+use session_tools_contract::{self as ports, LogLevel};
 
 use super::broker::Broker;
 use super::policy::ComponentPolicy;
@@ -20,7 +20,7 @@ use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
 use crate::limits::{AgentLimits, Limits};
 use crate::sandbox::{AgentSetup, Runtime, Services};
-use session_tools_guest::keys::KeyRules;
+use session_tools_grammar::keys::KeyRules;
 
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
@@ -223,7 +223,7 @@ impl ServiceBuilder {
     /// the component refuses is an error here). Blocks for the compilation: well under a
     /// second from the cache, seconds without it.
     pub fn build(self) -> Result<Service> {
-        let mut limits = AgentLimits { default: self.limits, agents: self.agent_limits };
+        let mut limits = AgentLimits::new(self.limits, self.agent_limits);
         if let Some(file) = &self.limits_file {
             match std::fs::read_to_string(file) {
                 Ok(text) => {
@@ -241,7 +241,8 @@ impl ServiceBuilder {
             Some(runtime) => runtime,
             None => {
                 // Pooled memory slots are as large as the largest agent's cap.
-                let engine_limits = Limits { memory_bytes: limits.max_memory(), ..limits.default.clone() };
+                let mut engine_limits = limits.default.clone();
+                engine_limits.memory_bytes = limits.max_memory();
                 let component: &[u8] = self.component.as_deref().unwrap_or(crate::COMPONENT);
                 let runtime = Runtime::new(component, &self.engine, &engine_limits)?;
                 // Once, for the runtime this service made (a cache refused or replaced).
