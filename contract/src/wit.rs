@@ -35,6 +35,29 @@ macro_rules! __wit_plain {
     };
 }
 
+/// Both directions of an enum whose cases carry nothing (for [`wit_records!`] and
+/// [`wit_calls!`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __wit_cases {
+    ($w:ident, $c:ident, $name:ident { $($case:ident),* $(,)? }) => {
+        impl $crate::wit::FromWit<$w::$name> for $c::$name {
+            fn from_wit(r: $w::$name) -> $c::$name {
+                match r {
+                    $($w::$name::$case => $c::$name::$case),*
+                }
+            }
+        }
+        impl $crate::wit::IntoWit<$w::$name> for $c::$name {
+            fn into_wit(self) -> $w::$name {
+                match self {
+                    $($c::$name::$case => $w::$name::$case),*
+                }
+            }
+        }
+    };
+}
+
 /// Implements [`FromWit`] and [`IntoWit`] between the contract's records and those of the
 /// generated `types` module at the given path (written from the crate root, e.g.
 /// `wit_records!(crate::bindings::openclaw::session_tools::types)`).
@@ -47,32 +70,7 @@ macro_rules! wit_records {
             use $crate as c;
             use $crate::wit::{FromWit, IntoWit};
 
-            impl FromWit<w::ErrorKind> for c::ErrorKind {
-                fn from_wit(k: w::ErrorKind) -> c::ErrorKind {
-                    match k {
-                        w::ErrorKind::Timeout => c::ErrorKind::Timeout,
-                        w::ErrorKind::NotFound => c::ErrorKind::NotFound,
-                        w::ErrorKind::Forbidden => c::ErrorKind::Forbidden,
-                        w::ErrorKind::Unavailable => c::ErrorKind::Unavailable,
-                        w::ErrorKind::TooLarge => c::ErrorKind::TooLarge,
-                        w::ErrorKind::Invalid => c::ErrorKind::Invalid,
-                        w::ErrorKind::Other => c::ErrorKind::Other,
-                    }
-                }
-            }
-            impl IntoWit<w::ErrorKind> for c::ErrorKind {
-                fn into_wit(self) -> w::ErrorKind {
-                    match self {
-                        c::ErrorKind::Timeout => w::ErrorKind::Timeout,
-                        c::ErrorKind::NotFound => w::ErrorKind::NotFound,
-                        c::ErrorKind::Forbidden => w::ErrorKind::Forbidden,
-                        c::ErrorKind::Unavailable => w::ErrorKind::Unavailable,
-                        c::ErrorKind::TooLarge => w::ErrorKind::TooLarge,
-                        c::ErrorKind::Invalid => w::ErrorKind::Invalid,
-                        c::ErrorKind::Other => w::ErrorKind::Other,
-                    }
-                }
-            }
+            $crate::__wit_cases!(w, c, ErrorKind { Timeout, NotFound, Forbidden, Unavailable, TooLarge, Invalid, Other });
             impl FromWit<w::GatewayError> for c::GatewayError {
                 fn from_wit(e: w::GatewayError) -> c::GatewayError {
                     c::GatewayError { kind: c::ErrorKind::from_wit(e.kind), message: e.message }
@@ -323,22 +321,7 @@ macro_rules! wit_calls {
                 }
             }
 
-            impl FromWit<wp::Decision> for p::Decision {
-                fn from_wit(d: wp::Decision) -> p::Decision {
-                    match d {
-                        wp::Decision::Allow => p::Decision::Allow,
-                        wp::Decision::Deny => p::Decision::Deny,
-                    }
-                }
-            }
-            impl IntoWit<wp::Decision> for p::Decision {
-                fn into_wit(self) -> wp::Decision {
-                    match self {
-                        p::Decision::Allow => wp::Decision::Allow,
-                        p::Decision::Deny => wp::Decision::Deny,
-                    }
-                }
-            }
+            $crate::__wit_cases!(wp, p, Decision { Allow, Deny });
             $crate::__wit_plain!(wp, p, PolicyEntry { send_policy, channel, last_channel, chat_type });
             impl FromWit<wp::PolicyInput> for p::PolicyInput {
                 fn from_wit(i: wp::PolicyInput) -> p::PolicyInput {
@@ -350,24 +333,7 @@ macro_rules! wit_calls {
                     wp::PolicyInput { entry: self.entry.map(IntoWit::into_wit), session_key: self.session_key, channel: self.channel, chat_type: self.chat_type }
                 }
             }
-            impl FromWit<wp::SendMode> for p::SendMode {
-                fn from_wit(m: wp::SendMode) -> p::SendMode {
-                    match m {
-                        wp::SendMode::Allow => p::SendMode::Allow,
-                        wp::SendMode::Deny => p::SendMode::Deny,
-                        wp::SendMode::Inherit => p::SendMode::Inherit,
-                    }
-                }
-            }
-            impl IntoWit<wp::SendMode> for p::SendMode {
-                fn into_wit(self) -> wp::SendMode {
-                    match self {
-                        p::SendMode::Allow => wp::SendMode::Allow,
-                        p::SendMode::Deny => wp::SendMode::Deny,
-                        p::SendMode::Inherit => wp::SendMode::Inherit,
-                    }
-                }
-            }
+            $crate::__wit_cases!(wp, p, SendMode { Allow, Deny, Inherit });
             impl FromWit<wp::SendCommand> for p::SendCommand {
                 fn from_wit(s: wp::SendCommand) -> p::SendCommand {
                     match s {

@@ -553,6 +553,20 @@ impl Runs {
                 self.end(file.clone(), Finished::failed(error, file.started_at, now));
             }
             None => {
+                // Its message may not have been appended before its owner died: append it
+                // (checked, so never twice) before the attempt is counted, so a process
+                // stopped between the two leaves the run as it found it, and only a start
+                // that really happened uses up an attempt (issue 20: two stops in a row
+                // before the message must not lose the run).
+                if let Some(steps) = self.steps() {
+                    if let Err(e) = steps.append_message(&file, true) {
+                        crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
+                        drop(lock);
+                        let now = self.now();
+                        self.end(file, Finished::failed(format!("cannot run it again: {e}"), now, now));
+                        return true;
+                    }
+                }
                 file.attempts += 1;
                 if let Err(e) = self.write(&file) {
                     self.warn(&format!("cannot adopt run {run_id}: {e}"));
@@ -560,14 +574,6 @@ impl Runs {
                 }
                 crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
                 drop(lock);
-                // Its message may not have been appended before its owner died.
-                if let Some(steps) = self.steps() {
-                    if let Err(e) = steps.append_message(&file, true) {
-                        let now = self.now();
-                        self.end(file, Finished::failed(format!("cannot run it again: {e}"), now, now));
-                        return true;
-                    }
-                }
                 self.start(file);
             }
         }
