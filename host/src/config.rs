@@ -6,6 +6,7 @@
 //! each instance is configured with the paths the component reads and nothing else
 //! ([`GuestConfig`], N16), and rejects what is not valid.
 
+mod era;
 mod guest;
 
 pub use guest::{GuestConfig, PATHS_FILE};
@@ -85,6 +86,8 @@ impl DeploymentConfig {
         if !raw.is_object() {
             return Err(Error::Config { origin: origin.to_string(), message: "must hold a JSON object".into() });
         }
+        // One shape for everything that reads it, whichever era wrote it (E2).
+        let raw = era::documents_shape(raw);
         let get = |path: &[&str]| path.iter().try_fold(&raw, |v, k| v.get(*k));
         let agents: Vec<(String, bool)> = get(&["agents", "list"])
             .and_then(Value::as_array)

@@ -1,6 +1,8 @@
-//! A running OpenClaw gateway, reached over its WebSocket protocol v3
-//! (`../shared/spec/openclaw-gateway-protocol.md`): the third backend of [`Gateway`], next to
-//! the embedded and the scripted ones.
+//! A running OpenClaw gateway, reached over its WebSocket protocol, v3 (OpenClaw 2026.1.x,
+//! `../shared/spec/openclaw-gateway-protocol.md`) or v4 (2026.5 and later,
+//! `../shared/spec/openclaw-2026.9.md`): the third backend of [`Gateway`], next to the
+//! embedded and the scripted ones. The protocol is negotiated at the handshake, never
+//! configured (E1); what differs between the two is in [`era`].
 //!
 //! One [`LiveGateway`] holds one connection, shared by every agent instance of the process;
 //! requests are multiplexed over it by id, each with its own timeout. The connection is
@@ -24,6 +26,7 @@
 
 mod connection;
 mod device;
+mod era;
 mod frames;
 mod local;
 mod on_disk;
@@ -59,6 +62,10 @@ const MAX_TREE: usize = 10_000;
 /// Runs remembered for [`SessionTree::run_session`].
 const MAX_RUNS: usize = 10_000;
 
+/// Rows one `sessions.list` without a limit gathers at most over protocol 4's pages; more
+/// is an error that says so, never a list cut silently (E6).
+const MAX_LISTED: usize = 100_000;
+
 /// How to reach a running gateway. Defaults: no secret (the gateway then refuses), a
 /// device identity only with a password (at `$XDG_CONFIG_HOME/session-tools/device.json`),
 /// 10 s to connect, 30 s a request, answers up to 64 MiB, reconnection backoff from
@@ -90,7 +97,10 @@ impl LiveGatewayBuilder {
         self
     }
 
-    /// Where the device identity is kept (made on first use).
+    /// Where the device identity is kept (made on first use). Given, the identity is
+    /// presented with a token too: a gateway of 2026.5 or later grants a token from
+    /// another machine no scopes without one (its pairing is then approved on the
+    /// gateway, `openclaw devices approve`).
     pub fn with_device_identity(mut self, path: impl Into<PathBuf>) -> Self {
         self.device_path = Some(path.into());
         self
@@ -143,8 +153,8 @@ impl LiveGatewayBuilder {
             )));
         };
         let device = match &auth {
-            Auth::Token(_) => None,
-            Auth::Password(_) => {
+            Auth::Token(_) if self.device_path.is_none() => None,
+            Auth::Token(_) | Auth::Password(_) => {
                 let path = self.device_path.clone().or_else(device::default_path).ok_or_else(|| {
                     Error::Gateway("password authentication needs a device identity, and there is no home directory to keep it in".into())
                 })?;
@@ -180,7 +190,13 @@ impl LiveGatewayBuilder {
         let config = config_of(&snapshot, &url)?;
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
-        let on_disk = if self.on_disk { on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config) } else { None };
+        // The files read directly are those of protocol 3's era (`sessions.json`); a newer
+        // gateway's histories are asked of it (E4).
+        let on_disk = if self.on_disk && !era::Protocol(hello.protocol).is_v4() {
+            on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config)
+        } else {
+            None
+        };
         Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()), on_disk })
     }
 }
@@ -332,6 +348,46 @@ impl LiveGateway {
         self.hello.server_version.as_deref()
     }
 
+    /// The protocol negotiated at the handshake (`hello-ok.protocol`): 3 for OpenClaw
+    /// 2026.1.x, 4 for 2026.5 and later. Reconnections offer the same range again.
+    pub fn protocol(&self) -> u64 {
+        self.hello.protocol
+    }
+
+    fn era(&self) -> era::Protocol {
+        era::Protocol(self.hello.protocol)
+    }
+
+    /// A whole `sessions.list` answer: protocol 4's pages gathered when no limit was
+    /// asked (E6), each row's parent as `spawnedBy` (E5).
+    fn list(&self, params: &ListParams) -> GatewayResult<Value> {
+        let first = self.link.call("sessions.list", self.era().list_params(params, 0), true)?;
+        self.rest_of(params, first)
+    }
+
+    /// The pages after `first` (protocol 4, no limit asked), appended to it.
+    fn rest_of(&self, params: &ListParams, mut answer: Value) -> GatewayResult<Value> {
+        let era = self.era();
+        let mut offset = 0;
+        let mut page = answer.clone();
+        while let Some(next) = era.next_page(params, offset, &page) {
+            let listed = answer.get("sessions").and_then(Value::as_array).map_or(0, Vec::len);
+            if listed >= MAX_LISTED {
+                return Err(GatewayError::of(
+                    ErrorKind::Other,
+                    format!("the gateway at {} lists more than {MAX_LISTED} sessions for one request; narrow it (a limit, an agent, a label)", self.link.url),
+                ));
+            }
+            page = self.link.call("sessions.list", era.list_params(params, next), true)?;
+            let rows = page.get("sessions").and_then(Value::as_array).cloned().unwrap_or_default();
+            if let Some(all) = answer.get_mut("sessions").and_then(Value::as_array_mut) {
+                all.extend(rows);
+            }
+            offset = next;
+        }
+        Ok(era::with_lineage(answer))
+    }
+
     /// Whether histories are read from the gateway's state directory on this machine (see
     /// [`LiveGatewayBuilder::with_histories_on_disk`]).
     pub fn reads_histories_on_disk(&self) -> bool {
@@ -372,7 +428,7 @@ impl LiveGateway {
     /// among them), if it exists.
     pub fn row(&self, key: &str) -> GatewayResult<Option<Value>> {
         let canonical = self.canonical(key);
-        let answer = self.link.call("sessions.list", row_search(&canonical), true)?;
+        let answer = self.list(&row_search(&canonical))?;
         Ok(answer
             .get("sessions")
             .and_then(Value::as_array)
@@ -400,13 +456,13 @@ impl LiveGateway {
 
 /// The `sessions.list` params that find one session by its key (the gateway's `search`
 /// matches key substrings; the exact key is picked from the answer).
-fn row_search(canonical: &str) -> Value {
-    json!({"search": canonical, "includeGlobal": true, "includeUnknown": true})
+fn row_search(canonical: &str) -> ListParams {
+    ListParams { search: Some(canonical.to_string()), include_global: Some(true), include_unknown: Some(true), ..ListParams::default() }
 }
 
 impl Gateway for LiveGateway {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
-        let list = self.link.call("sessions.list", wire::list_params(params), true).map(|v| wire::session_list(&v))?;
+        let list = self.list(params).map(|v| wire::session_list(&v))?;
         if let Some(on_disk) = &self.on_disk {
             on_disk.remember(&list.sessions, |k| self.canonical(k));
         }
@@ -418,7 +474,7 @@ impl Gateway for LiveGateway {
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
-        self.link.call("chat.history", wire::history_params(params), true).map(|v| wire::history(&v))
+        self.link.call("chat.history", self.era().history_params(params), true).map(|v| wire::history(&v))
     }
 
     fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
@@ -431,7 +487,7 @@ impl Gateway for LiveGateway {
         let mut answers = if asked.is_empty() {
             Vec::new()
         } else {
-            self.link.call_many("chat.history", asked.iter().map(|p| wire::history_params(p)).collect())
+            self.link.call_many("chat.history", asked.iter().map(|p| self.era().history_params(p)).collect())
         }
         .into_iter();
         read.iter_mut()
@@ -445,7 +501,12 @@ impl Gateway for LiveGateway {
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
         // The first answer (`accepted`) is the one the tools wait for; the idempotency key
         // makes a resend after a drop safe (the gateway answers its cached state).
-        let answer = self.link.call("agent", wire::agent_params(params), true)?;
+        // Protocol 4 makes a child with `sessions.create` first (E5). Not resent after a
+        // drop: a second creation of the same key is not the gateway's no-op.
+        if let Some(create) = self.era().create_child(params) {
+            self.link.call("sessions.create", create, false)?;
+        }
+        let answer = self.link.call("agent", self.era().agent_params(params), true)?;
         let accepted = wire::agent_accepted(&answer);
         let run = accepted.run_id.clone().unwrap_or_else(|| params.idempotency_key.clone());
         // Newer gateways say whose run it is (an idempotency key they know answers that
@@ -481,16 +542,19 @@ impl SessionTree for LiveGateway {
 
     /// The trees, a level at a time: `sessions.list {spawnedBy}` for each session of a
     /// level, at once (the gateway's rows do not carry their parent, and every edge would
-    /// take the whole store). At most 10,000 sessions: a larger tree is cut, which only
+    /// take the whole store; on protocol 4 `spawnedBy` also finds the children that name
+    /// their parent as `parentSessionKey`, E5, and each is read to its last page, E6). At most 10,000 sessions: a larger tree is cut, which only
     /// hides sessions from a restricted caller (fail closed).
     fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
         let mut seen: HashSet<String> = roots.iter().map(|r| self.canonical(r)).collect();
         let mut level: Vec<String> = seen.iter().cloned().collect();
         while !level.is_empty() && seen.len() < MAX_TREE {
-            let params = level.iter().map(|parent| json!({"spawnedBy": parent})).collect();
+            let asked: Vec<ListParams> =
+                level.iter().map(|parent| ListParams { spawned_by: Some(parent.clone()), ..ListParams::default() }).collect();
+            let params = asked.iter().map(|p| self.era().list_params(p, 0)).collect();
             let mut next = Vec::new();
-            for answer in self.link.call_many("sessions.list", params) {
-                for row in wire::session_list(&answer?).sessions {
+            for (p, answer) in asked.iter().zip(self.link.call_many("sessions.list", params)) {
+                for row in wire::session_list(&self.rest_of(p, answer?)?).sessions {
                     if seen.len() < MAX_TREE && seen.insert(row.key.clone()) {
                         next.push(row.key);
                     }
@@ -503,10 +567,11 @@ impl SessionTree for LiveGateway {
 
     fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
         let keys: Vec<String> = keys.iter().map(|k| self.canonical(k)).collect();
-        let answers = self.link.call_many("sessions.list", keys.iter().map(|k| row_search(k)).collect());
+        let asked: Vec<ListParams> = keys.iter().map(|k| row_search(k)).collect();
+        let answers = self.link.call_many("sessions.list", asked.iter().map(|p| self.era().list_params(p, 0)).collect());
         let mut rows = Vec::new();
-        for (key, answer) in keys.iter().zip(answers) {
-            let list = wire::session_list(&answer?);
+        for ((key, p), answer) in keys.iter().zip(&asked).zip(answers) {
+            let list = wire::session_list(&self.rest_of(p, answer?)?);
             rows.extend(list.sessions.into_iter().filter(|row| &row.key == key));
         }
         Ok(rows)
