@@ -13,7 +13,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { connectionDetails, GatewayConnection, loadGatewayClientModules } from './gateway-connection.mjs';
+import * as era from './era.mjs';
+import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
 
 /** Batches (a list's histories, a level of a spawn tree) in flight at once. */
@@ -72,7 +73,28 @@ export async function loadCallGateway(explicit) {
  * of gateway-histories.mjs, or null); `log(level, message)` says which.
  */
 export async function connectToGateway({ explicit, gatewayConfig, log = () => {} }) {
-  const found = findCallModule(explicit);
+  let found;
+  try {
+    found = findCallModule(explicit);
+  } catch (e) {
+    // OpenClaw 2026.5 and later: no dist/gateway/call.js; the plugin SDK's client (E1).
+    let modules;
+    try {
+      modules = await loadSdkGatewayModules();
+    } catch (sdk) {
+      throw new Error(`${e.message}; ${sdk.message}`);
+    }
+    const connection = new GatewayConnection(modules, loopbackDetails(gatewayConfig ?? {}));
+    log('info', `gateway calls go through the plugin SDK's gateway client (${connection.details.url})`);
+    return {
+      persistent: true,
+      connection,
+      histories: null,
+      protocol: () => connection.protocol,
+      callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
+      close: () => connection.stop(),
+    };
+  }
   let histories = null;
   try {
     histories = new GatewayHistories(await loadHistoryModules(found));
@@ -87,12 +109,14 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
       persistent: true,
       connection,
       histories,
+      protocol: () => connection.protocol,
       callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
       close: () => connection.stop(),
     };
   } catch (e) {
     log('warn', `no persistent gateway connection (${e.message}); every gateway call opens its own through callGateway`);
-    return { persistent: false, histories, callGateway: await loadCallGateway(explicit), close: () => {} };
+    // The packages with `callGateway` speak protocol 3.
+    return { persistent: false, histories, protocol: () => 3, callGateway: await loadCallGateway(explicit), close: () => {} };
   }
 }
 
@@ -127,8 +151,10 @@ export class OpenClawGateway {
    * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (config.mjs);
    * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
    */
-  constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000 }) {
+  constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000, protocol = () => 3 }) {
     this.callGateway = callGateway;
+    /** The protocol the connection negotiated, for what differs between eras (era.mjs). */
+    this.protocol = protocol;
     this.closeConnection = close;
     this.localHistories = histories ?? null;
     this.gatewayConfig = gatewayConfig;
@@ -137,7 +163,39 @@ export class OpenClawGateway {
     this.runs = new Map();
   }
 
+  /** A gateway call in wire JSON, sent as the negotiated protocol takes it (era.mjs). */
   async call(method, params) {
+    const protocol = this.protocol();
+    if (method === 'sessions.list') return this.list(params ?? {});
+    if (method === 'chat.history') return this.rawCall(method, era.historyParams(protocol, params));
+    if (method === 'agent') {
+      const steps = era.spawnSteps(protocol, params);
+      if (steps) {
+        await this.rawCall('sessions.create', steps.create);
+        return this.rawCall('agent', steps.agent);
+      }
+    }
+    return this.rawCall(method, params);
+  }
+
+  /** A whole `sessions.list`: protocol 4's pages gathered (E6), parents as `spawnedBy` (E5). */
+  async list(params) {
+    const protocol = this.protocol();
+    const answer = await this.rawCall('sessions.list', era.listParams(protocol, params, 0));
+    let page = answer;
+    let offset = 0;
+    for (let next = era.nextPage(protocol, params, offset, page); next !== undefined; next = era.nextPage(protocol, params, offset, page)) {
+      if ((answer.sessions?.length ?? 0) >= era.MAX_LISTED) {
+        throw Object.assign(new Error(`the gateway lists more than ${era.MAX_LISTED} sessions for one request; narrow it`), { kind: 'other' });
+      }
+      page = await this.rawCall('sessions.list', era.listParams(protocol, params, next));
+      if (Array.isArray(page?.sessions) && Array.isArray(answer.sessions)) answer.sessions.push(...page.sessions);
+      offset = next;
+    }
+    return era.withLineage(answer);
+  }
+
+  async rawCall(method, params) {
     const timeoutMs = method === 'agent.wait' ? (params.timeoutMs ?? 0) + WAIT_MARGIN_MS : this.requestTimeoutMs;
     let answer;
     try {

@@ -10,8 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import plugin, { register } from '../index.mjs';
-import { DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
-import { DeploymentConfig } from '../lib/config.mjs';
+import { callerOf, DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
+import { DeploymentConfig, documentsShape } from '../lib/config.mjs';
+import * as era from '../lib/era.mjs';
 import { DirJobStore } from '../lib/jobs.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -37,6 +38,60 @@ test('both manifests and the package name the plugin, its entry and its config s
   assert.deepEqual(pkg.clawdbot.extensions, ['./index.mjs']);
   assert.ok(existsSync(join(PLUGIN_DIR, 'package-lock.json')));
   assert.equal(typeof plugin.register, 'function');
+  // OpenClaw 2026.9 registers only the agent tools a manifest names (exactly).
+  assert.deepEqual(manifest.contracts.tools, Object.values(DEFAULT_TOOL_NAMES));
+});
+
+test('2026.9: the tool context with its reply target, a service start that never throws, one config shape', async () => {
+  assert.deepEqual(
+    callerOf({ sessionKey: OWN, agentId: 'main', sandboxed: true, senderIsOwner: false, deliveryContext: { channel: 'discord', to: 'channel:1', accountId: 'default', threadId: 42 } }),
+    { agentSessionKey: OWN, agentChannel: 'discord', agentAccountId: 'default', agentTo: 'channel:1', agentThreadId: '42', sandboxed: true },
+  );
+  assert.equal(callerOf({ agentId: 'ops' }).requesterAgentIdOverride, 'ops');
+  assert.equal(callerOf({ sessionKey: OWN, messageChannel: 'telegram' }).agentChannel, 'telegram');
+
+  const stateDir = mkdtempSync(join(tmpdir(), 'session-tools-state-'));
+  const api = fakeApi({}, stateDir);
+  let attempts = 0;
+  register(api, {
+    makeGateway: async () => {
+      attempts += 1;
+      throw new Error('cannot reach the gateway');
+    },
+  });
+  await api.services[0].start({ stateDir });
+  assert.equal(attempts, 1);
+  assert.ok(api.logs.some((m) => /cannot start yet \(cannot reach the gateway\); trying again/.test(m)), api.logs.join('\n'));
+  await api.services[0].stop();
+
+  const shaped = documentsShape({
+    agents: { defaults: { systemAgent: { agentId: 'ops' } }, entries: { main: {}, ops: { subagents: { allowAgents: ['main'] } } } },
+    session: { agentToAgent: { maxPingPongTurns: 2 } },
+  });
+  assert.deepEqual(shaped.agents.list, [{ id: 'main' }, { id: 'ops', subagents: { allowAgents: ['main'] }, default: true }]);
+  assert.deepEqual(shaped.session.agentToAgent, {});
+  const config = new DeploymentConfig({ agents: { defaults: { systemAgent: { agentId: 'ops' } }, entries: { main: {}, ops: {} } } });
+  assert.equal(config.defaultAgent, 'ops');
+  const documents = { agents: { list: [{ id: 'main' }] }, session: { agentToAgent: { maxPingPongTurns: 2 } } };
+  assert.equal(documentsShape(documents), documents);
+});
+
+test('2026.9: each request built for the negotiated protocol', () => {
+  assert.deepEqual(era.listParams(3, { spawnedBy: OWN }), { spawnedBy: OWN });
+  assert.deepEqual(era.listParams(4, { spawnedBy: OWN }, 500), { spawnedBy: OWN, limit: era.PAGE, offset: 500 });
+  assert.deepEqual(era.listParams(4, { limit: 5 }), { limit: 5 });
+  assert.equal(era.nextPage(4, {}, 0, { sessions: [{}, {}], hasMore: true }), 2);
+  assert.equal(era.nextPage(4, {}, 0, { sessions: [{}], hasMore: false }), undefined);
+  assert.equal(era.nextPage(3, {}, 0, { sessions: [{}], hasMore: true }), undefined);
+  assert.deepEqual(era.withLineage({ sessions: [{ key: 'c', parentSessionKey: OWN }] }).sessions[0].spawnedBy, OWN);
+  assert.equal(era.historyParams(4, { sessionKey: OWN }).maxChars, 500_000);
+  assert.equal(era.historyParams(3, { sessionKey: OWN }).maxChars, undefined);
+  const spawn = { message: 't', sessionKey: CHILD, idempotencyKey: 'i', label: 'l', spawnedBy: OWN };
+  assert.equal(era.spawnSteps(3, spawn), null);
+  assert.deepEqual(era.spawnSteps(4, spawn), {
+    create: { key: CHILD, parentSessionKey: OWN, agentId: 'main', label: 'l' },
+    agent: { message: 't', sessionKey: CHILD, idempotencyKey: 'i' },
+  });
 });
 
 test('the plugin config: own tool names (never a core one), limits per agent', () => {

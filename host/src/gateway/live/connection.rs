@@ -285,9 +285,7 @@ impl Connection {
                 Message::Close(frame) => {
                     let (code, reason) = frame.map_or((0, String::new()), |f| (u16::from(f.code), f.reason.to_string()));
                     return Err(match code {
-                        1002 => {
-                            ConnectError::Fatal(format!("the gateway at {url} speaks none of {} ({reason})", frames::spoken()))
-                        }
+                        1002 => ConnectError::Fatal(format!("the gateway at {url} speaks none of {} ({reason})", frames::spoken())),
                         1008 => ConnectError::Fatal(format!("the gateway at {url} refused the connection: {reason}")),
                         _ => ConnectError::Transient(format!("the gateway at {url} closed during the handshake ({code} {reason})")),
                     });

@@ -77,18 +77,8 @@ impl Device {
     /// The `device` of a connect request, signed for the challenge's nonce.
     pub fn connect_field(&self, token: Option<&str>, nonce: &str, signed_at_ms: u64) -> Value {
         let id = self.id();
-        let payload = [
-            "v2",
-            &id,
-            CLIENT_ID,
-            CLIENT_MODE,
-            ROLE,
-            &SCOPES.join(","),
-            &signed_at_ms.to_string(),
-            token.unwrap_or(""),
-            nonce,
-        ]
-        .join("|");
+        let payload =
+            ["v2", &id, CLIENT_ID, CLIENT_MODE, ROLE, &SCOPES.join(","), &signed_at_ms.to_string(), token.unwrap_or(""), nonce].join("|");
         let signature = self.key.sign(payload.as_bytes());
         json!({
             "id": id,

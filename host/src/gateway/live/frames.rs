@@ -312,7 +312,12 @@ mod tests {
             details: Some(json!({"missingScope": "operator.sessions.read", "requiredScopes": ["operator.sessions.read"]})),
         };
         let said = request_error(url, "sessions.list", &missing);
-        assert!(said.starts_with("the gateway at ws://10.0.0.2:1 refused sessions.list: this connection lacks the scope operator.sessions.read"), "{said}");
+        assert!(
+            said.starts_with(
+                "the gateway at ws://10.0.0.2:1 refused sessions.list: this connection lacks the scope operator.sessions.read"
+            ),
+            "{said}"
+        );
         assert!(said.contains("openclaw devices approve"), "{said}");
         let forbidden = ErrorShape { code: "FORBIDDEN".into(), message: "nope".into(), details: None };
         assert!(request_error(url, "sessions.delete", &forbidden).contains("forbids sessions.delete"));

@@ -375,7 +375,10 @@ impl LiveGateway {
             if listed >= MAX_LISTED {
                 return Err(GatewayError::of(
                     ErrorKind::Other,
-                    format!("the gateway at {} lists more than {MAX_LISTED} sessions for one request; narrow it (a limit, an agent, a label)", self.link.url),
+                    format!(
+                        "the gateway at {} lists more than {MAX_LISTED} sessions for one request; narrow it (a limit, an agent, a label)",
+                        self.link.url
+                    ),
                 ));
             }
             page = self.link.call("sessions.list", era.list_params(params, next), true)?;
