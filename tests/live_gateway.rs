@@ -395,11 +395,12 @@ fn the_command_line_works_against_a_running_gateway() {
     assert!(stderr(&out).contains(&format!("gateway token rejected by {url}")), "{}", stderr(&out));
 }
 
-/// Fields a 2026.9 gateway's rows fill from its config and catalog rather than from the
-/// session's entry (`tests/sqlite_state.rs`, README "2026.9 state"), made neutral in both
-/// answers; and each object's keys sorted (a row's fields come in the order its gateway
+/// An answer with what differs by design between a 2026.9 gateway and the embedded one
+/// made neutral: the fields its rows fill from its config and catalog rather than from the
+/// session's entry (`tests/sqlite_state.rs`, README "2026.9 state"), what its history
+/// projection drops (E4); and each object's keys sorted (a row's fields come in the order its gateway
 /// keeps them, which differs between the SQLite entry and the embedded reading of it).
-fn without_resolved_model(text: &str) -> String {
+fn comparable(text: &str) -> String {
     fn sorted(value: Value) -> Value {
         match value {
             Value::Object(map) => {
@@ -411,7 +412,36 @@ fn without_resolved_model(text: &str) -> String {
             other => other,
         }
     }
+    /// What 2026.9's `chat.history` display projection removes (E4, README; as
+    /// `tests/sqlite_state.rs` shows): assistant control replies, thinking signatures and
+    /// a tool result's `details`.
+    fn displayed(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Array(messages)) = map.get_mut("messages") {
+                    messages.retain(|m| {
+                        let text = m["content"].as_array().and_then(|c| c.first()).and_then(|p| p["text"].as_str()).map(str::trim);
+                        !(m["role"] == "assistant" && matches!(text, Some("NO_REPLY") | Some("ANNOUNCE_SKIP") | Some("REPLY_SKIP")))
+                    });
+                    for m in messages.iter_mut().filter_map(Value::as_object_mut) {
+                        if m.get("role").and_then(Value::as_str) == Some("toolResult") {
+                            m.remove("details");
+                        }
+                        if let Some(Value::Array(parts)) = m.get_mut("content") {
+                            for part in parts.iter_mut().filter_map(Value::as_object_mut) {
+                                part.remove("thinkingSignature");
+                            }
+                        }
+                    }
+                }
+                map.values_mut().for_each(displayed);
+            }
+            Value::Array(items) => items.iter_mut().for_each(displayed),
+            _ => {}
+        }
+    }
     let Ok(mut value) = serde_json::from_str::<Value>(text) else { return text.to_string() };
+    displayed(&mut value);
     if let Some(rows) = value.get_mut("sessions").and_then(Value::as_array_mut) {
         for row in rows.iter_mut().filter_map(Value::as_object_mut) {
             for field in ["model", "modelProvider", "contextTokens", "totalTokens", "thinkingLevel"] {
@@ -450,8 +480,8 @@ fn the_tools_work_through_a_running_openclaw_2026_9_gateway() {
     let embedded = Served::open(embedded_state.path(), |g| g.with_config_path(&config_path), |s| s).unwrap();
     for (key, sandboxed, tool, args) in READS {
         let who = caller(key, *sandboxed);
-        let a = without_resolved_model(&answer(&service, &who, tool, args, live_state.path()));
-        let b = without_resolved_model(&answer(&embedded, &who, tool, args, embedded_state.path()));
+        let a = comparable(&answer(&service, &who, tool, args, live_state.path()));
+        let b = comparable(&answer(&embedded, &who, tool, args, embedded_state.path()));
         assert_eq!(a, b, "{key} (sandboxed: {sandboxed}) {tool} {args}: live 2026.9 vs embedded");
         assert!(!a.starts_with("error:"), "{tool} {args}: {a}");
     }

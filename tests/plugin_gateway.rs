@@ -26,11 +26,11 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::openclaw::{
-    deep_merge, file_tail, install, install_plugin, pack, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, DEFAULT_PACKAGE,
-    OPENCLAW_PACKAGE,
+    deep_merge, file_tail, install, install_plugin, pack, Era, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest,
+    DEFAULT_PACKAGE, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
-use session_tools_tests::{engine_options, sample_copy};
+use session_tools_tests::{engine_options, imported_sample, sample_copy};
 
 /// The core session tools, and the plugin's default names for them (`plugin/README.md`).
 const CORE: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];
@@ -112,7 +112,13 @@ struct Scene {
 fn start(package: &str) -> Scene {
     let tgz = packed();
     let installation = install(package).unwrap_or_else(|e| panic!("installing {package}: {e}"));
-    let state = sample_copy();
+    let today = installation.era == Era::Today;
+    // Today's gateway runs on the sample as its own doctor imports it into SQLite.
+    let state = if today {
+        imported_sample(|_| {}).unwrap_or_else(|e| panic!("importing the sample for {package} failed:\n{e}"))
+    } else {
+        sample_copy()
+    };
     let plugins = install_plugin(&installation, state.path(), tgz).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(plugins["entries"]["session-tools"]["enabled"], true, "{plugins:#}");
     assert!(state.path().join("extensions/session-tools/openclaw.plugin.json").is_file());
@@ -128,9 +134,12 @@ fn start(package: &str) -> Scene {
                 "subagents": {"tools": {"deny": PLUGIN}},
             },
             "agents": {"defaults": {"sandbox": {"mode": "non-main"}, "subagents": {"model": "mock/mock-1"}}},
-            "session": {"agentToAgent": {"maxPingPongTurns": 2}},
         }),
     );
+    if !today {
+        // Retired by 2026.9, which fixes the ping-pong at 5 turns (E2).
+        config["session"] = json!({"agentToAgent": {"maxPingPongTurns": 2}});
+    }
     let docker = tempfile::tempdir().unwrap();
     let path = format!(
         "{}:{}:{}",
@@ -143,7 +152,7 @@ fn start(package: &str) -> Scene {
     // did already (`ensureClawdbotCliOnPath`); the stand-in must stay first.
     let env =
         vec![("PATH".into(), path), ("CLAWDBOT_PATH_BOOTSTRAPPED".into(), "1".into()), ("OPENCLAW_PATH_BOOTSTRAPPED".into(), "1".into())];
-    let options = GatewayOptions { extra_config: config, env, ..GatewayOptions::default() };
+    let options = GatewayOptions { extra_config: config, env, startup_timeout: Duration::from_secs(240), ..GatewayOptions::default() };
     let gateway = Gateway::start_installed(installation, state.path(), options)
         .unwrap_or_else(|e| panic!("starting {package} with the plugin installed failed:\n{e}"));
     eprintln!("[plugin_gateway] {package} with the plugin up on port {} in {:.1} s", gateway.port(), started.elapsed().as_secs_f64());
@@ -271,7 +280,8 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
     let count =
         |requests: &[ModelRequest], what: &str| requests.iter().filter(|r| r.system_prompt().unwrap_or_default().contains(what)).count();
     scene.wait_for("the ping-pong's announce step", Duration::from_secs(120), |r| count(r, "Agent-to-agent announce step") == 1);
-    assert_eq!(count(&scene.model.requests(), "Agent-to-agent reply step"), 2, "maxPingPongTurns 2");
+    let turns = if scene.gateway.era() == Era::Today { 5 } else { 2 };
+    assert_eq!(count(&scene.model.requests(), "Agent-to-agent reply step"), turns, "the ping-pong's turns");
 
     // A spawn: the child is not offered the tools (N12), and its completion is announced.
     let spawned = scene.turn(MAIN, "st_sessions_spawn", r#"{"task": "compute the answer", "label": "answer"}"#).json();
@@ -327,4 +337,12 @@ fn the_plugin_serves_the_agents_of_clawdbot_2026_1_24() {
 #[test]
 fn the_plugin_serves_the_agents_of_openclaw_2026_1_29() {
     the_plugin_serves_the_gateway_s_agents(OPENCLAW_PACKAGE);
+}
+
+/// Today's OpenClaw, from the same packed plugin: its manifest's `contracts.tools`, the
+/// bridge through the plugin SDK's gateway client, protocol 4's spawn, and the five tools
+/// offered directly with Tool Search on (its default).
+#[test]
+fn the_plugin_serves_the_agents_of_openclaw_2026_9_6() {
+    the_plugin_serves_the_gateway_s_agents(TODAY_PACKAGE);
 }

@@ -94,6 +94,19 @@ impl Protocol {
     }
 }
 
+/// A `chat.history` answer as the transcript holds it: protocol 4 adds its own
+/// `__openclaw {id, seq, …}` to every message, which is not the transcript's (E4).
+pub fn history_answer(protocol: Protocol, mut answer: Value) -> Value {
+    if protocol.is_v4() {
+        if let Some(messages) = answer.get_mut("messages").and_then(Value::as_array_mut) {
+            for message in messages.iter_mut().filter_map(Value::as_object_mut) {
+                message.remove("__openclaw");
+            }
+        }
+    }
+    answer
+}
+
 /// A `sessions.list` answer with each row's parent as `spawnedBy`: a child made by
 /// `sessions.create` (2026.9) carries `parentSessionKey` instead (E5).
 pub fn with_lineage(mut answer: Value) -> Value {
@@ -156,5 +169,8 @@ mod tests {
         ]}));
         let parents: Vec<&Value> = answer["sessions"].as_array().unwrap().iter().map(|r| &r["spawnedBy"]).collect();
         assert_eq!(parents, [&json!("p"), &json!("q"), &Value::Null]);
+        let answer = json!({"messages": [{"role": "user", "__openclaw": {"seq": 1}}]});
+        assert_eq!(history_answer(Protocol(4), answer.clone()), json!({"messages": [{"role": "user"}]}));
+        assert_eq!(history_answer(Protocol(3), answer.clone()), answer);
     }
 }

@@ -477,7 +477,7 @@ impl Gateway for LiveGateway {
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
-        self.link.call("chat.history", self.era().history_params(params), true).map(|v| wire::history(&v))
+        self.link.call("chat.history", self.era().history_params(params), true).map(|v| wire::history(&era::history_answer(self.era(), v)))
     }
 
     fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
@@ -496,7 +496,10 @@ impl Gateway for LiveGateway {
         read.iter_mut()
             .map(|r| match r.take() {
                 Some(history) => Ok(history),
-                None => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer"))).map(|v| wire::history(&v)),
+                None => answers
+                    .next()
+                    .unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer")))
+                    .map(|v| wire::history(&era::history_answer(self.era(), v))),
             })
             .collect()
     }
