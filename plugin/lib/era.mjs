@@ -48,6 +48,15 @@ export function historyParams(protocol, params) {
   return isV4(protocol) ? { ...params, maxChars: MAX_CHARS } : params;
 }
 
+/** A `chat.history` answer as the transcript holds it: without protocol 4's `__openclaw` (E4). */
+export function historyAnswer(protocol, answer) {
+  if (!isV4(protocol) || !Array.isArray(answer?.messages)) return answer;
+  for (const message of answer.messages) {
+    if (message && typeof message === 'object') delete message.__openclaw;
+  }
+  return answer;
+}
+
 /**
  * A child's run on protocol 4 (E5): the `sessions.create` params that make the child first,
  * and the `agent` params without the fields protocol 4 refuses. `null` when nothing differs.

@@ -167,7 +167,7 @@ export class OpenClawGateway {
   async call(method, params) {
     const protocol = this.protocol();
     if (method === 'sessions.list') return this.list(params ?? {});
-    if (method === 'chat.history') return this.rawCall(method, era.historyParams(protocol, params));
+    if (method === 'chat.history') return era.historyAnswer(protocol, await this.rawCall(method, era.historyParams(protocol, params)));
     if (method === 'agent') {
       const steps = era.spawnSteps(protocol, params);
       if (steps) {

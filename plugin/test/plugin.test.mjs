@@ -86,6 +86,8 @@ test('2026.9: each request built for the negotiated protocol', () => {
   assert.deepEqual(era.withLineage({ sessions: [{ key: 'c', parentSessionKey: OWN }] }).sessions[0].spawnedBy, OWN);
   assert.equal(era.historyParams(4, { sessionKey: OWN }).maxChars, 500_000);
   assert.equal(era.historyParams(3, { sessionKey: OWN }).maxChars, undefined);
+  assert.deepEqual(era.historyAnswer(4, { messages: [{ role: 'user', __openclaw: { seq: 1 } }] }), { messages: [{ role: 'user' }] });
+  assert.deepEqual(era.historyAnswer(3, { messages: [{ __openclaw: {} }] }), { messages: [{ __openclaw: {} }] });
   const spawn = { message: 't', sessionKey: CHILD, idempotencyKey: 'i', label: 'l', spawnedBy: OWN };
   assert.equal(era.spawnSteps(3, spawn), null);
   assert.deepEqual(era.spawnSteps(4, spawn), {
