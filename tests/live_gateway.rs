@@ -1,9 +1,12 @@
-//! The session tools against a running OpenClaw gateway (npm `clawdbot@2026.1.24-3`, started
-//! by `session_tools_tests::openclaw` on a copy of the sample state), through the host's
-//! live-gateway client: the same answers as the embedded gateway over the same state, the
-//! owner's commands from the command line, the N15 guard, and the background flows
-//! (ping-pong, announce, sub-agent completion) with agent runs answered by a mock model.
-//! Without Node/npm or the npm registry these tests fail saying why; they never skip.
+//! The session tools against a running OpenClaw gateway (npm `clawdbot@2026.1.24-3` and
+//! `openclaw@2026.1.29` at protocol 3, `openclaw@2026.9.6` at protocol 4, started by
+//! `session_tools_tests::openclaw` on a copy of the sample state, imported by 2026.9's own
+//! doctor for that one), through the host's live-gateway client: the same answers as the
+//! embedded gateway over the same state, the owner's commands from the command line, the N15
+//! guard, and the background flows (ping-pong, announce, sub-agent completion) with agent
+//! runs answered by a mock model. 2026.9 is walked by one test on one gateway (its start
+//! takes 15-90 s). Without Node/npm or the npm registry these tests fail saying why; they
+//! never skip.
 
 #![forbid(unsafe_code)]
 
@@ -15,7 +18,7 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::cli::{command, stderr, stdout};
-use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, TODAY_PACKAGE};
+use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, OPENCLAW_PACKAGE, TODAY_PACKAGE};
 use session_tools_tests::{engine_options, imported_sample, sample_copy, Served};
 
 fn start(state: &Path, extra_config: Value) -> Gateway {
@@ -106,8 +109,19 @@ const READS: &[(&str, bool, &str, &str)] = &[
 
 #[test]
 fn the_tools_answer_as_over_the_embedded_gateway_on_the_same_state() {
+    answers_as_over_the_embedded_gateway(GatewayOptions::default().package.as_str());
+}
+
+/// The first build after the rename to OpenClaw, the other package of the documents' era.
+#[test]
+fn the_tools_answer_as_over_the_embedded_gateway_on_openclaw_2026_1_29() {
+    answers_as_over_the_embedded_gateway(OPENCLAW_PACKAGE);
+}
+
+fn answers_as_over_the_embedded_gateway(package: &str) {
     let (live_state, embedded_state) = (sample_copy(), sample_copy());
-    let gateway = start(live_state.path(), Value::Null);
+    let gateway = start_package(live_state.path(), Value::Null, package);
+    assert_eq!(live(&gateway).protocol(), 3, "hello-ok's protocol");
     let live = live(&gateway);
     assert_eq!(live.state_dir(), Some(live_state.path().to_str().unwrap()), "the gateway's state directory, from hello-ok");
     assert!(live.reads_histories_on_disk(), "a gateway on loopback with its state here");
@@ -469,7 +483,7 @@ fn the_tools_work_through_a_running_openclaw_2026_9_gateway() {
     let gateway = start_package(live_state.path(), config, TODAY_PACKAGE);
     let live = live(&gateway);
     assert_eq!(live.protocol(), 4, "hello-ok's protocol");
-    assert!(!live.reads_histories_on_disk(), "2026.9's histories are asked of the gateway (E4)");
+    assert!(live.reads_histories_on_disk(), "a list's histories read from the gateway's SQLite state here (E4)");
     assert_eq!(live.config().default_agent, "main", "agents.entries read as agents.list (E2)");
     assert!(live.config().agent_ids.contains(&"ops".to_string()), "{:?}", live.config().agent_ids);
     let jobs = tempfile::tempdir().unwrap();
@@ -482,7 +496,15 @@ fn the_tools_work_through_a_running_openclaw_2026_9_gateway() {
         let who = caller(key, *sandboxed);
         let a = comparable(&answer(&service, &who, tool, args, live_state.path()));
         let b = comparable(&answer(&embedded, &who, tool, args, embedded_state.path()));
-        assert_eq!(a, b, "{key} (sandboxed: {sandboxed}) {tool} {args}: live 2026.9 vs embedded");
+        if a != b {
+            let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+            let around = |t: &str| t.chars().skip(at.saturating_sub(300)).take(600).collect::<String>();
+            panic!(
+                "{key} (sandboxed: {sandboxed}) {tool} {args}: live 2026.9 vs embedded differ at char {at}:\nlive:     …{}…\nembedded: …{}…",
+                around(&a),
+                around(&b)
+            );
+        }
         assert!(!a.starts_with("error:"), "{tool} {args}: {a}");
     }
     drop(embedded);

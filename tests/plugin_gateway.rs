@@ -1,5 +1,6 @@
 //! The OpenClaw plugin inside a real OpenClaw gateway, for both packages of the reference's
-//! era (`clawdbot@2026.1.24-3`, `openclaw@2026.1.29`): the plugin packed with `npm pack`,
+//! era (`clawdbot@2026.1.24-3`, `openclaw@2026.1.29`) and today's (`openclaw@2026.9.6`, on
+//! the sample its own doctor imports), from one package: the plugin packed with `npm pack`,
 //! installed with the gateway's own `plugins install`, configured as `plugin/README.md`
 //! says, and its tools called by the gateway's agents, whose model is a scripted
 //! OpenAI-compatible server on loopback.

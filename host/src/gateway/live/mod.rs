@@ -190,13 +190,9 @@ impl LiveGatewayBuilder {
         let config = config_of(&snapshot, &url)?;
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
-        // The files read directly are those of protocol 3's era (`sessions.json`); a newer
-        // gateway's histories are asked of it (E4).
-        let on_disk = if self.on_disk && !era::Protocol(hello.protocol).is_v4() {
-            on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config)
-        } else {
-            None
-        };
+        // Either era's layout: the embedded reader finds it (on protocol 4 this is also
+        // the raw transcript where the RPC gives its display projection, E4).
+        let on_disk = if self.on_disk { on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config) } else { None };
         Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()), on_disk })
     }
 }
