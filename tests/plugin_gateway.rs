@@ -89,7 +89,8 @@ fn script(request: &ModelRequest) -> ModelReply {
     if !request.new_tool_results().is_empty() {
         return ModelReply::Text("done".into());
     }
-    if let Some(call) = user.lines().find_map(|l| l.trim().strip_prefix("CALL ")) {
+    // Today's gateway may put an envelope (a timestamp) before the message's text.
+    if let Some(call) = user.lines().find_map(|l| l.split_once("CALL ").map(|(_, call)| call.trim())) {
         let (tool, args) = call.split_once(' ').unwrap_or((call, "{}"));
         return ModelReply::ToolCalls(vec![(tool.to_string(), args.to_string())]);
     }

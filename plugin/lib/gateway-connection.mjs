@@ -142,7 +142,8 @@ export async function connectionDetails(modules, config) {
 
 export class GatewayConnection {
   /** `modules`: [`loadGatewayClientModules`]; `details`: [`connectionDetails`]. */
-  constructor(modules, details, { displayName = 'session-tools plugin', version = 'dev' } = {}) {
+  constructor(modules, details, { displayName = 'session-tools plugin', version = 'dev', onHello } = {}) {
+    this.onHello = onHello;
     this.modules = modules;
     this.details = details;
     this.displayName = displayName;
@@ -183,6 +184,7 @@ export class GatewayConnection {
       ...(m.PROTOCOL_VERSION === undefined ? {} : { minProtocol: m.PROTOCOL_VERSION, maxProtocol: m.PROTOCOL_VERSION }),
       onHelloOk: (hello) => {
         if (typeof hello?.protocol === 'number') this.protocol = hello.protocol;
+        if (this.connects === 0) this.onHello?.(hello);
         this.#holdProcess();
         this.connects += 1;
         this.lastError = null;

@@ -84,13 +84,15 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
     } catch (sdk) {
       throw new Error(`${e.message}; ${sdk.message}`);
     }
-    const connection = new GatewayConnection(modules, loopbackDetails(gatewayConfig ?? {}));
-    log('info', `gateway calls go through the plugin SDK's gateway client (${connection.details.url})`);
+    const connection = new GatewayConnection(modules, loopbackDetails(gatewayConfig ?? {}), {
+      onHello: (hello) => log('info', `connected to the gateway through the plugin SDK's client (${connection.details.url}, protocol ${hello?.protocol})`),
+    });
     return {
       persistent: true,
       connection,
       histories: null,
-      protocol: () => connection.protocol,
+      // The SDK's client is that of protocol 4 and later: until its first hello, 4.
+      protocol: () => connection.protocol ?? 4,
       callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
       close: () => connection.stop(),
     };

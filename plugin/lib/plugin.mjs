@@ -172,8 +172,8 @@ async function makeService(api, settings, makeGateway, config) {
 }
 
 async function openClawBridge(config, settings, gatewayConfig, log) {
-  const { callGateway, close, histories } = await connectToGateway({ explicit: settings.gatewayCallModule, gatewayConfig, log });
-  return new OpenClawGateway({ callGateway, close, histories, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
+  const { callGateway, close, histories, protocol } = await connectToGateway({ explicit: settings.gatewayCallModule, gatewayConfig, log });
+  return new OpenClawGateway({ callGateway, close, histories, protocol, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
 }
 
 /** Registers the tools and the job service. `options.makeGateway` replaces the bridge (tests). */
