@@ -161,6 +161,9 @@ fn start(package: &str) -> Scene {
     let live = Arc::new(
         LiveGateway::builder(gateway.url())
             .with_token(gateway.token())
+            // On 2026.9 the plugin asks the gateway for a list's histories (its display
+            // projection, E4; README); the Rust host then does the same, to compare alike.
+            .with_histories_on_disk(!today)
             .open()
             .unwrap_or_else(|e| panic!("opening the live gateway: {e}\n{}", gateway.log_tail(30))),
     );
