@@ -60,14 +60,31 @@ fn packed() -> &'static Path {
 }
 
 /// A stand-in `docker` that answers what the gateway asks before a sandboxed run: the
-/// image exists, no container exists yet, create/start/rm succeed.
+/// image exists, no container exists yet, create/start/rm succeed. Today's gateway, when it
+/// finds itself in a container (this machine may be one), first inspects its own container
+/// by hostname for its mounts and checks with an `exec` that the daemon sees the very same
+/// container (`dist/docker-*.mjs`): the stand-in answers that the host's `/` is bound at
+/// `/`, and runs the check's probe here, which then names this machine, as the real
+/// container would.
 fn fake_docker(dir: &Path) -> PathBuf {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = bin.join("docker");
+    let id = "5e55107f00150c0a1e5e55107f00150c0a1e5e55107f00150c0a1e5e55107f00";
     std::fs::write(
         &script,
-        "#!/bin/sh\ncase \"$1\" in\n  inspect) echo \"Error: No such object: $4\" >&2; exit 1 ;;\n  *) exit 0 ;;\nesac\n",
+        format!(
+            r#"#!/bin/sh
+for last; do :; done
+case "$1" in
+  inspect)
+    case "$*" in *'"Mounts"'*) if [ "$last" = "$(hostname)" ]; then echo '{{"Id":"{id}","Mounts":[{{"Type":"bind","Source":"/","Destination":"/","RW":true}}],"Tmpfs":null}}'; exit 0; fi ;; esac
+    echo "Error: No such object: $last" >&2; exit 1 ;;
+  exec) if [ "$2" = "{id}" ]; then shift 2; exec "$@"; fi; exit 0 ;;
+  *) exit 0 ;;
+esac
+"#
+        ),
     )
     .unwrap();
     use std::os::unix::fs::PermissionsExt;
