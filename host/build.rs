@@ -1,35 +1,83 @@
-//! Builds the guest component (`guest/`, for `wasm32-wasip2`, release) and embeds it, so
-//! the host binary and library carry the component they were built with.
+//! Builds the guest component (`guest/`), the N15 guard (`guard/`) and the gateway wire
+//! (`wire/`), for `wasm32-wasip2`, release; composes the guard in front of the tools; and
+//! embeds the plain and the guarded tools and the wire, so the host binary and library
+//! carry the components they were built with.
 
 #![forbid(unsafe_code)]
 
 use std::path::PathBuf;
 
 include!("build-support/wasm_build.rs");
+include!("build-support/compose.rs");
 
 fn main() {
     let manifest = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR"));
     let root = manifest.parent().expect("host/ is inside the workspace").to_path_buf();
     embed_conformance_cases(&root);
-    for path in ["guest/src", "guest/Cargo.toml", "wit", "Cargo.lock"] {
+    for path in [
+        "guest/src",
+        "guest/Cargo.toml",
+        "guard/src",
+        "guard/Cargo.toml",
+        "wire/src",
+        "wire/Cargo.toml",
+        "contract/src",
+        "grammar/src",
+        "wit",
+        "Cargo.lock",
+    ] {
         println!("cargo:rerun-if-changed={}", root.join(path).display());
     }
     println!("cargo:rerun-if-env-changed=SESSION_TOOLS_GUEST_WASM");
+    println!("cargo:rerun-if-env-changed=SESSION_TOOLS_GUARD_WASM");
+    println!("cargo:rerun-if-env-changed=SESSION_TOOLS_WIRE_WASM");
+
+    let wire = match std::env::var_os("SESSION_TOOLS_WIRE_WASM") {
+        Some(prebuilt) => PathBuf::from(prebuilt),
+        None => build_wasm_component(
+            "gateway wire component",
+            &root,
+            &["--package".as_ref(), "session-tools-wire".as_ref()],
+            &root.join("target").join("wire"),
+            "session_tools_wire",
+        ),
+    };
+    println!("cargo:rustc-env=SESSION_TOOLS_WIRE_COMPONENT={}", wire.display());
 
     // A prebuilt component can be given instead (e.g. for builds without the wasm target).
-    if let Some(prebuilt) = std::env::var_os("SESSION_TOOLS_GUEST_WASM") {
-        println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", PathBuf::from(prebuilt).display());
-        return;
-    }
+    let tools = match std::env::var_os("SESSION_TOOLS_GUEST_WASM") {
+        Some(prebuilt) => PathBuf::from(prebuilt),
+        None => build_wasm_component(
+            "guest component",
+            &root,
+            &["--package".as_ref(), "session-tools-guest".as_ref()],
+            &root.join("target").join("guest"),
+            "session_tools_guest",
+        ),
+    };
+    println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", tools.display());
 
-    let wasm = build_wasm_component(
-        "guest component",
-        &root,
-        &["--package".as_ref(), "session-tools-guest".as_ref()],
-        &root.join("target").join("guest"),
-        "session_tools_guest",
-    );
-    println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", wasm.display());
+    // The N15 guard (issue 22), built on its own and composed in front of the tools: what
+    // a restricted caller is served by.
+    let guard = match std::env::var_os("SESSION_TOOLS_GUARD_WASM") {
+        Some(prebuilt) => PathBuf::from(prebuilt),
+        None => build_wasm_component(
+            "guard component",
+            &root,
+            &["--package".as_ref(), "session-tools-guard".as_ref()],
+            &root.join("target").join("guard"),
+            "session_tools_guard",
+        ),
+    };
+    // Beside the guard's build, where the plugin's build finds it too.
+    let guarded = root.join("target").join("guard").join("session_tools_guarded.wasm");
+    std::fs::create_dir_all(guarded.parent().expect("a file in a directory"))
+        .unwrap_or_else(|e| panic!("creating {}: {e}", guarded.display()));
+    let read = |path: &PathBuf| std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
+    let composed = compose_guarded(&read(&guard), &read(&tools)).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(&guarded, composed).unwrap_or_else(|e| panic!("writing {}: {e}", guarded.display()));
+    println!("cargo:rustc-env=SESSION_TOOLS_GUARD_COMPONENT={}", guard.display());
+    println!("cargo:rustc-env=SESSION_TOOLS_GUARDED_COMPONENT={}", guarded.display());
 }
 
 /// Embeds the project's copy of the conformance cases (`tests/conformance/cases`), the

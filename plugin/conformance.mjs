@@ -17,7 +17,7 @@ import { ScriptedGateway } from './lib/scripted.mjs';
 import { CallError, Runtime } from './lib/sandbox.mjs';
 import { DEFAULT_LIMITS } from './lib/limits.mjs';
 import { JobRunner, MemoryJobStore } from './lib/jobs.mjs';
-import { callerContext } from './lib/wire.mjs';
+import { callerContext } from './lib/records.mjs';
 import { guestConfigJson } from './lib/config.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

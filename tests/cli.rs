@@ -208,3 +208,49 @@ fn limits_are_configurable_per_agent() {
     let bad = cli(&["--state", dir, "sessions"]);
     assert!(stderr(&bad).contains("limits.json: agents.ops: unknown limit \"cpu\""), "{}", stderr(&bad));
 }
+
+/// Issue 25: with `--log-format json`, stderr is JSON lines only; a tool call is one line
+/// with its agent, tool, outcome and duration, and a gateway call the N15 guard refuses is
+/// an event of its own (at `debug`) beside the log line saying so. The hostile component
+/// asks for what the real one never would.
+#[test]
+fn the_json_log_has_a_line_per_tool_call_and_per_n15_refusal() {
+    let state = sample_copy();
+    let argv = [
+        "call",
+        "--state",
+        state.path().to_str().unwrap(),
+        "--component",
+        env!("HOSTILE_GUEST_WASM"),
+        "--as",
+        "agent:main:main",
+        "--sandboxed",
+        "--log-format",
+        "json",
+        "--log-level",
+        "debug",
+        "spy",
+        r#"{"method": "chat-history", "key": "agent:ops:main"}"#,
+    ];
+    let output = cli(&argv);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert!(answer["error"].as_str().is_some_and(|e| e.starts_with("forbidden")), "{answer}");
+    let log = stderr(&output);
+    let lines: Vec<Value> =
+        log.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a JSON line ({e}): {l}\n{log}"))).collect();
+    let events = |name: &str| lines.iter().filter(|l| l["fields"]["event"] == name).collect::<Vec<_>>();
+    let calls = events("tool_call");
+    assert_eq!(calls.len(), 1, "{log}");
+    let call = &calls[0]["fields"];
+    assert_eq!((call["agent"].as_str(), call["tool"].as_str(), call["outcome"].as_str()), (Some("main"), Some("spy"), Some("ok")), "{log}");
+    assert!(call["duration_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{log}");
+    let refusals = events("n15_refusal");
+    assert_eq!(refusals.len(), 1, "{log}");
+    assert_eq!(refusals[0]["fields"]["method"], "chat.history", "{log}");
+    assert_eq!(refusals[0]["fields"]["session"], "agent:main:main", "{log}");
+    // Inside the call's span, and the free-text line too.
+    assert_eq!(refusals[0]["span"]["name"], "tool_call", "{log}");
+    assert!(lines.iter().any(|l| l["target"] == "session_tools_host::log"
+        && l["fields"]["message"].as_str().is_some_and(|m| m.starts_with("N15: refused chat.history"))));
+}

@@ -248,7 +248,7 @@ fn answer(gw: &EmbeddedGateway, method: &str, params: &Value) -> Result<Value, S
                 run_id: text("runId").unwrap_or_default(),
                 timeout_ms: params.get("timeoutMs").and_then(Value::as_u64).unwrap_or(0),
             };
-            gw.agent_wait(&p).map(|w| wire::wait_result_json(&w)).map_err(err)
+            gw.agent_wait(&p).map(|w| wire::answers::wait_result_json(&w)).map_err(err)
         }
         other => Err(format!("method {other} is not modelled")),
     }

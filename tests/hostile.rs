@@ -405,6 +405,7 @@ fn a_job_the_guest_cannot_resume_is_dropped_and_its_id_names_no_file() {
 
 const OWN: &str = "agent:main:main";
 const CHILD: &str = "agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
+const CHILD_SESSION_ID: &str = "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b";
 const DISCORD: &str = "agent:main:discord:channel:1187421193829244938";
 const OPS_SLACK: &str = "agent:ops:slack:channel:c07abcdef12";
 
@@ -429,41 +430,18 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
         .run_id
         .unwrap();
 
-    let session = |key: &str| format!("session {key}");
-    #[rustfmt::skip]
-    let refused: Vec<(Value, &str, String)> = vec![
-        (json!({"method": "chat-history", "key": DISCORD}), "chat.history", session(DISCORD)),
-        (json!({"method": "chat-history", "key": "AGENT:MAIN:discord:channel:1187421193829244938"}), "chat.history", session("AGENT:MAIN:discord:channel:1187421193829244938")),
-        (json!({"method": "chat-history", "key": format!("  {DISCORD}\n")}), "chat.history", session(DISCORD)),
-        (json!({"method": "chat-history", "key": "discord:channel:1187421193829244938"}), "chat.history", session("discord:channel:1187421193829244938")),
-        (json!({"method": "chat-history", "key": "agent:ops:main"}), "chat.history", session("agent:ops:main")),
-        (json!({"method": "chat-history", "key": "AGENT:OPS:MAIN"}), "chat.history", session("AGENT:OPS:MAIN")),
-        (json!({"method": "chat-history", "key": " agent:ops:main "}), "chat.history", session("agent:ops:main")),
-        (json!({"method": "chat-history", "key": OPS_SLACK}), "chat.history", session(OPS_SLACK)),
-        (json!({"method": "chat-history", "key": "agent:main:cron:2f6c8a10-4d3e-4b5a-9c7d-8e1f0a2b3c4d"}), "chat.history", session("agent:main:cron:2f6c8a10-4d3e-4b5a-9c7d-8e1f0a2b3c4d")),
-        (json!({"method": "chat-history", "key": "global"}), "chat.history", session("global")),
-        (json!({"method": "sessions-resolve", "key": "agent:ops:main"}), "sessions.resolve", session("agent:ops:main")),
-        (json!({"method": "sessions-resolve", "key": "telegram:group:-1001234567890"}), "sessions.resolve", session("telegram:group:-1001234567890")),
-        (json!({"method": "sessions-resolve", "sessionId": "b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e"}), "sessions.resolve", "sessionId b2c3d4e5-f6a7-4b8c-9d0e-1f2a3b4c5d6e".into()),
-        (json!({"method": "sessions-resolve", "sessionId": "8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f"}), "sessions.resolve", "sessionId 8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f".into()),
-        (json!({"method": "sessions-resolve", "sessionId": " 8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f "}), "sessions.resolve", "sessionId  8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f ".into()),
-        (json!({"method": "sessions-resolve", "label": "incidents"}), "sessions.resolve", "label incidents".into()),
-        (json!({"method": "sessions-resolve", "label": "incidents", "agentId": "ops"}), "sessions.resolve", "label incidents".into()),
-        (json!({"method": "sessions-patch", "key": "agent:ops:main", "label": "pwned"}), "sessions.patch", session("agent:ops:main")),
-        (json!({"method": "sessions-patch", "key": "agent:main:planted", "label": "planted"}), "sessions.patch", session("agent:main:planted")),
-        (json!({"method": "sessions-delete", "key": OPS_SLACK}), "sessions.delete", session(OPS_SLACK)),
-        (json!({"method": "sessions-delete", "key": "discord:channel:1187421193829244938"}), "sessions.delete", session("discord:channel:1187421193829244938")),
-        (json!({"method": "agent", "key": "agent:ops:main"}), "agent", session("agent:ops:main")),
-        (json!({"method": "agent", "key": "AGENT:MAIN:discord:channel:1187421193829244938"}), "agent", session("AGENT:MAIN:discord:channel:1187421193829244938")),
-        (json!({"method": "agent", "key": "agent:main:subagent:11111111-2222-4333-8444-555555555555", "spawnedBy": "agent:ops:main"}), "agent", session("agent:main:subagent:11111111-2222-4333-8444-555555555555")),
-        (json!({"method": "agent-wait", "runId": ops_run}), "agent.wait", format!("run {ops_run}")),
-        (json!({"method": "send", "channel": "slack", "to": "channel:C07ABCDEF12"}), "send", "target slack:channel:C07ABCDEF12".into()),
-        (json!({"method": "send", "to": "channel:C07ABCDEF12"}), "send", "target ?:channel:C07ABCDEF12".into()),
-        (json!({"method": "send", "channel": "discord", "to": "channel:1187421193829244938"}), "send", "target discord:channel:1187421193829244938".into()),
-        (json!({"method": "send", "channel": "telegram", "to": "telegram:-1001234567890"}), "send", "target telegram:telegram:-1001234567890".into()),
-        (json!({"method": "send", "channel": "slack", "to": "user:240918250145857536"}), "send", "target slack:user:240918250145857536".into()),
-    ];
-    for (args, method, what) in &refused {
+    // The cases are one table, run by both hosts (issue 22).
+    let table: Value = serde_json::from_str(include_str!("fixtures/n15-cases.json")).expect("tests/fixtures/n15-cases.json");
+    assert_eq!(table["own"], OWN);
+    let fill = |value: &Value| -> Value {
+        let text = value.to_string().replace("{opsRun}", &ops_run).replace("{childSessionId}", CHILD_SESSION_ID).replace("{child}", CHILD);
+        serde_json::from_str(&text).unwrap()
+    };
+    let refused = table["refused"].as_array().unwrap();
+    assert!(refused.len() >= 30, "the table holds the refused cases");
+    for case in refused {
+        let case = fill(case);
+        let (args, method, what) = (&case["args"], case["method"].as_str().unwrap(), case["what"].as_str().unwrap());
         let answer = spy(&service, &me, args.clone());
         assert_eq!(answer, json!({"error": format!("forbidden: {what} is not visible from this sandboxed agent session")}), "{args}");
         let line = format!("N15: refused {method}: {what} for sandboxed session {OWN}");
@@ -480,24 +458,9 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
     assert!(gateway.outbox().read_all().unwrap().is_empty());
 
     // Its own session (in its spellings) and the sub-agent it spawned are allowed.
-    #[rustfmt::skip]
-    let allowed: Vec<(Value, Value)> = vec![
-        (json!({"method": "chat-history", "key": OWN}), json!({"ok": 0})),
-        (json!({"method": "chat-history", "key": "main"}), json!({"ok": 0})),
-        (json!({"method": "chat-history", "key": " agent:main:main "}), json!({"ok": 0})),
-        (json!({"method": "chat-history", "key": CHILD}), json!({"ok": 0})),
-        (json!({"method": "sessions-resolve", "key": "main"}), json!({"ok": OWN})),
-        (json!({"method": "sessions-resolve", "sessionId": "e7f8a9b0-c1d2-4e3f-8a4b-5c6d7e8f9a0b"}), json!({"ok": CHILD})),
-        (json!({"method": "sessions-resolve", "label": "pricing-research"}), json!({"ok": CHILD})),
-        (json!({"method": "sessions-list"}), json!({"ok": [OWN, CHILD]})),
-        (json!({"method": "sessions-list", "agentId": "ops"}), json!({"ok": []})),
-        (json!({"method": "sessions-list", "label": "incidents"}), json!({"ok": []})),
-        // The gateway also finds the Discord channel session; the guard filters it out.
-        (json!({"method": "sessions-list", "search": "discord"}), json!({"ok": [CHILD]})),
-        (json!({"method": "sessions-patch", "key": CHILD, "label": "renamed-in-sandbox"}), json!({"ok": null})),
-        (json!({"method": "send", "channel": "discord", "to": "user:240918250145857536"}), json!({"ok": null})),
-    ];
-    for (args, expected) in &allowed {
+    for case in table["allowed"].as_array().unwrap() {
+        let case = fill(case);
+        let (args, expected) = (&case["args"], &case["expect"]);
         let mut answer = spy(&service, &me, args.clone());
         if args["method"] == "chat-history" {
             // How many messages there are does not matter here, only that they were read.
@@ -506,6 +469,9 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
         }
         assert_eq!(&answer, expected, "{args}");
     }
+    // The gateway also finds the Discord channel session; the guard filters it out (what
+    // the gateway finds is this host's sample, so the case is not in the shared table).
+    assert_eq!(spy(&service, &me, json!({"method": "sessions-list", "search": "discord"})), json!({"ok": [CHILD]}));
     // A new sub-agent spawned from its own session joins its tree.
     let spawned = "agent:main:subagent:99999999-8888-4777-8666-555555555555";
     let run = spy(&service, &me, json!({"method": "agent", "key": spawned, "spawnedBy": OWN, "label": "child-2"}));

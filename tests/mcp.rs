@@ -9,6 +9,8 @@
 mod clients;
 #[path = "mcp/limits.rs"]
 mod limits;
+#[path = "mcp/observability.rs"]
+mod observability;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

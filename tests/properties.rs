@@ -1141,7 +1141,7 @@ fn scripted(gateway: &Value) -> ScriptedGateway {
 }
 
 fn wait_result_of(v: &Value) -> WaitResult {
-    session_tools_host::gateway::wire::wait_result(v)
+    session_tools_host::gateway::wire::answers::wait_result(v)
 }
 
 /// Checks one tool answer; answers the jobs to run.

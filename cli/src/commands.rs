@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use session_tools_host::config::default_state_dir;
 use session_tools_host::conformance;
 use session_tools_host::gateway::scripted::ScriptedGateway;
-use session_tools_host::{stderr_log, CallError, Caller, Limits, Runtime, Service};
+use session_tools_host::{tracing_log, CallError, Caller, Limits, Runtime, Service};
 
 use crate::options::{component, engine_options, open, Global, StateDir};
 use crate::show::{pretty, print_json};
@@ -128,6 +128,9 @@ pub struct CallArgs {
 
 /// Runs the CLI; answers the exit code.
 pub fn run(cli: Cli) -> Result<i32> {
+    // Only `mcp --http` serves metrics; other commands do not count.
+    let metrics = matches!(&cli.command, Command::Mcp(args) if args.http.is_some()).then(crate::metrics::Metrics::new);
+    crate::logging::install(&cli.global.log, cli.global.verbose, metrics.clone())?;
     let state = || cli.global.state.clone().unwrap_or_else(default_state_dir);
     match cli.command {
         Command::Conformance { dirs } => {
@@ -147,7 +150,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let runtime =
                 Runtime::new(bytes.as_deref().unwrap_or(session_tools_host::COMPONENT), &engine_options(&cli.global), &Limits::default())?;
             if let Some(notice) = runtime.cache_outcome().notice() {
-                eprintln!("[warn] {notice}");
+                tracing::warn!("{notice}");
             }
             let reports = conformance::run_all(&runtime, &files);
             let passed = conformance::print_reports(&reports, &mut crate::out::Out)?;
@@ -156,7 +159,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Describe => {
             // Describing needs no state: a service over an inert gateway.
             let inert = Arc::new(ScriptedGateway::from_json(None, 0).map_err(anyhow::Error::msg)?);
-            let mut builder = Service::builder(inert).with_engine(engine_options(&cli.global)).with_log(stderr_log(cli.global.verbose));
+            let mut builder = Service::builder(inert).with_engine(engine_options(&cli.global)).with_log(tracing_log());
             if let Some(bytes) = component(&cli.global)? {
                 builder = builder.with_component(bytes);
             }
@@ -234,7 +237,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Mcp(args) => crate::mcp::run(&cli.global, state(), args),
+        Command::Mcp(args) => crate::mcp::run(&cli.global, state(), args, metrics),
         Command::Demo => crate::demo::run(&cli.global),
         Command::Bench(args) => crate::bench::run(&args),
     }

@@ -8,7 +8,9 @@
 pub mod bench;
 mod commands;
 mod demo;
+mod logging;
 mod mcp;
+mod metrics;
 mod options;
 mod out;
 mod owner;

@@ -11,7 +11,7 @@ use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::{AgentRuntime, EchoRuntime, ScriptedRuntime};
 use session_tools_host::gateway::embedded::EmbeddedGateway;
 use session_tools_host::gateway::live::LiveGateway;
-use session_tools_host::{stderr_log, EngineOptions, Service, ServiceBuilder};
+use session_tools_host::{tracing_log, EngineOptions, Service, ServiceBuilder};
 
 #[derive(Args, Debug, Clone)]
 pub struct Global {
@@ -32,9 +32,11 @@ pub struct Global {
     /// Do not use the compiled-component cache.
     #[arg(long, global = true)]
     pub no_cache: bool,
-    /// Log informational lines too.
+    /// Log informational lines too (`--log-level info`).
     #[arg(long, short, global = true)]
     pub verbose: bool,
+    #[command(flatten)]
+    pub log: crate::logging::LogArgs,
     /// Serve against a running OpenClaw gateway instead of the state directory: its URL
     /// (ws://HOST:PORT), or `local` for the gateway the state directory's config runs.
     #[arg(long, global = true, value_name = "URL|local", env = "OPENCLAW_GATEWAY_URL")]
@@ -133,7 +135,7 @@ pub fn open_embedded(global: &Global, state: PathBuf, state_dir: StateDir) -> Re
         gateway = gateway.with_config_path(config);
     }
     let gateway = gateway.open()?;
-    let mut builder = ServiceBuilder::over_embedded(&gateway).with_engine(engine_options(global)).with_log(stderr_log(global.verbose));
+    let mut builder = ServiceBuilder::over_embedded(&gateway).with_engine(engine_options(global)).with_log(tracing_log());
     if let Some(component) = component(global)? {
         builder = builder.with_component(component);
     }
@@ -167,7 +169,7 @@ fn open_live(global: &Global, spec: &str, state: PathBuf) -> Result<Opened> {
         .with_limits_file(tools_dir.join("limits.json"))
         .with_jobs_dir(global.jobs_dir.clone().unwrap_or(jobs_dir))
         .with_engine(engine_options(global))
-        .with_log(stderr_log(global.verbose));
+        .with_log(tracing_log());
     if let Some(component) = component(global)? {
         builder = builder.with_component(component);
     }

@@ -31,7 +31,7 @@ pub fn sessions(opened: &Opened, agent: Option<String>, limit: Option<u32>, json
         Backend::Live(gateway) => gateway.sessions_list(&params).map_err(gw)?.sessions,
     };
     if json {
-        print_json(&Value::Array(rows.iter().map(session_tools_host::gateway::wire::session_row_json).collect()))?;
+        print_json(&Value::Array(rows.iter().map(session_tools_host::gateway::wire::answers::session_row_json).collect()))?;
     } else {
         print_sessions(&rows);
     }

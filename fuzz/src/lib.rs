@@ -1,5 +1,5 @@
 //! What the fuzz targets share: a clock/ids/log host, a gateway that answers from a queue
-//! of JSON answers (converted with the host's `wire` functions, as the host does), fixed
+//! of JSON answers (read by the gateway wire's functions, as both hosts do), fixed
 //! callers and configs, and the checks every tool answer must pass.
 //!
 //! Input format of `tool_args`, `gateway_answers` and `component_call`: three leading
@@ -18,11 +18,9 @@ use session_tools_guest::history::MAX_HISTORY_BYTES;
 use session_tools_guest::jobs;
 use session_tools_guest::ports::*;
 
-/// The host's conversions of gateway answers (`host/src/gateway/wire.rs`), included as
-/// source so the native targets need not build wasmtime.
-#[path = "../../host/src/gateway/wire.rs"]
-#[allow(dead_code)]
-pub mod wire;
+/// The gateway wire's reading of answers (`wire/`, the crate both hosts' wire component is
+/// built from), used natively so the native targets need not build wasmtime.
+pub use session_tools_wire::answers as wire;
 
 /// What the targets over the host share (feature `host`).
 #[cfg(feature = "host")]
@@ -112,8 +110,8 @@ impl Gateway for QueueGateway {
 
     fn chat_history(&self, _: &HistoryParams) -> GatewayResult<History> {
         match self.next() {
-            Some(answer) => answer.map(|v| wire::history(&v)),
-            None => Ok(wire::history(&json!({"messages": [
+            Some(answer) => answer.map(|v| wire::history(session_tools_wire::Era::V4, &v)),
+            None => Ok(wire::history(session_tools_wire::Era::V4, &json!({"messages": [
                 {"role": "user", "content": [{"type": "text", "text": "hi"}]},
                 {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
             ]}))),

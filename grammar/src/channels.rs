@@ -19,7 +19,7 @@ pub struct AnnounceTarget {
 
 /// The built-in chat channels and their aliases (`normalizeChatChannelId`).
 pub fn normalize_channel_id(raw: &str) -> Option<&'static str> {
-    Some(match raw.trim().to_lowercase().as_str() {
+    Some(match js_trim(raw).to_lowercase().as_str() {
         "telegram" => "telegram",
         "whatsapp" => "whatsapp",
         "discord" => "discord",
@@ -50,7 +50,7 @@ pub fn target_from_key(key: &str) -> Option<AnnounceTarget> {
     let rest = parts[2..].join(":");
     let (id, thread_id) = match digits_suffix(&rest, ":topic:").or_else(|| digits_suffix(&rest, ":thread:")) {
         Some((id, thread)) => (id.to_string(), Some(thread.to_string())),
-        None => (rest.trim().to_string(), None),
+        None => (js_trim(&rest).to_string(), None),
     };
     if id.is_empty() {
         return None;

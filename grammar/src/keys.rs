@@ -2,6 +2,7 @@
 //! and how keys are shown, classified and canonicalised (reference §2.1–§2.2, §2.5,
 //! §2.7–§2.8, with N5 and N6).
 
+use crate::js::js_trim;
 use std::borrow::Cow;
 
 pub const DEFAULT_AGENT_ID: &str = "main";
@@ -18,7 +19,7 @@ pub struct AgentKey<'a> {
 /// `parseAgentSessionKey`: trim, split on `:` dropping empty segments; at least three
 /// segments, the first exactly `agent`.
 pub fn parse_agent_key(key: &str) -> Option<AgentKey<'_>> {
-    let key = key.trim();
+    let key = js_trim(key);
     // Fast path: no empty segments, so slices of the key are the answer.
     if !key.starts_with("agent:") || key.contains("::") || key.ends_with(':') {
         return parse_agent_key_slow(key);
@@ -26,10 +27,10 @@ pub fn parse_agent_key(key: &str) -> Option<AgentKey<'_>> {
     let after = &key["agent:".len()..];
     let colon = after.find(':')?;
     let (agent_id, rest) = (&after[..colon], &after[colon + 1..]);
-    if agent_id.trim().is_empty() || rest.is_empty() {
+    if js_trim(agent_id).is_empty() || rest.is_empty() {
         return None;
     }
-    Some(AgentKey { agent_id: Cow::Borrowed(agent_id.trim()), rest: Cow::Borrowed(rest) })
+    Some(AgentKey { agent_id: Cow::Borrowed(js_trim(agent_id)), rest: Cow::Borrowed(rest) })
 }
 
 fn parse_agent_key_slow(key: &str) -> Option<AgentKey<'_>> {
@@ -37,7 +38,7 @@ fn parse_agent_key_slow(key: &str) -> Option<AgentKey<'_>> {
     if parts.len() < 3 || parts[0] != "agent" {
         return None;
     }
-    let agent_id = parts[1].trim();
+    let agent_id = js_trim(parts[1]);
     if agent_id.is_empty() {
         return None;
     }
@@ -62,7 +63,7 @@ fn is_simple_agent_id(value: &str) -> bool {
 
 /// `normalizeAgentId`: lower-cased `[a-z0-9_-]{1,64}`, `main` when nothing is left.
 pub fn normalize_agent_id(value: &str) -> String {
-    let value = value.trim();
+    let value = js_trim(value);
     if value.is_empty() {
         return DEFAULT_AGENT_ID.to_string();
     }
@@ -123,7 +124,7 @@ pub fn has_prefix_ci(value: &str, prefix: &str) -> bool {
 
 /// `isSubagentSessionKey`: the key, or its rest, starts with `subagent:` (any case).
 pub fn is_subagent_key(key: &str) -> bool {
-    let key = key.trim();
+    let key = js_trim(key);
     if key.is_empty() {
         return false;
     }
@@ -132,13 +133,13 @@ pub fn is_subagent_key(key: &str) -> bool {
 
 /// `isAcpSessionKey`: the key, or its rest, starts with `acp:` (any case).
 pub fn is_acp_key(key: &str) -> bool {
-    let key = key.trim();
+    let key = js_trim(key);
     has_prefix_ci(key, "acp:") || parse_agent_key(key).is_some_and(|p| has_prefix_ci(&p.rest, "acp:"))
 }
 
 /// `looksLikeSessionId`: a UUID (any case).
 pub fn looks_like_session_id(value: &str) -> bool {
-    let v = value.trim().as_bytes();
+    let v = js_trim(value).as_bytes();
     if v.len() != 36 {
         return false;
     }
@@ -151,7 +152,7 @@ pub fn looks_like_session_id(value: &str) -> bool {
 /// `looksLikeSessionKey`: reserved keys, `acp:`, `agent:`/`cron:`/`hook:`/`node-`/`node:`
 /// prefixes, or a `:group:`/`:channel:` segment.
 pub fn looks_like_session_key(value: &str) -> bool {
-    let v = value.trim();
+    let v = js_trim(value);
     if v.is_empty() {
         return false;
     }
@@ -293,7 +294,7 @@ impl KeyScheme<'_> {
     /// become the caller's main; other keys without an agent prefix belong to the default
     /// agent (reference §1.4).
     pub fn canonical(&self, key: &str) -> String {
-        let key = key.trim();
+        let key = js_trim(key);
         if self.is_own_main(key) {
             return self.own_main();
         }
@@ -368,7 +369,7 @@ pub fn derive_channel(key: &str, kind: SessionKind, channel: Option<&str>, last_
         return "internal".to_string();
     }
     for candidate in [channel, last_channel].into_iter().flatten() {
-        let trimmed = candidate.trim();
+        let trimmed = js_trim(candidate);
         if !trimmed.is_empty() {
             return trimmed.to_string();
         }
@@ -400,7 +401,7 @@ impl KeyRules {
     /// canonicalised; `main` is the default agent's main session; other bare keys belong
     /// to the default agent. Keys are not lower-cased.
     pub fn canonical(&self, raw: &str) -> String {
-        let raw = raw.trim();
+        let raw = js_trim(raw);
         if raw.is_empty() || raw == "global" || raw == "unknown" {
             return raw.to_string();
         }

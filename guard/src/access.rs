@@ -9,6 +9,7 @@
 //! on what it guards.
 
 use serde_json::Value;
+use session_tools_grammar::js::js_trim;
 use session_tools_grammar::keys::{normalize_agent_id, parse_agent_key, KeyRules, DEFAULT_AGENT_ID};
 
 /// The caller, as far as access is concerned.
@@ -92,9 +93,9 @@ pub fn allow_agents(config: &Value, agent_id: &str) -> (bool, Vec<String>) {
         .and_then(|entry| entry.get("subagents")?.get("allowAgents")?.as_array())
         .map(|list| list.iter().filter_map(Value::as_str).collect())
         .unwrap_or_default();
-    let any = allow.iter().any(|v| v.trim() == "*");
+    let any = allow.iter().any(|v| js_trim(v) == "*");
     let mut ids: Vec<String> = Vec::new();
-    for value in allow.iter().map(|v| v.trim()).filter(|v| !v.is_empty() && *v != "*") {
+    for value in allow.iter().map(|v| js_trim(v)).filter(|v| !v.is_empty() && *v != "*") {
         let id = normalize_agent_id(value);
         if !ids.contains(&id) {
             ids.push(id);
@@ -168,5 +169,18 @@ mod tests {
                 .unwrap();
         let r = decide(&config, &caller("agent:main:main", true)).restriction.unwrap();
         assert_eq!((r.spawn_any, r.spawn_agents), (true, vec!["main".to_string(), "ops".to_string()]));
+    }
+
+    #[test]
+    fn reads_visibility_and_allow_agents_as_the_config_spells_them() {
+        let config: Value = serde_json::from_str(
+            r#"{"agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}},
+                "list": [{"id": "Ops", "sandbox": {"sessionToolsVisibility": "spawned"}, "subagents": {"allowAgents": [" main ", "*", "MAIN", ""]}}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(tools_visibility(&config, "ops"), Some("spawned"));
+        assert_eq!(tools_visibility(&config, "main"), Some("all"));
+        assert_eq!(allow_agents(&config, "ops"), (true, vec!["main".to_string()]));
+        assert_eq!(allow_agents(&config, "main"), (false, vec![]));
     }
 }

@@ -1,4 +1,4 @@
-//! The `session-guard` component: the WIT imports (the host's gateway and tree, its log)
+//! The `session-guard` component: the WIT imports (the host's gateway, tree and audit)
 //! bound to the contract's ports, and the guard exported as the `gateway` the tools
 //! import, with its set-up (`guard`). Nothing but binding lives here.
 
@@ -10,7 +10,7 @@ use session_tools_contract::{self as contract, Gateway as _, GatewayResult};
 use session_tools_grammar::keys::KeyRules;
 
 use crate::access::{self, CallerIdentity, Restriction, Scope};
-use crate::visibility::{Guarded, Tree};
+use crate::visibility::{Audit, Guarded, Tree};
 
 wit_bindgen::generate!({
     path: "../wit",
@@ -21,7 +21,7 @@ session_tools_contract::wit_records!(crate::component::openclaw::session_tools::
 
 use exports::openclaw::session_tools::gateway as out;
 use exports::openclaw::session_tools::guard as wit_guard;
-use openclaw::session_tools::{gateway as inner, host as wit_host, tree as wit_tree, types};
+use openclaw::session_tools::{audit as wit_audit, gateway as inner, tree as wit_tree, types};
 
 /// The host's gateway, through the imports.
 struct Imported;
@@ -81,28 +81,16 @@ impl Tree for ImportedTree {
     }
 }
 
-/// The host's log (the guard has no use for its clock or ids).
-struct ImportedHost;
+/// The host's audit of refused calls.
+struct ImportedAudit;
 
-impl contract::Host for ImportedHost {
-    fn now_ms(&self) -> u64 {
-        wit_host::now_ms()
-    }
-    fn new_uuid(&self) -> String {
-        wit_host::new_uuid()
-    }
-    fn log(&self, level: contract::LogLevel, message: &str) {
-        let level = match level {
-            contract::LogLevel::Debug => wit_host::LogLevel::Debug,
-            contract::LogLevel::Info => wit_host::LogLevel::Info,
-            contract::LogLevel::Warn => wit_host::LogLevel::Warn,
-            contract::LogLevel::Error => wit_host::LogLevel::Error,
-        };
-        wit_host::log(level, message)
+impl Audit for ImportedAudit {
+    fn refused(&self, method: &str, what: &str, own: &str) {
+        wit_audit::refused(method, what, own)
     }
 }
 
-type Guard = Guarded<Imported, ImportedTree, ImportedHost>;
+type Guard = Guarded<Imported, ImportedTree, ImportedAudit>;
 
 thread_local! {
     /// The instance's guard, set by `configure`; until then every call is refused.
@@ -135,7 +123,7 @@ impl wit_guard::Guest for Component {
             spawn_any: restriction.spawn_any,
             spawn_agents: restriction.spawn_agents,
         };
-        GUARD.with(|g| *g.borrow_mut() = Some(Guarded::new(Imported, ImportedTree, ImportedHost, rules, restriction)));
+        GUARD.with(|g| *g.borrow_mut() = Some(Guarded::new(Imported, ImportedTree, ImportedAudit, rules, restriction)));
         Ok(())
     }
 

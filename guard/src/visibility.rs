@@ -21,14 +21,15 @@
 //! What does not resolve and what resolves outside the tree get the same answer, so a
 //! restricted caller cannot tell whether a session, a label or a sessionId exists.
 
+use session_tools_grammar::js::js_trim;
 use std::cell::RefCell;
 // Ordered sets and maps: std's hashed ones would seed themselves from the host's randomness
 // (`wasi:random/insecure-seed`), which a component is not given (N16).
 use std::collections::{BTreeMap, BTreeSet};
 
 use session_tools_contract::{
-    AgentAccepted, AgentParams, DeleteParams, ErrorKind, Gateway, GatewayError, GatewayResult, History, HistoryParams, Host, ListParams,
-    LogLevel, PatchParams, ResolveParams, SendParams, SessionList, SessionRow, WaitParams, WaitResult,
+    AgentAccepted, AgentParams, DeleteParams, ErrorKind, Gateway, GatewayError, GatewayResult, History, HistoryParams, ListParams,
+    PatchParams, ResolveParams, SendParams, SessionList, SessionRow, WaitParams, WaitResult,
 };
 use session_tools_grammar::channels::target_from_key;
 use session_tools_grammar::keys::{is_subagent_key, normalize_agent_id, parse_agent_key, KeyRules};
@@ -46,6 +47,12 @@ pub trait Tree {
     fn exists(&self, key: &str) -> GatewayResult<bool>;
     /// The session a run belongs to, when the host knows it.
     fn run_session(&self, run_id: &str) -> Option<String>;
+}
+
+/// Where the guard reports the calls it refuses (the WIT `audit`).
+pub trait Audit {
+    /// A call refused: the method, what it named, the caller's own session.
+    fn refused(&self, method: &str, what: &str, own: &str);
 }
 
 /// A gateway as seen by one restricted caller. Single-threaded: a component instance (or
@@ -76,7 +83,7 @@ fn agent_of(canonical: &str) -> Option<String> {
     parse_agent_key(canonical).map(|p| normalize_agent_id(&p.agent_id))
 }
 
-impl<G: Gateway, T: Tree, H: Host> Guarded<G, T, H> {
+impl<G: Gateway, T: Tree, H: Audit> Guarded<G, T, H> {
     /// The gateway as the restricted caller may see it.
     pub fn new(inner: G, tree: T, host: H, rules: KeyRules, restriction: Restriction) -> Self {
         let own = restriction.own.as_deref().map(|key| rules.canonical(key));
@@ -124,7 +131,7 @@ impl<G: Gateway, T: Tree, H: Host> Guarded<G, T, H> {
 
     fn refuse<R>(&self, method: &str, what: &str) -> GatewayResult<R> {
         let own = self.own.as_deref().unwrap_or("(none)");
-        self.host.log(LogLevel::Warn, &format!("N15: refused {method}: {what} for sandboxed session {own}"));
+        self.host.refused(method, what, own);
         Err(GatewayError::of(ErrorKind::Forbidden, format!("forbidden: {what} is not visible from this sandboxed agent session")))
     }
 
@@ -132,7 +139,7 @@ impl<G: Gateway, T: Tree, H: Host> Guarded<G, T, H> {
         if self.can_see(key) {
             Ok(())
         } else {
-            self.refuse(method, &format!("session {}", key.trim()))
+            self.refuse(method, &format!("session {}", js_trim(key)))
         }
     }
 
@@ -187,7 +194,7 @@ impl<G: Gateway, T: Tree, H: Host> Guarded<G, T, H> {
     }
 }
 
-impl<G: Gateway, T: Tree, H: Host> Gateway for Guarded<G, T, H> {
+impl<G: Gateway, T: Tree, H: Audit> Gateway for Guarded<G, T, H> {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
         let mut list = self.inner.sessions_list(params)?;
         let visible = self.refresh();
@@ -197,7 +204,7 @@ impl<G: Gateway, T: Tree, H: Host> Gateway for Guarded<G, T, H> {
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
         let asked = match (&params.key, &params.session_id, &params.label) {
-            (Some(key), _, _) => format!("session {}", key.trim()),
+            (Some(key), _, _) => format!("session {}", js_trim(key)),
             (None, Some(id), _) => format!("sessionId {id}"),
             (None, None, Some(label)) => format!("label {label}"),
             (None, None, None) => "session".to_string(),
@@ -237,7 +244,7 @@ impl<G: Gateway, T: Tree, H: Host> Gateway for Guarded<G, T, H> {
         let key = params.session_key.as_deref().unwrap_or("main");
         if !self.can_see(key) {
             if !self.is_new_child(key, params.spawned_by.as_deref()) {
-                return self.refuse("agent", &format!("session {}", key.trim()));
+                return self.refuse("agent", &format!("session {}", js_trim(key)));
             }
             self.adopt(key);
         }
@@ -276,7 +283,7 @@ impl<G: Gateway, T: Tree, H: Host> Gateway for Guarded<G, T, H> {
         // create that session, and nothing else outside its tree (issue 11).
         if !self.can_see(&params.key) {
             if !self.is_new_child(&params.key, self.own.as_deref()) {
-                return self.refuse("sessions.patch", &format!("session {}", params.key.trim()));
+                return self.refuse("sessions.patch", &format!("session {}", js_trim(&params.key)));
             }
             self.adopt(&params.key);
         }

@@ -2,6 +2,7 @@
 //! between its records and the shared [`ports`](session_tools_guest::ports) types the
 //! gateways speak.
 
+use session_tools_contract::wit::{FromWit, IntoWit};
 use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 use session_tools_guest::ports;
 use session_tools_guest::{Caller, Job, Wake, Wakeup};
@@ -15,147 +16,81 @@ wasmtime::component::bindgen!({
     imports: { default: trappable },
 });
 
+/// The guard's side of the guarded composition (issue 22): the spawn tree it imports and
+/// the set-up it exports. The records it shares with the tools' world are the same Rust
+/// types (`with`), so one set of host imports serves both.
+pub mod guard {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "session-guard",
+        imports: { default: trappable },
+        with: {
+            "openclaw:session-tools/types": super::openclaw::session_tools::types,
+            "openclaw:session-tools/gateway": super::openclaw::session_tools::gateway,
+        },
+    });
+
+    pub use exports::openclaw::session_tools::guard as wit_guard;
+    pub use openclaw::session_tools::{audit as wit_audit, tree as wit_tree};
+}
+
 pub use exports::openclaw::session_tools::{jobs as wit_jobs, policy as wit_policy, tools as wit_tools};
 pub use openclaw::session_tools::{gateway as wit_gw, host as wit_host, types as wit_types};
 
+// The records of the `types` interface, converted by the contract's one copy of the
+// conversions (the guest and the guard components use the same macro).
+session_tools_contract::wit_records!(crate::bindings::openclaw::session_tools::types);
+
 pub fn gw_err(e: ports::GatewayError) -> wit_gw::GatewayError {
-    let kind = match e.kind {
-        ports::ErrorKind::Timeout => wit_gw::ErrorKind::Timeout,
-        ports::ErrorKind::NotFound => wit_gw::ErrorKind::NotFound,
-        ports::ErrorKind::Forbidden => wit_gw::ErrorKind::Forbidden,
-        ports::ErrorKind::Unavailable => wit_gw::ErrorKind::Unavailable,
-        ports::ErrorKind::TooLarge => wit_gw::ErrorKind::TooLarge,
-        ports::ErrorKind::Invalid => wit_gw::ErrorKind::Invalid,
-        ports::ErrorKind::Other => wit_gw::ErrorKind::Other,
-    };
-    wit_gw::GatewayError { kind, message: e.message }
+    e.into_wit()
 }
 
 pub fn list_params(p: wit_gw::ListParams) -> ports::ListParams {
-    ports::ListParams {
-        limit: p.limit,
-        active_minutes: p.active_minutes,
-        include_global: p.include_global,
-        include_unknown: p.include_unknown,
-        spawned_by: p.spawned_by,
-        label: p.label,
-        agent_id: p.agent_id,
-        search: p.search,
-    }
-}
-
-fn delivery(d: ports::DeliveryContext) -> wit_gw::DeliveryContext {
-    let thread_id = d.thread_id.map(|t| match t {
-        ports::ThreadId::Text(text) => wit_gw::ThreadId::Text(text),
-        ports::ThreadId::Number(n) => wit_gw::ThreadId::Number(n),
-    });
-    wit_gw::DeliveryContext { channel: d.channel, to: d.to, account_id: d.account_id, thread_id }
+    FromWit::from_wit(p)
 }
 
 pub fn session_row(r: ports::SessionRow) -> wit_gw::SessionRow {
-    wit_gw::SessionRow {
-        key: r.key,
-        kind: r.kind,
-        channel: r.channel,
-        label: r.label,
-        display_name: r.display_name,
-        delivery_context: r.delivery_context.map(delivery),
-        updated_at: r.updated_at,
-        session_id: r.session_id,
-        model: r.model,
-        context_tokens: r.context_tokens,
-        total_tokens: r.total_tokens,
-        thinking_level: r.thinking_level,
-        verbose_level: r.verbose_level,
-        system_sent: r.system_sent,
-        aborted_last_run: r.aborted_last_run,
-        send_policy: r.send_policy,
-        last_channel: r.last_channel,
-        last_to: r.last_to,
-        last_account_id: r.last_account_id,
-        spawned_by: r.spawned_by,
-    }
+    r.into_wit()
 }
 
 pub fn session_list(l: ports::SessionList) -> wit_gw::SessionList {
-    wit_gw::SessionList { path: l.path, sessions: l.sessions.into_iter().map(session_row).collect() }
+    l.into_wit()
 }
 
 pub fn resolve_params(p: wit_gw::ResolveParams) -> ports::ResolveParams {
-    ports::ResolveParams {
-        key: p.key,
-        session_id: p.session_id,
-        label: p.label,
-        agent_id: p.agent_id,
-        spawned_by: p.spawned_by,
-        include_global: p.include_global,
-        include_unknown: p.include_unknown,
-    }
+    FromWit::from_wit(p)
 }
 
 pub fn history_params(p: wit_gw::HistoryParams) -> ports::HistoryParams {
-    ports::HistoryParams { session_key: p.session_key, limit: p.limit }
+    FromWit::from_wit(p)
 }
 
 pub fn history(h: ports::History) -> wit_gw::History {
-    wit_gw::History {
-        session_id: h.session_id,
-        messages: h.messages.into_iter().map(|m| wit_gw::TranscriptMessage { role: m.role, json: m.json }).collect(),
-    }
+    h.into_wit()
 }
 
 pub fn agent_params(p: wit_gw::AgentParams) -> ports::AgentParams {
-    ports::AgentParams {
-        message: p.message,
-        session_key: p.session_key,
-        idempotency_key: p.idempotency_key,
-        deliver: p.deliver,
-        channel: p.channel,
-        lane: p.lane,
-        extra_system_prompt: p.extra_system_prompt,
-        thinking: p.thinking,
-        timeout: p.timeout,
-        label: p.label,
-        spawned_by: p.spawned_by,
-        group_id: p.group_id,
-        group_channel: p.group_channel,
-        group_space: p.group_space,
-    }
+    FromWit::from_wit(p)
 }
 
 pub fn wait_params(p: wit_gw::WaitParams) -> ports::WaitParams {
-    ports::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }
-}
-
-fn wait_params_to_wit(p: ports::WaitParams) -> wit_gw::WaitParams {
-    wit_gw::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }
+    FromWit::from_wit(p)
 }
 
 pub fn wait_result(w: ports::WaitResult) -> wit_gw::WaitResult {
-    wit_gw::WaitResult {
-        status: w.status,
-        error: w.error,
-        started_at: w.started_at,
-        ended_at: w.ended_at,
-        usage: w.usage.map(|u| wit_gw::Usage {
-            input_tokens: u.input_tokens,
-            output_tokens: u.output_tokens,
-            total_tokens: u.total_tokens,
-        }),
-        model: w.model,
-    }
+    w.into_wit()
 }
 
 pub fn send_params(p: wit_gw::SendParams) -> ports::SendParams {
-    ports::SendParams { to: p.to, message: p.message, channel: p.channel, account_id: p.account_id, idempotency_key: p.idempotency_key }
+    FromWit::from_wit(p)
 }
 
 pub fn patch_params(p: wit_gw::PatchParams) -> ports::PatchParams {
-    ports::PatchParams { key: p.key, label: p.label, model: p.model }
+    FromWit::from_wit(p)
 }
 
 pub fn delete_params(p: wit_gw::DeleteParams) -> ports::DeleteParams {
-    ports::DeleteParams { key: p.key, delete_transcript: p.delete_transcript }
+    FromWit::from_wit(p)
 }
 
 pub fn caller(c: &Caller) -> wit_tools::CallerContext {
@@ -185,7 +120,7 @@ pub fn job_from_wit(job: wit_jobs::Job) -> Job {
 pub fn job_to_wit(job: Job) -> wit_jobs::Job {
     let wake = match job.wake {
         Wake::Now => wit_jobs::Wake::Now,
-        Wake::RunEnd(p) => wit_jobs::Wake::RunEnd(wait_params_to_wit(p)),
+        Wake::RunEnd(p) => wit_jobs::Wake::RunEnd(p.into_wit()),
         Wake::At(t) => wit_jobs::Wake::At(t),
     };
     wit_jobs::Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake }

@@ -6,7 +6,6 @@
 //! each instance is configured with the paths the component reads and nothing else
 //! ([`GuestConfig`], N16), and rejects what is not valid.
 
-mod era;
 mod guest;
 
 pub use guest::{GuestConfig, PATHS_FILE};
@@ -87,7 +86,7 @@ impl DeploymentConfig {
             return Err(Error::Config { origin: origin.to_string(), message: "must hold a JSON object".into() });
         }
         // One shape for everything that reads it, whichever era wrote it (E2).
-        let raw = era::documents_shape(raw);
+        let raw = session_tools_wire::config::documents_shape(raw);
         let get = |path: &[&str]| path.iter().try_fold(&raw, |v, k| v.get(*k));
         let agents: Vec<(String, bool)> = get(&["agents", "list"])
             .and_then(Value::as_array)
@@ -139,42 +138,6 @@ impl DeploymentConfig {
         }
     }
 
-    /// `sandbox.sessionToolsVisibility` of an agent (N10: its own, else the defaults').
-    pub fn tools_visibility(&self, agent_id: &str) -> Option<&str> {
-        self.agent_entry(agent_id)
-            .and_then(|entry| entry.get("sandbox")?.get("sessionToolsVisibility")?.as_str())
-            .or_else(|| self.raw.get("agents")?.get("defaults")?.get("sandbox")?.get("sessionToolsVisibility")?.as_str())
-    }
-
-    /// `subagents.allowAgents` of an agent: whether `*` is in it, and the other ids,
-    /// normalised, in order, without duplicates (reference §3.4.2).
-    pub fn allow_agents(&self, agent_id: &str) -> (bool, Vec<String>) {
-        let allow: Vec<&str> = self
-            .agent_entry(agent_id)
-            .and_then(|entry| entry.get("subagents")?.get("allowAgents")?.as_array())
-            .map(|list| list.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let any = allow.iter().any(|v| v.trim() == "*");
-        let mut ids: Vec<String> = Vec::new();
-        for value in allow.iter().map(|v| v.trim()).filter(|v| !v.is_empty() && *v != "*") {
-            let id = normalize_agent_id(value);
-            if !ids.contains(&id) {
-                ids.push(id);
-            }
-        }
-        (any, ids)
-    }
-
-    /// The `agents.list` entry of an agent (by normalised id).
-    fn agent_entry(&self, agent_id: &str) -> Option<&Value> {
-        self.raw
-            .get("agents")?
-            .get("list")?
-            .as_array()?
-            .iter()
-            .find(|entry| entry.is_object() && normalize_agent_id(entry.get("id").and_then(Value::as_str).unwrap_or("")) == agent_id)
-    }
-
     /// The empty config.
     pub fn empty() -> DeploymentConfig {
         Self::from_value(Value::Object(Map::new()), "the empty config").expect("the empty config is valid")
@@ -219,19 +182,5 @@ mod tests {
         assert!(err.contains("x.json") && err.contains("not closed"), "{err}");
         let err = DeploymentConfig::parse("[1]", "x.json").unwrap_err().to_string();
         assert_eq!(err, "x.json: must hold a JSON object");
-    }
-
-    #[test]
-    fn reads_what_the_host_decides_itself() {
-        let c = DeploymentConfig::parse(
-            r#"{"agents": {"defaults": {"sandbox": {"sessionToolsVisibility": "all"}},
-                "list": [{"id": "Ops", "sandbox": {"sessionToolsVisibility": "spawned"}, "subagents": {"allowAgents": [" main ", "*", "MAIN", ""]}}]}}"#,
-            "t",
-        )
-        .unwrap();
-        assert_eq!(c.tools_visibility("ops"), Some("spawned"));
-        assert_eq!(c.tools_visibility("main"), Some("all"));
-        assert_eq!(c.allow_agents("ops"), (true, vec!["main".to_string()]));
-        assert_eq!(c.allow_agents("main"), (false, vec![]));
     }
 }

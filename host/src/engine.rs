@@ -70,9 +70,12 @@ pub fn build_engine_with(
     if options.pooling {
         let mut pool = PoolingAllocationConfig::default();
         pool.total_component_instances(options.pool_instances);
-        pool.total_core_instances(options.pool_instances.saturating_mul(4));
+        // A guarded instance (issue 22) is two guests in one component: 2 memories, 4 tables
+        // and 4x the core instances of a plain one (its adapters and shims), and every slot
+        // may hold one.
+        pool.total_core_instances(options.pool_instances.saturating_mul(24));
         pool.total_memories(options.pool_instances.saturating_mul(2));
-        pool.total_tables(options.pool_instances.saturating_mul(2));
+        pool.total_tables(options.pool_instances.saturating_mul(4));
         pool.max_memory_size(limits.memory_bytes);
         pool.max_memories_per_component(4);
         pool.max_tables_per_component(4);

@@ -4,7 +4,8 @@
 //!
 //! With the feature, `SESSION_TOOLS_FAULT_POINT=<name>[#<n>]` makes the `n`-th (default:
 //! first) time the process reaches the point named `name` print
-//! `session-tools fault point reached: <name>` on standard error and stop there: the test
+//! `session-tools fault point reached: <name>` on standard error (written directly, not
+//! logged: it is the tests' protocol, whatever the log level) and stop there: the test
 //! then kills the process (SIGKILL: a crash at exactly that point) or asks it to stop
 //! (SIGTERM: a graceful stop that arrives at exactly that point, after which the process
 //! goes on from the point and finishes what it started, see [`release`]).
@@ -38,16 +39,21 @@ mod enabled {
         if SEEN.fetch_add(1, Ordering::SeqCst) + 1 != *nth {
             return;
         }
-        eprintln!("session-tools fault point reached: {name}");
-        let mut guard = PAUSED.0.lock().unwrap_or_else(|p| p.into_inner());
+        // Not a log line: the tests' protocol with the stopped process (read on its
+        // stderr), under a feature no product build has.
+        {
+            use std::io::Write;
+            let _ = writeln!(std::io::stderr(), "session-tools fault point reached: {name}");
+        }
+        let mut guard = crate::poison::lock_whole(&PAUSED.0);
         while !RELEASED.load(Ordering::SeqCst) {
-            guard = PAUSED.1.wait(guard).unwrap_or_else(|p| p.into_inner());
+            guard = crate::poison::wait_whole(&PAUSED.1, guard);
         }
     }
 
     pub fn release() {
         RELEASED.store(true, Ordering::SeqCst);
-        let _guard = PAUSED.0.lock().unwrap_or_else(|p| p.into_inner());
+        let _guard = crate::poison::lock_whole(&PAUSED.0);
         PAUSED.1.notify_all();
     }
 }

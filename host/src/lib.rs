@@ -10,7 +10,7 @@
 //! any type that implements [`Gateway`] (the RPCs the tools make) and [`SessionTree`] (what
 //! the guard must know of the sessions); the library brings an
 //! [embedded gateway](gateway::embedded) over an OpenClaw state directory, a
-//! [live one](gateway::live) for a running OpenClaw gateway, and a
+//! live one (`gateway::live`, feature `live`) for a running OpenClaw gateway, and a
 //! [scripted one](gateway::scripted) for conformance runs.
 //!
 //! ```
@@ -102,8 +102,10 @@ mod faults;
 mod jobs;
 mod json5;
 mod limits;
+mod poison;
 mod sandbox;
 mod service;
+pub mod telemetry;
 
 pub mod config;
 #[cfg(feature = "conformance")]
@@ -116,13 +118,17 @@ pub use faults::release_fault_points;
 pub use jobs::Scheduler;
 pub use limits::{AgentLimits, Limits};
 pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
-pub use service::{stderr_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
+pub use service::{tracing_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
 pub use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 pub use session_tools_guest::ports::LogLevel;
 pub use session_tools_guest::{Caller, Job, ToolError, Wake, Wakeup};
 
 /// The component this library was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
+
+/// The gateway wire component this library was built with (`wire/`, built for
+/// `wasm32-wasip2`): the live backend runs it, and the plugin is built with the same bytes.
+pub static WIRE_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_WIRE_COMPONENT"));
 
 /// Internals the project's own benchmark measures: no stability, no documentation.
 #[doc(hidden)]

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 
 import { DEFAULT_AGENT_ID, KeyRules, normalizeAgentId, normalizeMainKey } from './keys.mjs';
+import { documentsShape } from './wire-codecs.mjs';
 
 /** The paths the component reads, as the build keeps them beside the component. */
 export const CONFIG_PATHS_FILE = new URL('../component/config-paths.json', import.meta.url);
@@ -80,34 +81,10 @@ export function guestConfigJson(config, paths) {
   return JSON.stringify(project(config, [tree]) ?? null);
 }
 
-/**
- * The config of OpenClaw 2026.9 in the documents' shape (E2; `host/src/config/era.rs`):
- * `agents.entries{<id>: {…}}` becomes `agents.list[]` (in order, the system agent
- * `agents.defaults.systemAgent.agentId` marked `default: true`), and in such a config the
- * retired `session.agentToAgent.maxPingPongTurns` is dropped (2026.9 fixes it at 5, the
- * documents' default). A config of the documents' shape is returned as it is; `raw` is
- * not changed.
- */
-export function documentsShape(raw) {
-  const agents = raw?.agents;
-  if (!agents || typeof agents !== 'object' || 'list' in agents) return raw;
-  const entries = agents.entries;
-  if (!entries || typeof entries !== 'object' || Array.isArray(entries)) return raw;
-  const out = structuredClone(raw);
-  const system = out.agents.defaults?.systemAgent?.agentId;
-  const systemId = typeof system === 'string' ? normalizeAgentId(system) : undefined;
-  out.agents.list = Object.entries(out.agents.entries).map(([id, entry]) => {
-    const { default: _retired, ...fields } = entry && typeof entry === 'object' && !Array.isArray(entry) ? entry : {};
-    return { id, ...fields, ...(systemId === normalizeAgentId(id) ? { default: true } : {}) };
-  });
-  delete out.agents.entries;
-  const a2a = out.session?.agentToAgent;
-  if (a2a && typeof a2a === 'object') delete a2a.maxPingPongTurns;
-  return out;
-}
-
 export class DeploymentConfig {
   constructor(raw) {
+    // One shape for everything that reads it, whichever era wrote it (E2): OpenClaw 2026.9
+    // hands a plugin its config with `agents.entries`; the wire converts it (its one copy).
     this.raw = raw && typeof raw === 'object' && !Array.isArray(raw) ? documentsShape(raw) : {};
     const get = (...path) => path.reduce((v, k) => (v && typeof v === 'object' ? v[k] : undefined), this.raw);
     const list = Array.isArray(get('agents', 'list')) ? get('agents', 'list') : [];

@@ -13,9 +13,9 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import * as era from './era.mjs';
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
+import { listAll } from './wire-codecs.mjs';
 
 /** Batches (a list's histories, a level of a spawn tree) in flight at once. */
 const WINDOW = 32;
@@ -122,15 +122,16 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
   }
 }
 
-/** A connection-level failure (not the gateway's answer): worth trying again later. */
-/** The kind of an error the gateway's client threw (until the wire component maps frames). */
-function errorKind(message, transient) {
-  if (/^No session found/.test(message)) return 'not-found';
-  if (/^send blocked by session policy/.test(message)) return 'forbidden';
-  if (/gateway timeout/i.test(message)) return 'timeout';
-  return transient ? 'unavailable' : 'other';
+/**
+ * The gateway's error frame as far as its client kept it (`{code?, message, details?}`), for
+ * the gateway wire to read: what an error means is the wire's to say, never this bridge's.
+ */
+function frameOf(e, message) {
+  const code = [e?.code, e?.gatewayCode].find((c) => typeof c === 'string' && /^[A-Z_]+$/.test(c));
+  return { ...(code ? { code } : {}), message, ...(e?.details !== undefined ? { details: e.details } : {}) };
 }
 
+/** A connection-level failure (not the gateway's answer): worth trying again later. */
 export function isTransient(message) {
   return /gateway closed|gateway timeout|ECONNREFUSED|ECONNRESET|socket hang up|connect/i.test(message ?? '');
 }
@@ -155,8 +156,7 @@ export class OpenClawGateway {
    */
   constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000, protocol = () => 3 }) {
     this.callGateway = callGateway;
-    /** The protocol the connection negotiated, for what differs between eras (era.mjs). */
-    this.protocol = protocol;
+    this.negotiated = protocol;
     this.closeConnection = close;
     this.localHistories = histories ?? null;
     this.gatewayConfig = gatewayConfig;
@@ -165,36 +165,18 @@ export class OpenClawGateway {
     this.runs = new Map();
   }
 
-  /** A gateway call in wire JSON, sent as the negotiated protocol takes it (era.mjs). */
-  async call(method, params) {
-    const protocol = this.protocol();
-    if (method === 'sessions.list') return this.list(params ?? {});
-    if (method === 'chat.history') return era.historyAnswer(protocol, await this.rawCall(method, era.historyParams(protocol, params)));
-    if (method === 'agent') {
-      const steps = era.spawnSteps(protocol, params);
-      if (steps) {
-        await this.rawCall('sessions.create', steps.create);
-        return this.rawCall('agent', steps.agent);
-      }
-    }
-    return this.rawCall(method, params);
+  /**
+   * The protocol the connection negotiated (3 or 4; before its first hello, the one its
+   * client speaks): the gateway wire is configured with it, and every method's params and
+   * answers are the wire's to map for it (E1).
+   */
+  get protocol() {
+    return this.negotiated() ?? 3;
   }
 
-  /** A whole `sessions.list`: protocol 4's pages gathered (E6), parents as `spawnedBy` (E5). */
-  async list(params) {
-    const protocol = this.protocol();
-    const answer = await this.rawCall('sessions.list', era.listParams(protocol, params, 0));
-    let page = answer;
-    let offset = 0;
-    for (let next = era.nextPage(protocol, params, offset, page); next !== undefined; next = era.nextPage(protocol, params, offset, page)) {
-      if ((answer.sessions?.length ?? 0) >= era.MAX_LISTED) {
-        throw Object.assign(new Error(`the gateway lists more than ${era.MAX_LISTED} sessions for one request; narrow it`), { kind: 'other' });
-      }
-      page = await this.rawCall('sessions.list', era.listParams(protocol, params, next));
-      if (Array.isArray(page?.sessions) && Array.isArray(answer.sessions)) answer.sessions.push(...page.sessions);
-      offset = next;
-    }
-    return era.withLineage(answer);
+  /** A gateway call in the gateway's JSON, as the wire built it: carried, never read here. */
+  async call(method, params) {
+    return this.rawCall(method, params);
   }
 
   async rawCall(method, params) {
@@ -212,16 +194,17 @@ export class OpenClawGateway {
     } catch (e) {
       const error = new Error(e?.message ?? String(e));
       error.transient = e?.transient === true || isTransient(error.message);
-      error.kind = e?.kind ?? errorKind(error.message, error.transient);
+      // The connection's own failures say their kind; the gateway's errors are its frame.
+      if (error.transient) error.kind = e?.kind ?? 'unavailable';
+      else error.frame = frameOf(e, error.message);
       throw error;
     }
-    if (method === 'agent' && answer && typeof answer.runId === 'string') {
-      // Newer gateways say whose run it is (a key they know answers that run, whichever
-      // session asked): their word wins over the session asked for.
-      const owner = typeof answer.sessionKey === 'string' && answer.sessionKey.trim() !== '' ? answer.sessionKey : undefined;
-      this.remember(answer.runId, owner ?? params.sessionKey ?? 'main');
-    }
     return answer;
+  }
+
+  /** The gateway wire started a run (its `runs.started`, for the N15 guard's `runSession`). */
+  runStarted(runId, sessionKey) {
+    this.remember(runId, sessionKey);
   }
 
   /** Ends the bridge's connection (the service that owns it is stopping). */
@@ -251,7 +234,7 @@ export class OpenClawGateway {
       try {
         return { ok: await this.call('chat.history', list[i]) };
       } catch (e) {
-        return { error: e.message };
+        return { error: e.message, kind: e.kind, frame: e.frame };
       }
     });
     const out = list.map((_, i) => local[i]);
@@ -263,6 +246,11 @@ export class OpenClawGateway {
 
   // ---- the spawn tree (visibility.mjs) ----
 
+  /** Every row of a `sessions.list`, its pages followed as the wire says (E6). */
+  list(params) {
+    return listAll(this.protocol, params, (method, p) => this.rawCall(method, p));
+  }
+
   canonicalKey(key) {
     return this.rules.canonical(key);
   }
@@ -271,7 +259,7 @@ export class OpenClawGateway {
     const seen = new Set([...roots].map((r) => this.canonicalKey(r)));
     let level = [...seen];
     while (level.length > 0 && seen.size < MAX_TREE) {
-      const answers = await windowed(level, (parent) => this.call('sessions.list', { spawnedBy: parent }));
+      const answers = await windowed(level, (parent) => this.list({ spawnedBy: parent }));
       const next = [];
       for (const answer of answers) {
         for (const row of Array.isArray(answer?.sessions) ? answer.sessions : []) {
@@ -288,7 +276,7 @@ export class OpenClawGateway {
 
   async rowsOf(keys) {
     const canonical = [...keys].map((k) => this.canonicalKey(k));
-    const answers = await windowed(canonical, (key) => this.call('sessions.list', { search: key, includeGlobal: true, includeUnknown: true }));
+    const answers = await windowed(canonical, (key) => this.list({ search: key, includeGlobal: true, includeUnknown: true }));
     return answers.flatMap((answer, i) => (Array.isArray(answer?.sessions) ? answer.sessions.filter((r) => r?.key === canonical[i]) : []));
   }
 

@@ -86,6 +86,14 @@ export class Runtime {
     this.componentJs = pathToFileURL(join(dir, this.manifest.js)).href;
     this.bytes = Object.fromEntries(this.manifest.coreModules.map((f) => [f, readFileSync(join(dir, f))]));
     this.compiled = new Map();
+    // The gateway wire (wire/): every mapping between the gateway's JSON and the tools'
+    // records, one instance beside each guest.
+    const wire = this.manifest.wire;
+    if (!wire) throw new Error(`${dir} has no gateway wire: rebuild it with \`npm run build\``);
+    this.wireJs = pathToFileURL(join(dir, wire.js)).href;
+    this.wireModules = Promise.all(wire.coreModules.map(async (f) => [f, await WebAssembly.compile(readFileSync(join(dir, f)))])).then(
+      Object.fromEntries,
+    );
   }
 
   /** The core modules, each memory capped at `memoryBytes`. */
@@ -132,6 +140,8 @@ export class Sandbox {
     this.runtime = runtime;
     this.name = setup.name;
     this.gateway = setup.gateway;
+    // Who keeps the runs the wire starts (the bridge's gateway, for its N15 guard).
+    this.runs = setup.gateway;
     this.limits = setup.limits;
     this.log = setup.log ?? (() => {});
     this.fixedNow = setup.fixedNow;
@@ -150,6 +160,10 @@ export class Sandbox {
       workerData: {
         componentJs: this.runtime.componentJs,
         modules,
+        wireJs: this.runtime.wireJs,
+        wireModules: await this.runtime.wireModules,
+        // The protocol the bridge's gateway speaks (3 until it says otherwise).
+        protocol: this.gateway.protocol ?? 3,
         signal,
         replyPort: port2,
         limits: this.limits,
@@ -198,6 +212,9 @@ export class Sandbox {
         return;
       case 'import':
         this.onImport(msg);
+        return;
+      case 'run':
+        this.runs?.runStarted?.(msg.runId, msg.sessionKey);
         return;
       case 'done':
         this.onDone(msg);
@@ -381,12 +398,14 @@ export class Sandbox {
       try {
         if (method === 'chat.histories') {
           const answers = await this.gateway.histories(params);
-          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other' } : { ok: a.ok })) };
+          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other', frame: a.frame } : { ok: a.ok })) };
         } else {
           answer = { ok: await this.gateway.call(method, params) };
         }
       } catch (e) {
-        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other' };
+        // A gateway error frame goes to the wire as it came; the host's own verdicts (the
+        // N15 guard, a scripted answer) keep their kind.
+        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other', frame: e?.frame };
       }
       call.inHost += performance.now() - now;
     }

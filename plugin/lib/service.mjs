@@ -13,7 +13,7 @@ import { callSeed, stepSeed } from './ids.mjs';
 import { CallError } from './sandbox.mjs';
 import { JobRunner, MemoryJobStore } from './jobs.mjs';
 import { VisibilityGuard } from './visibility.mjs';
-import { callerContext } from './wire.mjs';
+import { callerContext } from './records.mjs';
 
 /** Idle instances by pool, the least recently returned dropped first when full. */
 export class Broker {

@@ -25,6 +25,19 @@ export const ALLOWED_IMPORTS = Object.freeze([
   'wasi:io/streams',
 ]);
 
+/**
+ * The interfaces (without version) the gateway wire may import: its transport and runs, the
+ * same inert WASI, and the seed of std's hash maps (a constant here: the wire's JSON objects
+ * keep their order regardless, and it grants nothing).
+ */
+export const WIRE_IMPORTS = Object.freeze([
+  'openclaw:session-tools/runs',
+  'openclaw:session-tools/transport',
+  'openclaw:session-tools/types',
+  ...ALLOWED_IMPORTS.filter((i) => i.startsWith('wasi:')),
+  'wasi:random/insecure-seed',
+].sort());
+
 /** A bounded capture of one output stream: bytes past `capacity` are dropped and counted. */
 export class BoundedOutput {
   constructor(capacity) {
@@ -149,5 +162,6 @@ export function wasiImports({ stdout, stderr }) {
       poll: (list) => Uint32Array.from(list.map((_, i) => i)),
     },
     'wasi:io/streams': { InputStream, OutputStream },
+    'wasi:random/insecure-seed': { insecureSeed: () => [0n, 0n] },
   };
 }

@@ -1,5 +1,8 @@
 // One sandboxed instance of the component, alone in a worker thread (loaded by Node
-// itself, never by the gateway's module loader).
+// itself, never by the gateway's module loader), with the gateway wire (wire/) beside it:
+// the guest's gateway imports are the wire's exports, and the wire's one generic call is
+// carried to the main thread. What the gateway's JSON means (each method's params for the
+// negotiated protocol, its answers, an error frame's kind) is the wire's alone.
 //
 // The component's imports are plain synchronous functions (jco), and the gateway is
 // asynchronous, on the main thread: a gateway import posts its request to the main thread
@@ -12,10 +15,10 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import { randomUUID } from 'node:crypto';
 
 import { SeededIds } from './ids.mjs';
-import * as wire from './wire.mjs';
+import * as records from './records.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
-const { componentJs, modules, signal, replyPort, limits, name, fixedNow } = workerData;
+const { componentJs, modules, wireJs, wireModules, protocol, signal, replyPort, limits, name, fixedNow } = workerData;
 const flag = new Int32Array(signal);
 
 /** A request to the main thread, answered synchronously. */
@@ -53,10 +56,65 @@ function flushOutput() {
   return err.text;
 }
 
-// ---- the gateway imports ----
+// ---- the gateway, through the wire ----
 const ok = (val) => ({ tag: 'ok', val });
-// A gateway error (WIT 0.2.0): its kind and message; the host side says the kind.
+// A gateway error (WIT 0.2.0): its kind and message.
 const err = (message, kind = 'other') => ({ tag: 'err', val: { kind, message } });
+
+let wire = null; // the wire component's exports
+
+// What the host decided itself about a call the wire made (a limit, the N15 guard, a
+// scripted case's answer), by the index of the call in its batch: its kind and message reach
+// the guest as they are, since the wire reads only the gateway's own error frames.
+let verdicts = [];
+
+/** A failed answer of the main thread as the wire's `transport-error`. */
+function transportError(answer, index) {
+  const message = String(answer.error);
+  if (answer.frame !== undefined) return { tag: 'gateway', val: JSON.stringify(answer.frame) };
+  if (answer.kind === 'timeout') return { tag: 'timeout', val: message };
+  if (answer.kind === 'unavailable') return { tag: 'unavailable', val: message };
+  verdicts[index] = { kind: answer.kind ?? 'other', message };
+  return { tag: 'unavailable', val: message };
+}
+
+const payload = (value) => JSON.stringify(value === undefined ? null : value);
+
+function carry(request, index) {
+  const answer = hostCall({ method: request.method, params: JSON.parse(request.params), holdsMs: Number(request.holdsMs), resendSafe: request.resendSafe });
+  return answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : ok(payload(answer.ok));
+}
+
+const transportImports = {
+  call: (request) => carry(request, 0),
+  callMany: (requests) => {
+    // A batch of histories goes as one (the main thread reads what it can in this process).
+    if (requests.length === 0 || !requests.every((r) => r.method === 'chat.history')) return requests.map(carry);
+    const answer = hostCall({ method: 'chat.histories', params: requests.map((r) => JSON.parse(r.params)) });
+    if (answer.error !== undefined) return requests.map((_, i) => ({ tag: 'err', val: transportError(answer, i) }));
+    const answers = Array.isArray(answer.ok) ? answer.ok : [];
+    if (answers.length !== requests.length) {
+      const message = `the gateway answered ${answers.length} histories for ${requests.length}`;
+      return requests.map((_, i) => ({ tag: 'err', val: transportError({ error: message }, i) }));
+    }
+    return answers.map((a, i) => (a.error !== undefined ? { tag: 'err', val: transportError(a, i) } : ok(payload(a.ok))));
+  },
+};
+
+// The runs the wire starts are the main thread's to keep (its N15 guard asks).
+const runsImports = {
+  runAccepted: (runId, sessionKey) => parentPort.postMessage({ type: 'run', runId, sessionKey }),
+  sessionOf: () => undefined,
+};
+
+/**
+ * The gateway error a wire export threw (jco throws an export's `err` payload as it is; an
+ * Error is a trap): the host's own verdict where it gave one.
+ */
+function failure(e, index = 0) {
+  if (e instanceof Error) throw e;
+  return { tag: 'err', val: verdicts[index] ?? e };
+}
 
 function refuseLarge(method, size) {
   const limit = limits.maxGatewayAnswerBytes;
@@ -65,43 +123,81 @@ function refuseLarge(method, size) {
   return err(`gateway answer too large: ${method} returned ${size} bytes (the limit is ${limit})`, 'too-large');
 }
 
-function gateway(method, params, convert, size) {
-  const answer = hostCall({ method, params });
-  if (answer.error !== undefined) return err(answer.error, answer.kind);
-  const value = convert(answer.ok);
+/** A gateway call of the guest, through the wire; its answer counted against the size limit. */
+function gateway(method, f, size) {
+  verdicts = [];
+  let value;
+  try {
+    value = f(wire.gateway);
+  } catch (e) {
+    return failure(e);
+  }
   return (size && refuseLarge(method, size(value))) || ok(value);
 }
 
+// ---- sizes of answers, as the Rust host counts them (`sandbox/imports.rs`) ----
+
 const len = (s) => (typeof s === 'string' ? Buffer.byteLength(s) : 0);
 
+function rowSize(r) {
+  let size = 64 + len(r.key);
+  for (const f of ['kind', 'channel', 'label', 'displayName', 'sessionId', 'model', 'thinkingLevel', 'verboseLevel', 'sendPolicy', 'lastChannel', 'lastTo', 'lastAccountId', 'spawnedBy']) {
+    size += len(r[f]);
+  }
+  const d = r.deliveryContext;
+  if (d) size += len(d.channel) + len(d.to) + len(d.accountId) + (d.threadId ? (d.threadId.tag === 'text' ? len(d.threadId.val) : 8) : 0);
+  return size;
+}
+
+function historySize(h) {
+  return h.messages.reduce((n, m) => n + len(m.json) + len(m.role) + 16, 0);
+}
+
 const gatewayImports = {
-  sessionsList: (p) =>
-    gateway('sessions.list', wire.listParams(p), wire.sessionList, (l) => len(l.path) + l.sessions.reduce((n, r) => n + wire.rowSize(r), 0)),
-  sessionsResolve: (p) => gateway('sessions.resolve', wire.resolveParams(p), wire.resolvedKey, len),
-  chatHistory: (p) => gateway('chat.history', wire.historyParams(p), wire.history, wire.historySize),
+  sessionsList: (p) => gateway('sessions.list', (g) => g.sessionsList(p), (l) => len(l.path) + l.sessions.reduce((n, r) => n + rowSize(r), 0)),
+  sessionsResolve: (p) => gateway('sessions.resolve', (g) => g.sessionsResolve(p), len),
+  chatHistory: (p) => gateway('chat.history', (g) => g.chatHistory(p), historySize),
   chatHistories: (list) => {
-    const answer = hostCall({ method: 'chat.histories', params: list.map(wire.historyParams) });
-    if (answer.error !== undefined) return list.map(() => err(answer.error, answer.kind));
-    const answers = Array.isArray(answer.ok) ? answer.ok : [];
-    if (answers.length !== list.length) {
-      const message = `the gateway answered ${answers.length} histories for ${list.length}`;
-      return list.map(() => err(message));
-    }
+    verdicts = [];
+    const answers = wire.gateway.chatHistories(list);
     // Together one answer for the size limit: past it, the rest are refused.
     let total = 0;
-    return answers.map((a) => {
-      if (a.error !== undefined) return err(a.error, a.kind);
-      const h = wire.history(a.ok);
-      total += wire.historySize(h);
-      return refuseLarge('chat.histories', total) || ok(h);
+    return answers.map((a, i) => {
+      if (a.tag === 'err') return { tag: 'err', val: verdicts[i] ?? a.val };
+      total += historySize(a.val);
+      return refuseLarge('chat.histories', total) || a;
     });
   },
-  agent: (p) => gateway('agent', wire.agentParams(p), wire.agentAccepted, (a) => len(a.runId)),
-  agentWait: (p) => gateway('agent.wait', wire.waitParams(p), wire.waitResult, (w) => len(w.status) + len(w.error) + len(w.model)),
-  send: (p) => gateway('send', wire.sendParams(p), () => undefined),
-  sessionsPatch: (p) => gateway('sessions.patch', wire.patchParams(p), () => undefined),
-  sessionsDelete: (p) => gateway('sessions.delete', wire.deleteParams(p), () => undefined),
+  agent: (p) => gateway('agent', (g) => g.agent(p), (a) => len(a.runId)),
+  agentWait: (p) => gateway('agent.wait', (g) => g.agentWait(p), (w) => len(w.status) + len(w.error) + len(w.model)),
+  send: (p) => gateway('send', (g) => g.send(p)),
+  sessionsPatch: (p) => gateway('sessions.patch', (g) => g.sessionsPatch(p)),
+  sessionsDelete: (p) => gateway('sessions.delete', (g) => g.sessionsDelete(p)),
 };
+
+/**
+ * A job's wakeup from its JSON (`{type: 'now'|'timer'}`, or `{type: 'runEnded', ok|error}`
+ * with the answer of the `agent.wait` the host made): the answer is read by the wire.
+ */
+function wakeupOf(w) {
+  switch (w?.type) {
+    case 'timer':
+      return { tag: 'timer' };
+    case 'runEnded': {
+      verdicts = [];
+      const answer = w.error !== undefined ? { tag: 'err', val: transportError(w, 0) } : ok(payload(w.ok));
+      let ended;
+      try {
+        ended = ok(wire.wire.decodeWait(answer));
+      } catch (e) {
+        ended = failure(e);
+      }
+      return { tag: 'run-ended', val: ended };
+    }
+    default:
+      return { tag: 'now' };
+  }
+}
 
 // The ids of the call in progress: seeded by the host (ids.mjs) for a tool call or a job
 // step, so the same call or step made again after a stop sends the same idempotency keys.
@@ -126,6 +222,21 @@ let memory = null;
 let api = null;
 
 async function instantiate() {
+  const { instantiate: instantiateWire } = await import(wireJs);
+  const wireImports = {
+    'openclaw:session-tools/types': {},
+    'openclaw:session-tools/transport': transportImports,
+    'openclaw:session-tools/runs': runsImports,
+    ...wasiImports({ stdout, stderr }),
+  };
+  const wireModule = (file) => {
+    const module = wireModules[file];
+    if (!module) throw new Error(`no core module ${file} of the gateway wire`);
+    return module;
+  };
+  wire = instantiateWire(wireModule, wireImports, (module, importObject) => new WebAssembly.Instance(module, importObject));
+  // The protocol the bridge's gateway speaks decides every method's params.
+  wire.wire.configure({ protocol });
   const { instantiate } = await import(componentJs);
   const imports = {
     'openclaw:session-tools/types': {},
@@ -175,11 +286,11 @@ function run(op, args) {
     case 'describe':
       return api.tools.describe();
     case 'call': {
-      const out = api.tools.call(args.tool, wire.callerContext(args.caller), args.arguments);
-      return { result: out.result, jobs: out.jobs.map(wire.jobToJson) };
+      const out = api.tools.call(args.tool, records.callerContext(args.caller), args.arguments);
+      return { result: out.result, jobs: out.jobs.map(records.jobToJson) };
     }
     case 'resume':
-      return api.jobs.resume(wire.jobFromJson(args.job), wire.wakeupFromJson(args.wakeup)).map(wire.jobToJson);
+      return api.jobs.resume(records.jobFromJson(args.job), wakeupOf(args.wakeup)).map(records.jobToJson);
     case 'evaluateSendPolicy':
       return api.policy.evaluateSendPolicy(args.input);
     case 'parseSendCommand':

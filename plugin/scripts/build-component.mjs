@@ -2,16 +2,21 @@
 // Builds the plugin's transpiled component: the project's WebAssembly component (the very
 // `.wasm` the Rust host embeds) turned by jco into an ES module plus core modules, in
 // `component/`, with the config paths the component reads (`../wit/config-paths.json`,
-// copied as `config-paths.json`). Never edit those files by hand: this script writes them, and
-// `test/component.test.mjs` fails when they do not match the current component.
+// copied as `config-paths.json`); and beside it the gateway wire component (`wire/`, the
+// `.wasm` the Rust host's live backend runs), which maps OpenClaw's JSON to the tools' records
+// for the bridge (`gateway_wire.js`). Never edit those files by hand: this script writes them,
+// and `test/component.test.mjs` fails when they do not match the current components.
 //
-//   node scripts/build-component.mjs [--wasm PATH] [--out DIR] [--check]
+//   node scripts/build-component.mjs [--wasm PATH] [--wire PATH] [--out DIR] [--check]
 //
 // PATH defaults to $SESSION_TOOLS_GUEST_WASM, else the host build's output
 // `../target/guest/wasm32-wasip2/release/session_tools_guest.wasm` (built by
-// `cargo build -p session-tools-host`). `--check` writes nothing and fails when `component/`
-// is not exactly what this script would write. The build fails when the component imports
-// anything but the gateway, the host services and the inert WASI interfaces (lib/wasi.mjs).
+// `cargo build -p session-tools-host`); the wire to $SESSION_TOOLS_WIRE_WASM, else
+// `../target/wire/wasm32-wasip2/release/session_tools_wire.wasm` (the same build). `--check`
+// writes nothing and fails when `component/` is not exactly what this script would write. The
+// build fails when the component imports anything but the gateway, the host services and the
+// inert WASI interfaces (lib/wasi.mjs), or the wire anything but its transport, its runs and
+// that WASI.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,21 +26,28 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 
-import { ALLOWED_IMPORTS } from '../lib/wasi.mjs';
+import { ALLOWED_IMPORTS, WIRE_IMPORTS } from '../lib/wasi.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
 export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_DIR = resolve(PLUGIN_DIR, '..');
 export const DEFAULT_WASM = join(REPO_DIR, 'target/guest/wasm32-wasip2/release/session_tools_guest.wasm');
+export const DEFAULT_WIRE = join(REPO_DIR, 'target/wire/wasm32-wasip2/release/session_tools_wire.wasm');
 export const DEFAULT_OUT = join(PLUGIN_DIR, 'component');
 const NAME = 'session_tools';
+const WIRE_NAME = 'gateway_wire';
 const CONFIG_PATHS = 'config-paths.json';
 export const CONFIG_PATHS_SOURCE = join(REPO_DIR, 'wit', CONFIG_PATHS);
 
 /** The component the plugin is built from: $SESSION_TOOLS_GUEST_WASM, else the host build's. */
 export function defaultWasm() {
   return process.env.SESSION_TOOLS_GUEST_WASM || DEFAULT_WASM;
+}
+
+/** The gateway wire the plugin is built with: $SESSION_TOOLS_WIRE_WASM, else the host build's. */
+export function defaultWire() {
+  return process.env.SESSION_TOOLS_WIRE_WASM || DEFAULT_WIRE;
 }
 
 export const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -50,46 +62,55 @@ async function loadTranspiler() {
   }
 }
 
-/**
- * Transpiles a component: answers `{files: {name: bytes}, manifest}` without writing.
- * Throws when it imports an interface outside ALLOWED_IMPORTS.
- */
-export async function transpileComponent(wasmPath) {
+/** Transpiles one component under `name`: its files, and its imports (checked against `allowed`). */
+async function transpileOne(wasmPath, name, allowed, refusal) {
   if (!existsSync(wasmPath)) {
     throw new Error(
-      `the component ${wasmPath} does not exist: build it with \`cargo build -p session-tools-host\` in ${REPO_DIR} (or set SESSION_TOOLS_GUEST_WASM)`,
+      `the component ${wasmPath} does not exist: build it with \`cargo build -p session-tools-host\` in ${REPO_DIR} (or set SESSION_TOOLS_GUEST_WASM and SESSION_TOOLS_WIRE_WASM)`,
     );
   }
   const wasm = readFileSync(wasmPath);
   const { transpileBytes } = await loadTranspiler();
   const result = await transpileBytes(new Uint8Array(wasm), {
-    name: NAME,
+    name,
     instantiation: 'sync',
     emitTypescriptDeclarations: false,
     wasiShim: false,
     nodejsCompat: true,
   });
   const imports = result.imports.map((i) => i.replace(/@[^@/]*$/, '')).sort();
-  const refused = imports.filter((i) => !ALLOWED_IMPORTS.includes(i));
+  const refused = imports.filter((i) => !allowed.includes(i));
   if (refused.length > 0) {
-    throw new Error(
-      `the component ${wasmPath} imports ${refused.join(', ')}: a guest gets no files, sockets, clocks, randomness or anything else beyond the gateway, the host services and inert WASI (${ALLOWED_IMPORTS.join(', ')})`,
-    );
+    throw new Error(`the component ${wasmPath} imports ${refused.join(', ')}: ${refusal} (${allowed.join(', ')})`);
   }
   const files = {};
-  for (const [name, bytes] of Object.entries(result.files)) files[name.replace(/^\.?\//, '')] = Buffer.from(bytes);
+  for (const [file, bytes] of Object.entries(result.files)) files[file.replace(/^\.?\//, '')] = Buffer.from(bytes);
+  const coreModules = Object.keys(files).filter((f) => f.endsWith('.wasm')).sort();
+  // Where it was read from is left out, so the output depends on the component alone.
+  return { files, info: { component: { sha256: sha256(wasm), bytes: wasm.length }, js: `${name}.js`, coreModules, imports } };
+}
+
+/**
+ * Transpiles the tools component and the gateway wire: answers `{files: {name: bytes},
+ * manifest}` without writing. Throws when either imports an interface it may not.
+ */
+export async function transpileComponent(wasmPath, wirePath = defaultWire()) {
+  const tools = await transpileOne(
+    wasmPath,
+    NAME,
+    ALLOWED_IMPORTS,
+    'a guest gets no files, sockets, clocks, randomness or anything else beyond the gateway, the host services and inert WASI',
+  );
+  const wire = await transpileOne(wirePath, WIRE_NAME, WIRE_IMPORTS, 'the gateway wire gets its transport, its runs and inert WASI, nothing else');
+  const files = { ...tools.files, ...wire.files };
   // What the component reads of the config (`wit/config-paths.json`): the plugin gives an
   // instance those paths only (lib/config.mjs), as the Rust host does from the same file.
   files[CONFIG_PATHS] = readFileSync(CONFIG_PATHS_SOURCE);
-  const coreModules = Object.keys(files).filter((f) => f.endsWith('.wasm')).sort();
   const manifest = {
-    note: 'Generated by scripts/build-component.mjs from the component below; do not edit.',
-    // Where it was read from is left out, so the output depends on the component alone.
-    component: { sha256: sha256(wasm), bytes: wasm.length },
+    note: 'Generated by scripts/build-component.mjs from the components below; do not edit.',
+    ...tools.info,
     transpiler: `@bytecodealliance/jco-transpile@${transpilerVersion()}`,
-    js: `${NAME}.js`,
-    coreModules,
-    imports,
+    wire: wire.info,
     files: Object.fromEntries(Object.keys(files).sort().map((f) => [f, sha256(files[f])])),
   };
   files['manifest.json'] = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
@@ -125,9 +146,9 @@ async function describeIn(dir) {
   }
 }
 
-/** Transpiles `wasmPath` into `outDir` (emptied first), with `tools.json` when `describe`; answers the manifest. */
-export async function buildComponent(wasmPath, outDir, { describe = true } = {}) {
-  const { files, manifest } = await transpileComponent(wasmPath);
+/** Transpiles `wasmPath` (and the wire) into `outDir` (emptied first), with `tools.json` when `describe`; answers the manifest. */
+export async function buildComponent(wasmPath, outDir, { describe = true, wire = defaultWire() } = {}) {
+  const { files, manifest } = await transpileComponent(wasmPath, wire);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   for (const [name, bytes] of Object.entries(files)) writeFileSync(join(outDir, name), bytes);
@@ -139,10 +160,10 @@ export async function buildComponent(wasmPath, outDir, { describe = true } = {})
 }
 
 /** Differences between `outDir` and what `wasmPath` builds to (empty: up to date). */
-export async function checkComponent(wasmPath, outDir) {
+export async function checkComponent(wasmPath, outDir, wire = defaultWire()) {
   const fresh = mkdtempSync(join(tmpdir(), 'session-tools-component-'));
   try {
-    await buildComponent(wasmPath, fresh);
+    await buildComponent(wasmPath, fresh, { wire });
     const files = Object.fromEntries(readdirSync(fresh).map((name) => [name, readFileSync(join(fresh, name))]));
     return compareWith(files, outDir);
   } finally {
@@ -164,16 +185,18 @@ function compareWith(files, outDir) {
 
 async function main(argv) {
   let wasm = defaultWasm();
+  let wire = defaultWire();
   let out = DEFAULT_OUT;
   let check = false;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--wasm') wasm = resolve(argv[++i]);
+    else if (argv[i] === '--wire') wire = resolve(argv[++i]);
     else if (argv[i] === '--out') out = resolve(argv[++i]);
     else if (argv[i] === '--check') check = true;
-    else throw new Error(`unknown argument ${argv[i]} (usage: build-component.mjs [--wasm PATH] [--out DIR] [--check])`);
+    else throw new Error(`unknown argument ${argv[i]} (usage: build-component.mjs [--wasm PATH] [--wire PATH] [--out DIR] [--check])`);
   }
   if (check) {
-    const problems = await checkComponent(wasm, out);
+    const problems = await checkComponent(wasm, out, wire);
     if (problems.length > 0) {
       console.error(`${out} is stale or edited (${problems.join('; ')}): run \`npm run build\` in ${PLUGIN_DIR}`);
       process.exit(1);
@@ -181,8 +204,10 @@ async function main(argv) {
     console.log(`${out} matches ${wasm}`);
     return;
   }
-  const manifest = await buildComponent(wasm, out);
-  console.log(`transpiled ${wasm} (sha256 ${manifest.component.sha256}) into ${out}: ${Object.keys(manifest.files).join(', ')}`);
+  const manifest = await buildComponent(wasm, out, { wire });
+  console.log(
+    `transpiled ${wasm} (sha256 ${manifest.component.sha256}) and ${wire} (sha256 ${manifest.wire.component.sha256}) into ${out}: ${Object.keys(manifest.files).join(', ')}`,
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

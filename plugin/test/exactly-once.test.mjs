@@ -22,7 +22,7 @@ import { JobRunner, MemoryJobStore, successorKey } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
-import { callerContext } from '../lib/wire.mjs';
+import { callerContext } from '../lib/records.mjs';
 import { ANNOUNCE, FlowGateway, flowService, jobFiles, jobsDirOf, REQUESTER, SEND, TARGET } from './flows.mjs';
 import { COMPONENT_DIR, recorder } from './helpers.mjs';
 

@@ -13,7 +13,7 @@ import { callSeed, SeededIds, seededUuid, seedOf } from '../lib/ids.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { Service } from '../lib/service.mjs';
-import { callerContext } from '../lib/wire.mjs';
+import { callerContext } from '../lib/records.mjs';
 import { COMPONENT_DIR, TreeGateway } from './helpers.mjs';
 
 const VECTOR = join(REPO_DIR, 'host/src/jobs/seeded-ids.json');

@@ -11,8 +11,9 @@ import { join } from 'node:path';
 
 import plugin, { register } from '../index.mjs';
 import { callerOf, DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
-import { DeploymentConfig, documentsShape } from '../lib/config.mjs';
-import * as era from '../lib/era.mjs';
+import { DeploymentConfig } from '../lib/config.mjs';
+import { documentsShape } from '../lib/wire-codecs.mjs';
+import { OpenClawGateway } from '../lib/openclaw-gateway.mjs';
 import { DirJobStore } from '../lib/jobs.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -73,27 +74,83 @@ test('2026.9: the tool context with its reply target, a service start that never
   const config = new DeploymentConfig({ agents: { defaults: { systemAgent: { agentId: 'ops' } }, entries: { main: {}, ops: {} } } });
   assert.equal(config.defaultAgent, 'ops');
   const documents = { agents: { list: [{ id: 'main' }] }, session: { agentToAgent: { maxPingPongTurns: 2 } } };
-  assert.equal(documentsShape(documents), documents);
+  assert.deepEqual(documentsShape(documents), documents, 'the documents\' shape is left as it is');
 });
 
-test('2026.9: each request built for the negotiated protocol', () => {
-  assert.deepEqual(era.listParams(3, { spawnedBy: OWN }), { spawnedBy: OWN });
-  assert.deepEqual(era.listParams(4, { spawnedBy: OWN }, 500), { spawnedBy: OWN, limit: era.PAGE, offset: 500 });
-  assert.deepEqual(era.listParams(4, { limit: 5 }), { limit: 5 });
-  assert.equal(era.nextPage(4, {}, 0, { sessions: [{}, {}], hasMore: true }), 2);
-  assert.equal(era.nextPage(4, {}, 0, { sessions: [{}], hasMore: false }), undefined);
-  assert.equal(era.nextPage(3, {}, 0, { sessions: [{}], hasMore: true }), undefined);
-  assert.deepEqual(era.withLineage({ sessions: [{ key: 'c', parentSessionKey: OWN }] }).sessions[0].spawnedBy, OWN);
-  assert.equal(era.historyParams(4, { sessionKey: OWN }).maxChars, 500_000);
-  assert.equal(era.historyParams(3, { sessionKey: OWN }).maxChars, undefined);
-  assert.deepEqual(era.historyAnswer(4, { messages: [{ role: 'user', __openclaw: { seq: 1 } }] }), { messages: [{ role: 'user' }] });
-  assert.deepEqual(era.historyAnswer(3, { messages: [{ __openclaw: {} }] }), { messages: [{ __openclaw: {} }] });
-  const spawn = { message: 't', sessionKey: CHILD, idempotencyKey: 'i', label: 'l', spawnedBy: OWN };
-  assert.equal(era.spawnSteps(3, spawn), null);
-  assert.deepEqual(era.spawnSteps(4, spawn), {
-    create: { key: CHILD, parentSessionKey: OWN, agentId: 'main', label: 'l' },
-    agent: { message: 't', sessionKey: CHILD, idempotencyKey: 'i' },
-  });
+/** A protocol-4 gateway as the bridge's `callGateway` sees it, keeping what it was asked. */
+function protocol4Gateway() {
+  const calls = [];
+  const callGateway = async ({ method, params }) => {
+    calls.push({ method, params });
+    switch (method) {
+      case 'sessions.list':
+        if (params.spawnedBy !== undefined && params.spawnedBy !== OWN) return { sessions: [], hasMore: false };
+        // Two pages: the second only for whoever follows `nextOffset` (E6).
+        return params.offset === undefined
+          ? { sessions: [{ key: OWN, sessionId: 's0', updatedAt: 2 }], hasMore: true, nextOffset: 1000 }
+          : { sessions: [{ key: CHILD, parentSessionKey: OWN, sessionId: 's1', updatedAt: 1 }], hasMore: false };
+      case 'sessions.create':
+        return { ok: true, key: params.key };
+      case 'agent':
+        return { runId: params.idempotencyKey, sessionKey: params.sessionKey, status: 'accepted' };
+      case 'agent.wait':
+        return { runId: params.runId, status: 'timeout' };
+      case 'chat.history':
+        return { sessionId: 's0', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], __openclaw: { id: 'm1', seq: 1 } }] };
+      default:
+        throw Object.assign(new Error(`unexpected ${method}`), { code: 'INVALID_REQUEST' });
+    }
+  };
+  return { calls, bridge: new OpenClawGateway({ callGateway, rules: new DeploymentConfig({}).rules, protocol: () => 4 }) };
+}
+
+test('2026.9: the bridge carries what the gateway wire builds for protocol 4 (E4-E6)', async () => {
+  const { calls, bridge } = protocol4Gateway();
+  assert.equal(bridge.protocol, 4);
+  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway: bridge, tree: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
+  try {
+    // The tool's list has a limit of its own (200 by default): one page, that limit explicit.
+    const listed = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_list', '{}'));
+    assert.deepEqual(listed.sessions.map((s) => s.key), ['main']);
+    assert.deepEqual(calls.filter((c) => c.method === 'sessions.list').map((c) => c.params), [{ limit: 200, includeGlobal: true, includeUnknown: true }]);
+
+    const history = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_history', JSON.stringify({ sessionKey: 'main' })));
+    assert.deepEqual(history.messages, [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], 'E4: protocol 4\'s own field removed');
+    assert.equal(calls.find((c) => c.method === 'chat.history').params.maxChars, 500_000);
+
+    const spawned = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_spawn', JSON.stringify({ task: 't', label: 'l' })));
+    assert.equal(spawned.status, 'accepted', JSON.stringify(spawned));
+    const create = calls.find((c) => c.method === 'sessions.create');
+    assert.deepEqual(create.params, { key: spawned.childSessionKey, agentId: 'main', parentSessionKey: OWN, label: 'l' }, 'E5');
+    const agent = calls.find((c) => c.method === 'agent');
+    assert.equal(calls.indexOf(create) < calls.indexOf(agent), true, 'the child is made before its run');
+    assert.equal(agent.params.spawnedBy, undefined, 'protocol 4 refuses spawnedBy on agent');
+  } finally {
+    await svc.stop();
+  }
+  // The spawn tree the host's guard asks for walks every page, with the wire's params: an
+  // explicit limit, then the next page (E6); a child found by its parentSessionKey (E5).
+  calls.length = 0;
+  assert.deepEqual([...(await bridge.spawnedTrees(new Set([OWN])))].sort(), [OWN, CHILD].sort());
+  assert.deepEqual(calls[0].params, { limit: 1000, spawnedBy: OWN });
+  assert.deepEqual(calls[1].params, { limit: 1000, offset: 1000, spawnedBy: OWN });
+  const rows = await bridge.rowsOf(new Set([CHILD]));
+  assert.deepEqual(rows.map((r) => r.key), [CHILD], 'the exact key, from the second page');
+});
+
+test('a list past the wire\'s cap on pages fails saying so, never cut (E6)', async () => {
+  let asked = 0;
+  const callGateway = async ({ params }) => {
+    asked += 1;
+    const offset = params.offset ?? 0;
+    return { sessions: [{ key: `agent:main:k${offset}` }], hasMore: true, nextOffset: offset + 1000 };
+  };
+  const bridge = new OpenClawGateway({ callGateway, rules: new DeploymentConfig({}).rules, protocol: () => 4 });
+  await assert.rejects(bridge.rowsOf(new Set([OWN])), (e) => e.kind === 'too-large' && /more than 100000 sessions/.test(e.message));
+  assert.equal(asked, 100);
+  const three = new OpenClawGateway({ callGateway: async ({ params }) => ((asked = params), { sessions: [] }), rules: new DeploymentConfig({}).rules });
+  await three.spawnedTrees(new Set([OWN]));
+  assert.deepEqual(asked, { spawnedBy: OWN }, 'protocol 3: the params of its era');
 });
 
 test('the plugin config: own tool names (never a core one), limits per agent', () => {

@@ -251,10 +251,13 @@ test('over the gateway bridge, a run the bridge never saw cannot become the call
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'elsewhere-run' }), refusedRun('elsewhere-run'));
     assert.equal(bridge.runSession('elsewhere-run'), undefined);
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: run }), { ok: 'ok' });
-    // A run another session started through the bridge keeps its session (first writer wins).
-    await bridge.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'ops-run' });
+    // A run another session started through the bridge (its wire reports the run) keeps its
+    // session (first writer wins).
+    const unrestricted = (key) => ({ agentSessionKey: key, sandboxed: false });
+    await spy(svc, unrestricted('agent:ops:main'), { method: 'agent', key: 'agent:ops:main', idempotencyKey: 'ops-run' });
+    assert.equal(bridge.runSession('ops-run'), 'agent:ops:main');
     assert.deepEqual(await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'ops-run' }), refusedRun('ops-run'));
-    await bridge.call('agent', { message: 'hi', sessionKey: OWN, idempotencyKey: 'ops-run' });
+    await spy(svc, unrestricted('agent:main:main'), { method: 'agent', key: OWN, idempotencyKey: 'ops-run' });
     assert.equal(bridge.runSession('ops-run'), 'agent:ops:main');
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'ops-run' }), refusedRun('ops-run'));
     assert.deepEqual(await spy(svc, me, { method: 'agent-wait', runId: 'never-started' }), refusedRun('never-started'));

@@ -1,79 +1,142 @@
-// The bridge's wire conversions (lib/wire.mjs, mirroring host/src/gateway/wire.rs): the
-// guest's records to the gateway's JSON params and back, answers treated as untrusted; and
-// the memory cap written into a core module (lib/memcap.mjs).
+// The bridge's gateway wire: the wire component (wire/, transpiled into component/ beside
+// the tools) as the worker runs it, over a recording transport: the guest's records to the
+// gateway's JSON params for each protocol and back, answers treated as untrusted, an error
+// frame's kind read from its code; the records the bridge keeps as JSON (lib/records.mjs);
+// and the memory cap written into a core module (lib/memcap.mjs).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-import * as wire from '../lib/wire.mjs';
+import * as records from '../lib/records.mjs';
 import { capMemory } from '../lib/memcap.mjs';
 import { KeyRules, normalizeAgentId, targetFromKey, isSubagentKey } from '../lib/keys.mjs';
+import { BoundedOutput, wasiImports } from '../lib/wasi.mjs';
+import { DEFAULT_OUT } from '../scripts/build-component.mjs';
 
-test('params omit absent values, in camelCase, 64-bit integers as numbers', () => {
-  assert.deepEqual(wire.listParams({ limit: 5, includeGlobal: true, label: undefined }), { limit: 5, includeGlobal: true });
-  assert.deepEqual(wire.historyParams({ sessionKey: 'main' }), { sessionKey: 'main' });
-  assert.deepEqual(wire.waitParams({ runId: 'r', timeoutMs: 30000n }), { runId: 'r', timeoutMs: 30000 });
-  assert.deepEqual(wire.waitParams({ runId: 'r', timeoutMs: 2n ** 64n - 1n }), { runId: 'r', timeoutMs: Number.MAX_SAFE_INTEGER });
-  assert.deepEqual(
-    Object.keys(wire.agentParams({ message: 'm', idempotencyKey: 'k', sessionKey: 's', deliver: false, lane: 'subagent', timeout: 0, spawnedBy: 'p' })),
-    ['message', 'sessionKey', 'idempotencyKey', 'deliver', 'lane', 'timeout', 'spawnedBy'],
+/** A wire instance speaking `protocol` whose transport answers with `answer(method, params)` and records each request. */
+async function wireOver(answer, protocol = 3) {
+  const manifest = JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
+  const { instantiate } = await import(pathToFileURL(join(DEFAULT_OUT, manifest.wire.js)).href);
+  const modules = Object.fromEntries(
+    await Promise.all(manifest.wire.coreModules.map(async (f) => [f, await WebAssembly.compile(readFileSync(join(DEFAULT_OUT, f)))])),
   );
-  assert.deepEqual(wire.sendParams({ to: 't', message: 'm', idempotencyKey: 'k', channel: 'discord' }), { to: 't', message: 'm', channel: 'discord', idempotencyKey: 'k' });
-  assert.deepEqual(wire.patchParams({ key: 'k', model: 'a/b' }), { key: 'k', model: 'a/b' });
-  assert.deepEqual(wire.deleteParams({ key: 'k', deleteTranscript: true }), { key: 'k', deleteTranscript: true });
-  assert.deepEqual(wire.resolveParams({ sessionId: 'x', includeGlobal: false }), { sessionId: 'x', includeGlobal: false });
+  const asked = [];
+  const runs = [];
+  const carry = (request) => {
+    asked.push({ ...request, params: JSON.parse(request.params) });
+    const out = answer(request.method, JSON.parse(request.params));
+    return out.error !== undefined ? { tag: 'err', val: out.error } : { tag: 'ok', val: JSON.stringify(out.ok) };
+  };
+  const imports = {
+    'openclaw:session-tools/types': {},
+    'openclaw:session-tools/transport': { call: carry, callMany: (list) => list.map(carry) },
+    'openclaw:session-tools/runs': { runAccepted: (runId, key) => runs.push([runId, key]), sessionOf: () => undefined },
+    ...wasiImports({ stdout: new BoundedOutput(1024), stderr: new BoundedOutput(1024) }),
+  };
+  const api = instantiate((f) => modules[f], imports, (m, i) => new WebAssembly.Instance(m, i));
+  api.wire.configure({ protocol });
+  return { api, asked, runs };
+}
+
+// jco throws an export's `err` payload as it is.
+const rejection = (f) => {
+  try {
+    f();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a gateway error');
+};
+
+test('params omit absent values, in camelCase, 64-bit integers as numbers', async () => {
+  const { api, asked } = await wireOver(() => ({ ok: {} }));
+  api.gateway.sessionsList({ limit: 5, includeGlobal: true });
+  api.gateway.agentWait({ runId: 'r', timeoutMs: 30000n });
+  api.gateway.sessionsResolve({ sessionId: 'x', includeGlobal: false });
+  api.gateway.send({ to: 't', message: 'm', idempotencyKey: 'k', channel: 'discord' });
+  assert.deepEqual(
+    asked.map((r) => [r.method, r.params]),
+    [
+      ['sessions.list', { limit: 5, includeGlobal: true }],
+      ['agent.wait', { runId: 'r', timeoutMs: 30000 }],
+      ['sessions.resolve', { sessionId: 'x', includeGlobal: false }],
+      ['send', { to: 't', message: 'm', channel: 'discord', idempotencyKey: 'k' }],
+    ],
+  );
+  assert.equal(asked[1].holdsMs, 30000n, 'agent.wait is held as long as it waits');
+  assert.deepEqual(
+    asked.map((r) => r.resendSafe),
+    [true, true, true, true],
+  );
 });
 
-test('rows of the wrong shape are dropped or trimmed; thread ids keep their type (N11)', () => {
-  const list = wire.sessionList({
-    path: 5,
-    sessions: [{ key: '' }, { key: 3 }, 'x', null, { key: 'k', label: 7, updatedAt: 10.9, deliveryContext: { threadId: 42, to: 't' }, totalTokens: 'many', systemSent: 'yes' }],
-  });
+test('answers are untrusted: rows of the wrong shape are dropped, fields of the wrong type absent', async () => {
+  const sessions = [{ key: '' }, { key: 3 }, 'x', { key: 'k', label: 7, updatedAt: 1e300, deliveryContext: { threadId: 42 } }, { key: 'c', parentSessionKey: 'p' }];
+  const { api } = await wireOver((method) => ({ ok: method === 'sessions.list' ? { path: 5, sessions } : { sessionId: 's', messages: [{ role: 'user' }, 'odd'] } }));
+  const list = api.gateway.sessionsList({});
   assert.equal(list.path, undefined);
-  assert.equal(list.sessions.length, 1);
-  const row = list.sessions[0];
-  assert.equal(row.label, undefined);
-  assert.equal(row.updatedAt, 10n);
-  assert.equal(row.totalTokens, undefined);
-  assert.equal(row.systemSent, undefined);
-  assert.deepEqual(row.deliveryContext, { channel: undefined, to: 't', accountId: undefined, threadId: { tag: 'number', val: 42 } });
-  assert.deepEqual(wire.threadId('99'), { tag: 'text', val: '99' });
-  assert.equal(wire.threadId(Infinity), undefined);
-  assert.equal(wire.sessionList({ path: '/p', sessions: 'no' }).sessions.length, 0);
-  assert.equal(wire.sessionRow({ key: 'k', updatedAt: 1e300 }).updatedAt, 2n ** 63n - 1n, 'a huge time is clamped into s64');
+  assert.deepEqual(
+    list.sessions.map((r) => r.key),
+    ['k', 'c'],
+  );
+  assert.equal(list.sessions[0].label, undefined);
+  assert.equal(list.sessions[0].updatedAt, 2n ** 63n - 1n, 'a huge time is clamped into s64');
+  assert.deepEqual(list.sessions[0].deliveryContext.threadId, { tag: 'number', val: 42 }, 'a thread id keeps its type (N11)');
+  assert.equal(list.sessions[1].spawnedBy, 'p', 'E5: parentSessionKey is lineage');
+  const h = api.gateway.chatHistory({ sessionKey: 'main' });
+  assert.deepEqual(
+    h.messages.map((m) => [m.role, m.json]),
+    [
+      ['user', '{"role":"user"}'],
+      [undefined, '"odd"'],
+    ],
+  );
 });
 
-test('answers: resolve, history, agent, wait', () => {
-  assert.equal(wire.resolvedKey({ ok: true, key: 'agent:main:main' }), 'agent:main:main');
-  assert.equal(wire.resolvedKey({}), '');
-  assert.equal(wire.resolvedKey(null), '');
-  const h = wire.history({ sessionId: 's', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, 'odd', { role: 5 }] });
-  assert.equal(h.sessionId, 's');
-  assert.deepEqual(h.messages.map((m) => m.role), ['user', undefined, undefined]);
-  assert.deepEqual(JSON.parse(h.messages[0].json), { role: 'user', content: [{ type: 'text', text: 'hi' }] });
-  assert.equal(h.messages[1].json, '"odd"');
-  assert.deepEqual(wire.agentAccepted({ runId: 'run-1', status: 'accepted' }), { runId: 'run-1' });
-  assert.deepEqual(wire.agentAccepted({ runId: 7 }), { runId: undefined });
-  const w = wire.waitResult({ runId: 'r', status: 'ok', startedAt: 1000, endedAt: 2500.7, usage: { input: 10, output: 5, totalTokens: 15 }, model: 'm' });
-  assert.deepEqual(w, { status: 'ok', error: undefined, startedAt: 1000n, endedAt: 2500n, usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, model: 'm' });
-  assert.deepEqual(wire.waitResultJson(w), { status: 'ok', startedAt: 1000, endedAt: 2500, usage: { inputTokens: 10, outputTokens: 5, totalTokens: 15 }, model: 'm' });
-  assert.equal(wire.waitResult({ usage: 'x' }).usage, undefined);
+test('an error frame is typed by its code, and the bridge keeps the runs the wire starts', async () => {
+  const { api, runs } = await wireOver((method) =>
+    method === 'agent'
+      ? { ok: { runId: 'r1', status: 'accepted' } }
+      : { error: { tag: 'gateway', val: JSON.stringify({ message: 'No session found: agent:main:x' }) } },
+  );
+  assert.deepEqual(rejection(() => api.gateway.sessionsResolve({ key: 'x' })), { kind: 'not-found', message: 'No session found: agent:main:x' });
+  assert.equal(api.tree.exists('x'), false);
+  assert.equal(api.gateway.agent({ message: 'm', sessionKey: 'agent:main:a', idempotencyKey: 'k' }).runId, 'r1');
+  assert.deepEqual(runs, [['r1', 'agent:main:a']]);
+  const timeout = { tag: 'err', val: { tag: 'timeout', val: 'late' } };
+  assert.deepEqual(rejection(() => api.wire.decodeWait(timeout)), { kind: 'timeout', message: 'late' });
+  assert.equal(api.wire.decodeWait({ tag: 'ok', val: '{"status":"ok","endedAt":2500.7}' }).endedAt, 2500n);
 });
 
-test('jobs and wakeups cross threads and files as JSON and come back the same', () => {
+test('protocol 4: every list carries its limit, and a spawn makes its child before the run (E5, E6)', async () => {
+  const { api, asked } = await wireOver((method) => ({ ok: method === 'agent' ? { runId: 'r' } : { sessions: [] } }), 4);
+  api.gateway.sessionsList({ spawnedBy: 'agent:main:main' });
+  api.gateway.agent({ message: 'm', sessionKey: 'agent:main:subagent:1', idempotencyKey: 'k', spawnedBy: 'agent:main:main' });
+  assert.deepEqual(
+    asked.map((r) => [r.method, r.params]),
+    [
+      ['sessions.list', { limit: 1000, spawnedBy: 'agent:main:main' }],
+      ['sessions.create', { key: 'agent:main:subagent:1', parentSessionKey: 'agent:main:main' }],
+      ['agent', { message: 'm', sessionKey: 'agent:main:subagent:1', idempotencyKey: 'k' }],
+    ],
+  );
+  await assert.rejects(wireOver(() => ({ ok: {} }), 5), (e) => /protocols 3 and 4, not 5/.test(String(e)));
+});
+
+test('jobs cross threads and files as JSON and come back the same', () => {
   const jobs = [
     { id: 'a', kind: 'a2a', sessionKey: 's', state: '{}', wake: { tag: 'now' } },
     { id: 'b', kind: 'subagent', sessionKey: 's', state: '{"x":1}', wake: { tag: 'run-end', val: { runId: 'r', timeoutMs: 60000n } } },
     { id: 'c', kind: 'archive', sessionKey: 's', state: '', wake: { tag: 'at', val: 1767229200000n } },
   ];
-  for (const job of jobs) assert.deepEqual(wire.jobFromJson(JSON.parse(JSON.stringify(wire.jobToJson(job)))), job);
-  assert.deepEqual(wire.wakeupFromJson({ type: 'timer' }), { tag: 'timer' });
-  assert.deepEqual(wire.wakeupFromJson({ type: 'runEnded', error: 'gone' }), { tag: 'run-ended', val: { tag: 'err', val: { message: 'gone' } } });
-  assert.equal(wire.wakeupFromJson({ type: 'runEnded', ok: { status: 'timeout' } }).val.val.status, 'timeout');
+  for (const job of jobs) assert.deepEqual(records.jobFromJson(JSON.parse(JSON.stringify(records.jobToJson(job)))), job);
 });
 
 test('the caller context takes only known string fields', () => {
-  assert.deepEqual(wire.callerContext({ agentSessionKey: 'agent:main:main', agentThreadId: 42, sandboxed: 'yes', extra: 1 }), {
+  assert.deepEqual(records.callerContext({ agentSessionKey: 'agent:main:main', agentThreadId: 42, sandboxed: 'yes', extra: 1 }), {
     agentSessionKey: 'agent:main:main',
     agentChannel: undefined,
     agentAccountId: undefined,

@@ -2,13 +2,14 @@
 //! the fuzz targets to check the guest and the host against (the fuzz crate includes this
 //! file by path, so it needs nothing but std and serde_json).
 
-/// `parseAgentSessionKey` as the reference writes it: `(agentId, rest)`.
+/// `parseAgentSessionKey` as the reference writes it: `(agentId, rest)`, with JavaScript's
+/// `trim` ([`js_space`]).
 pub fn reference_parse(key: &str) -> Option<(String, String)> {
-    let parts: Vec<&str> = key.trim().split(':').filter(|p| !p.is_empty()).collect();
+    let parts: Vec<&str> = key.trim_matches(js_space).split(':').filter(|p| !p.is_empty()).collect();
     if parts.len() < 3 || parts[0] != "agent" {
         return None;
     }
-    let agent = parts[1].trim();
+    let agent = parts[1].trim_matches(js_space);
     let rest = parts[2..].join(":");
     (!agent.is_empty() && !rest.is_empty()).then(|| (agent.to_string(), rest))
 }

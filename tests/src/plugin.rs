@@ -18,8 +18,8 @@ pub fn plugin_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ is inside the workspace").join("plugin")
 }
 
-/// What the plugin's runs need: Node 22, and the component the host embeds written where
-/// the plugin's build reads it (`SESSION_TOOLS_GUEST_WASM`).
+/// What the plugin's runs need: Node 22, and the components the host embeds written where
+/// the plugin's build reads them (`SESSION_TOOLS_GUEST_WASM`, `SESSION_TOOLS_WIRE_WASM`).
 pub struct Setup {
     /// The Node 22 binary.
     pub node: PathBuf,
@@ -27,6 +27,8 @@ pub struct Setup {
     pub path: String,
     /// The component the host embeds, written to a file.
     pub component: PathBuf,
+    /// The gateway wire the host embeds, written to a file.
+    pub wire: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -92,6 +94,7 @@ pub fn command(setup: &Setup, program: &Path, args: &[&str]) -> Command {
         .args(args)
         .env("PATH", &setup.path)
         .env("SESSION_TOOLS_GUEST_WASM", &setup.component)
+        .env("SESSION_TOOLS_WIRE_WASM", &setup.wire)
         .env("HOSTILE_GUEST_WASM", env!("HOSTILE_GUEST_WASM"))
         .env("HOSTILE_GUEST_FS_WASM", env!("HOSTILE_GUEST_FS_WASM"))
         .env("npm_config_update_notifier", "false")
@@ -113,7 +116,9 @@ fn prepare() -> Result<Setup, String> {
     let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
     let component = dir.path().join("session_tools_guest.wasm");
     std::fs::write(&component, session_tools_host::COMPONENT).map_err(|e| format!("writing the component: {e}"))?;
-    let setup = Setup { node, path, component, _dir: dir };
+    let wire = dir.path().join("session_tools_wire.wasm");
+    std::fs::write(&wire, session_tools_host::WIRE_COMPONENT).map_err(|e| format!("writing the gateway wire: {e}"))?;
+    let setup = Setup { node, path, component, wire, _dir: dir };
 
     let plugin = plugin_dir();
     if !plugin.join("node_modules/@bytecodealliance/jco-transpile/package.json").is_file() {

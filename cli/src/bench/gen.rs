@@ -14,7 +14,10 @@ use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
+use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::gateway::embedded::transcript::iso_time;
+
+use super::gen_sqlite::AgentWriter;
 
 /// 2026-01-26T09:00Z, as in the Python generator.
 const T0: u64 = 1_769_418_000_000;
@@ -317,8 +320,10 @@ pub struct Spec {
     /// Messages of the first Discord channel, the history target (at least `messages`).
     pub history_messages: usize,
     pub seed: u64,
-    /// Whether transcript files are written (without them: a store to list, nothing to read).
+    /// Whether transcripts are written (without them: a store to list, nothing to read).
     pub transcripts: bool,
+    /// January's files, or 2026.9's databases ([`super::gen_sqlite`]).
+    pub layout: Layout,
 }
 
 impl Spec {
@@ -332,6 +337,7 @@ impl Spec {
             history_messages: messages.max(20),
             seed: 1,
             transcripts: true,
+            layout: Layout::Files,
         }
     }
 }
@@ -351,6 +357,7 @@ pub struct AgentManifest {
 pub struct Manifest {
     pub dir: PathBuf,
     pub agents: Vec<AgentManifest>,
+    /// `sessions.json` (all agents), or the agents' databases.
     pub store_bytes: u64,
     pub transcript_bytes: u64,
 }
@@ -372,7 +379,13 @@ pub fn generate(out: &Path, spec: &Spec) -> Result<Manifest> {
     let mut jobs = Vec::new();
     for agent in &spec.agents {
         let sdir = out.join("agents").join(agent).join("sessions");
-        std::fs::create_dir_all(&sdir)?;
+        let mut database = match spec.layout {
+            Layout::Files => {
+                std::fs::create_dir_all(&sdir)?;
+                None
+            }
+            Layout::Sqlite => Some(AgentWriter::create(&out, agent, T0 as i64)?),
+        };
         let n = spec.sessions.max(1);
         let total_w: usize = MIX.iter().map(|(_, w)| w).sum();
         let mut kinds: Vec<Kind> = Vec::with_capacity(n);
@@ -566,7 +579,9 @@ pub fn generate(out: &Path, spec: &Spec) -> Result<Manifest> {
             }
             let (tr, t_end, u) = build_transcript(&mut g, &sid, kind, &meta, start, msgs);
             let path = sdir.join(format!("{sid}.jsonl"));
-            if spec.transcripts {
+            if spec.transcripts && database.is_some() {
+                manifest.transcript_bytes += tr.out.len() as u64;
+            } else if spec.transcripts {
                 std::fs::write(&path, &tr.out).with_context(|| format!("writing {}", path.display()))?;
                 manifest.transcript_bytes += tr.out.len() as u64;
             }
@@ -587,7 +602,12 @@ pub fn generate(out: &Path, spec: &Spec) -> Result<Manifest> {
             ordered.insert("sessionId".into(), json!(sid));
             ordered.insert("updatedAt".into(), json!(t_end));
             ordered.extend(e);
-            store.insert(key.clone(), Value::Object(ordered));
+            match &mut database {
+                Some(db) => db.session(&key, &ordered, if spec.transcripts { &tr.out } else { &[] })?,
+                None => {
+                    store.insert(key.clone(), Value::Object(ordered));
+                }
+            }
             if let Some(mut r) = run {
                 extend_map(&mut r, json!({"endedAt": t_end, "outcome": {"status": "ok"}, "cleanupCompletedAt": t_end + 500}));
                 let id = r.get("runId").and_then(Value::as_str).unwrap_or_default().to_string();
@@ -595,16 +615,25 @@ pub fn generate(out: &Path, spec: &Spec) -> Result<Manifest> {
             }
             am.sessions.push((key, sid));
         }
-        let text = serde_json::to_string_pretty(&Value::Object(store))?;
-        let store_path = sdir.join("sessions.json");
-        std::fs::write(&store_path, &text).with_context(|| format!("writing {}", store_path.display()))?;
-        manifest.store_bytes += text.len() as u64;
+        match database {
+            Some(db) => manifest.store_bytes += db.finish()?,
+            None => {
+                let text = serde_json::to_string_pretty(&Value::Object(store))?;
+                let store_path = sdir.join("sessions.json");
+                std::fs::write(&store_path, &text).with_context(|| format!("writing {}", store_path.display()))?;
+                manifest.store_bytes += text.len() as u64;
+            }
+        }
         manifest.agents.push(am);
     }
-    std::fs::create_dir_all(out.join("subagents"))?;
-    std::fs::create_dir_all(out.join("cron"))?;
-    write_pretty(&out.join("subagents/runs.json"), &json!({"version": 2, "runs": runs}))?;
-    write_pretty(&out.join("cron/jobs.json"), &json!({"version": 1, "jobs": jobs}))?;
+    // 2026.9 keeps runs and cron jobs in `state/openclaw.sqlite`, which the tools do not
+    // read; the January files are written for January's layout only.
+    if spec.layout == Layout::Files {
+        std::fs::create_dir_all(out.join("subagents"))?;
+        std::fs::create_dir_all(out.join("cron"))?;
+        write_pretty(&out.join("subagents/runs.json"), &json!({"version": 2, "runs": runs}))?;
+        write_pretty(&out.join("cron/jobs.json"), &json!({"version": 1, "jobs": jobs}))?;
+    }
     // The config start.sh gives OpenClaw's gateway: agents.list = the agent directories,
     // the first one the default.
     let list: Vec<Value> =
@@ -663,6 +692,36 @@ mod tests {
         let tr = std::fs::read_to_string(dir.join(format!("agents/main/sessions/{main_sid}.jsonl"))).unwrap();
         assert_eq!(tr.lines().filter(|l| l.contains("\"type\":\"message\"")).count(), 40);
         assert!(m.agents[0].history_key.is_some());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The same sessions in both layouts answer the same through the embedded gateway: the
+    /// 2026.9 writer loses nothing the tools read.
+    #[test]
+    fn both_layouts_hold_the_same_sessions() {
+        use session_tools_host::gateway::{Gateway, HistoryParams, ListParams};
+        let dir = std::env::temp_dir().join(format!("st-bench-gen-layouts-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = generate(&dir.join("files"), &Spec::openclaw(40, 30)).unwrap();
+        let sqlite = generate(&dir.join("sqlite"), &Spec { layout: Layout::Sqlite, ..Spec::openclaw(40, 30) }).unwrap();
+        assert!(dir.join("sqlite/agents/main/agent/openclaw-agent.sqlite").is_file());
+        assert!(!dir.join("sqlite/agents/main/sessions/sessions.json").exists());
+        let (a, b) = (super::super::tools::open(&files.dir).unwrap(), super::super::tools::open(&sqlite.dir).unwrap());
+        let all = ListParams { limit: Some(500), include_global: Some(true), include_unknown: Some(true), ..Default::default() };
+        let keys = |o: &super::super::tools::Opened| {
+            let mut keys: Vec<(String, Option<String>)> =
+                o.gateway.sessions_list(&all).unwrap().sessions.into_iter().map(|r| (r.key, r.session_id)).collect();
+            keys.sort();
+            keys
+        };
+        assert_eq!(keys(&a), keys(&b));
+        assert_eq!(keys(&b).len(), 40);
+        for (key, _) in &files.agents[0].sessions {
+            let params = HistoryParams { session_key: key.clone(), limit: Some(1000) };
+            let (x, y) = (a.gateway.chat_history(&params).unwrap(), b.gateway.chat_history(&params).unwrap());
+            let json = |h: &session_tools_host::gateway::History| h.messages.iter().map(|m| m.json.clone()).collect::<Vec<_>>();
+            assert_eq!(json(&x), json(&y), "{key}");
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

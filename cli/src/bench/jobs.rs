@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 use serde_json::json;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
-use session_tools_host::{stderr_log, Caller, ServiceBuilder};
+use session_tools_host::{tracing_log, Caller, ServiceBuilder};
 
 use super::report::{Figure, Target, Unit};
 use super::stats::ns_since;
@@ -30,7 +30,7 @@ fn generate(dir: &Path, cache: &Path, flows: usize, agents: usize) -> Result<()>
     std::fs::write(dir.join("openclaw.json"), config.to_string())?;
     let gateway = EmbeddedGateway::builder(dir).with_runtime(Arc::new(EchoRuntime)).with_clock(system_clock()).open()?;
     let options = session_tools_host::EngineOptions { cache_dir: Some(cache.to_path_buf()), ..Default::default() };
-    let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(stderr_log(false)).build()?;
+    let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(tracing_log()).build()?;
     let threads = 4usize;
     std::thread::scope(|scope| -> Result<()> {
         let handles: Vec<_> = (0..threads)
@@ -131,7 +131,7 @@ pub fn isolation(ctx: &mut Ctx) -> Result<()> {
     std::fs::write(dir.join("openclaw.json"), config.to_string())?;
     let gateway = EmbeddedGateway::builder(&dir).with_runtime(Arc::new(EchoRuntime)).open()?;
     let options = session_tools_host::EngineOptions { cache_dir: Some(ctx.cache.clone()), ..Default::default() };
-    let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(stderr_log(false)).build()?;
+    let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(tracing_log()).build()?;
     let quiet = Caller {
         agent_session_key: Some("agent:quiet:discord:channel:2".into()),
         agent_channel: Some("discord".into()),

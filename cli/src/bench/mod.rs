@@ -10,6 +10,8 @@
 //! - `roundtrip`: host→guest calls that do (almost) nothing;
 //! - `tools`: `sessions_list` and `sessions_history` through the component and natively
 //!   (the same guest crate compiled into this process), same gateway, same state;
+//! - `guard`: a sandboxed caller's `sessions_list` behind the N15 guard component beside an
+//!   unrestricted caller's, through the service (issue 22: within 1.3x);
 //! - `cold`: process start to the first tool result, with and without the cache;
 //! - `memory`: resident memory per live agent instance (in child processes);
 //! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
@@ -22,10 +24,15 @@
 //!   its tools against OpenClaw's core tools on that gateway.
 
 mod gen;
+mod gen_sqlite;
+mod guard;
+#[cfg(feature = "bench-gateway")]
 mod http;
 mod jobs;
+#[cfg(feature = "bench-gateway")]
 mod live;
 mod micro;
+#[cfg(feature = "bench-gateway")]
 mod plugin;
 mod process;
 mod report;
@@ -41,14 +48,15 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use report::{Figure, Report, Unit};
+use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
 use stats::Plan;
 
 /// The sections, in the order they run (`variants` and `live` only when asked for).
-pub const SECTIONS: [&str; 11] =
-    ["sizes", "instantiate", "roundtrip", "variants", "tools", "scale", "jobs", "memory", "cold", "live", "plugin"];
+pub const SECTIONS: [&str; 12] =
+    ["sizes", "instantiate", "roundtrip", "variants", "tools", "guard", "scale", "jobs", "memory", "cold", "live", "plugin"];
 
 /// Options of `session-tools bench`.
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -173,6 +181,12 @@ pub fn run(args: &BenchArgs) -> Result<i32> {
         if !SECTIONS.contains(&section.as_str()) {
             anyhow::bail!("unknown section {section:?} (sections: {})", SECTIONS.join(", "));
         }
+    }
+    if cfg!(not(feature = "bench-gateway")) && (args.live || args.plugin) {
+        anyhow::bail!(
+            "bench --live and --plugin start the real OpenClaw gateway, which this build leaves out: \
+             cargo run --release -p session-tools-cli --features bench-gateway --bin session-tools -- bench --live"
+        );
     }
     let machine = sysinfo::Machine::detect();
     if machine.profile == "debug" {
@@ -328,6 +342,10 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         let messages = or_default(&args.messages, &[1_000, 10_000], &[1_000], ctx.quick);
         tools::run(&mut ctx, &small, &sessions, &messages)?;
     }
+    if ctx.wants("guard") {
+        eprintln!("== the N15 guard");
+        guard::run(&mut ctx, 1_000)?;
+    }
     if ctx.wants("scale") {
         eprintln!("== scale");
         scale::run(&mut ctx)?;
@@ -347,17 +365,20 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         let agents = or_default(&args.agents, &[1_000, 10_000], &[1_000], ctx.quick);
         process::memory(&mut ctx, &small, &agents)?;
         let big = ctx.args.big_sessions.unwrap_or(300_000);
-        process::big_store(&mut ctx, big)?;
+        process::big_store(&mut ctx, big, Layout::Sqlite)?;
+        process::big_store(&mut ctx, big, Layout::Files)?;
     }
     if ctx.wants("cold") {
         eprintln!("== cold start");
         process::cold_start(&mut ctx, &small)?;
     }
+    #[cfg(feature = "bench-gateway")]
     if ctx.wants("live") {
         eprintln!("== live gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
         live::run(&mut ctx, &sessions)?;
     }
+    #[cfg(feature = "bench-gateway")]
     if ctx.wants("plugin") {
         eprintln!("== plugin in the gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);

@@ -32,21 +32,26 @@ fn plugin_dir(ctx: &Ctx) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// The plugin's transpiled component is this binary's component (or the figures would be
-/// of another build).
+/// The plugin's transpiled components are this binary's component and gateway wire (or the
+/// figures would be of another build).
 fn check_built(dir: &Path) -> Result<()> {
     let path = dir.join("component/manifest.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let manifest: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
-    let theirs = manifest["component"]["sha256"].as_str().unwrap_or_default();
-    let ours: String = Sha256::digest(session_tools_host::COMPONENT).iter().map(|b| format!("{b:02x}")).collect();
-    if theirs != ours {
-        bail!(
-            "{} was built from another component (sha256 {theirs}, this binary's is {ours}): rebuild it with \
-             `cd {} && npm ci && SESSION_TOOLS_GUEST_WASM=<the .wasm> npm run build`",
-            path.display(),
-            dir.display()
-        );
+    let digest = |bytes: &[u8]| -> String { Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect() };
+    for (what, theirs, ours) in [
+        ("component", &manifest["component"]["sha256"], digest(session_tools_host::COMPONENT)),
+        ("gateway wire", &manifest["wire"]["component"]["sha256"], digest(session_tools_host::WIRE_COMPONENT)),
+    ] {
+        let theirs = theirs.as_str().unwrap_or_default();
+        if theirs != ours {
+            bail!(
+                "{} was built from another {what} (sha256 {theirs}, this binary's is {ours}): rebuild it with \
+                 `cd {} && npm ci && SESSION_TOOLS_GUEST_WASM=<the .wasm> SESSION_TOOLS_WIRE_WASM=<the wire .wasm> npm run build`",
+                path.display(),
+                dir.display()
+            );
+        }
     }
     Ok(())
 }

@@ -18,7 +18,7 @@ use super::report::{ms, thousands, Figure, Target, Unit};
 use super::stats::{ns_since, Stats};
 use super::Ctx;
 use session_tools_host::EngineOptions;
-use session_tools_host::{stderr_log, Service, ServiceBuilder};
+use session_tools_host::{tracing_log, Service, ServiceBuilder};
 
 struct World {
     service: Service,
@@ -138,13 +138,14 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
         history_messages: 5,
         seed: 7,
         transcripts: true,
+        layout: session_tools_host::gateway::embedded::layout::Layout::Files,
     };
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join("state-agents"), &spec)?;
     eprintln!("  {n_agents} agents × {per_agent} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
     let gateway = EmbeddedGateway::builder(&manifest.dir).open()?;
     let engine = EngineOptions { cache_dir: Some(ctx.cache.clone()), pool_instances: (n_agents as u32 + 64).max(1_000), pooling: true };
-    let service = ServiceBuilder::over_embedded(&gateway).with_engine(engine).with_log(stderr_log(false)).build()?;
+    let service = ServiceBuilder::over_embedded(&gateway).with_engine(engine).with_log(tracing_log()).build()?;
     let world = Arc::new(World {
         service,
         agents: spec.agents.clone(),

@@ -17,10 +17,11 @@ use super::stats::{ns_since, sample, sample_pair, Plan, Stats};
 use super::sysinfo::minor_faults;
 use super::Ctx;
 use session_tools_host::config::DeploymentConfig;
+use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
 use session_tools_host::Limits;
-use session_tools_host::{stderr_log, SystemServices};
+use session_tools_host::{tracing_log, SystemServices};
 use session_tools_host::{AgentSetup, Sandbox};
 
 /// A state directory opened the way the service opens it.
@@ -36,7 +37,7 @@ pub fn open(dir: &Path) -> Result<Opened> {
     let state_dir = dir.display().to_string();
     let cfg = session_tools_guest::Config::from_value(&config.raw, &state_dir).map_err(anyhow::Error::msg)?;
     let gateway = EmbeddedGateway::open(dir, config.clone(), Arc::new(EchoRuntime), system_clock())?;
-    let services = Arc::new(SystemServices::new(stderr_log(false)));
+    let services = Arc::new(SystemServices::new(tracing_log()));
     let setup = AgentSetup {
         name: "main".into(),
         gateway: gateway.clone(),
@@ -142,41 +143,74 @@ fn thousands(n: usize) -> String {
     super::report::thousands(n as f64)
 }
 
+/// How a case names its state's layout: January's as before, 2026.9's said.
+fn layout_suffix(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Files => "",
+        Layout::Sqlite => ", 2026.9 SQLite",
+    }
+}
+
+/// What a layout's store is called in the notes.
+fn store_name(layout: Layout) -> &'static str {
+    match layout {
+        Layout::Files => "sessions.json",
+        Layout::Sqlite => "openclaw-agent.sqlite",
+    }
+}
+
+/// Issue 24's targets on 2026.9's layout, in ns: `sessions_list {}` at 1,000 sessions,
+/// with `messageLimit: 5`, and `sessions_history`.
+const SQLITE_LIST: f64 = 2e6;
+const SQLITE_LIST_5: f64 = 20e6;
+const SQLITE_HISTORY: f64 = 0.2e6;
+
 pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usize]) -> Result<()> {
     let mut rows: Vec<Row> = Vec::new();
     let mut extra = String::new();
-    for &n in sessions {
-        let manifest = if n == small.total_sessions() && small.agents[0].history_key.is_some() {
+    for (n, layout) in sessions.iter().flat_map(|&n| [(n, Layout::Files), (n, Layout::Sqlite)]) {
+        let suffix = layout_suffix(layout);
+        let manifest = if layout == Layout::Files && n == small.total_sessions() && small.agents[0].history_key.is_some() {
             small.clone()
         } else {
             let m = if n >= 5_000 { 5 } else { 20 };
             let t = Instant::now();
-            let manifest = gen::generate(&ctx.work.join(format!("state-{n}")), &Spec::openclaw(n, m))?;
+            let dir = match layout {
+                Layout::Files => format!("state-{n}"),
+                Layout::Sqlite => format!("state-{n}-sqlite"),
+            };
+            let manifest = gen::generate(&ctx.work.join(dir), &Spec { layout, ..Spec::openclaw(n, m) })?;
             eprintln!(
-                "  state of {n} sessions × {m} messages generated in {:.1} s (sessions.json {:.1} MiB, transcripts {:.1} MiB)",
+                "  state of {n} sessions × {m} messages{suffix} generated in {:.1} s ({} {:.1} MiB, transcripts {:.1} MiB)",
                 t.elapsed().as_secs_f64(),
+                store_name(layout),
                 manifest.store_bytes as f64 / 1048576.0,
                 manifest.transcript_bytes as f64 / 1048576.0
             );
             manifest
         };
         let o = open(&manifest.dir)?;
-        // The first call after opening parses sessions.json (later calls use the cache
-        // until the file changes).
+        // The first call after opening parses sessions.json, or reads the database's rows
+        // (later calls use the cache until the store changes).
         let caller = main_caller();
         let t = Instant::now();
         native(&o, "sessions_list", &caller, "{\"limit\":1}")?;
         let first = ns_since(t);
         ctx.report.add(
-            Figure::value("tools", format!("first sessions_list after opening {} sessions (store parse)", thousands(n)), first, Unit::Ns)
-                .note(format!("sessions.json {}", Unit::Bytes.fmt(manifest.store_bytes as f64))),
+            Figure::value(
+                "tools",
+                format!("first sessions_list after opening {} sessions{suffix} (store read)", thousands(n)),
+                first,
+                Unit::Ns,
+            )
+            .note(format!("{} {}", store_name(layout), Unit::Bytes.fmt(manifest.store_bytes as f64))),
         );
         let mut sandbox = ctx.runtime.instantiate(&o.setup).map_err(|e| anyhow!("{e}"))?;
         for message_limit in [0, 5] {
             let args = if message_limit == 0 { "{}".to_string() } else { format!("{{\"messageLimit\":{message_limit}}}") };
             let c = compare(ctx, &o, &mut sandbox, "sessions_list", &args)?;
             let (w, nat, identical, bytes) = (c.wasm, c.native, c.identical, c.bytes);
-            let case = format!("sessions_list {args}, {} sessions", thousands(n));
+            let case = format!("sessions_list {args}, {} sessions{suffix}", thousands(n));
             let r = w.median / nat.median;
             let mut fig = Figure::time("tools", format!("{case} (wasm)"), w).note(format!(
                 "native {} ms; wasm/native {:.2}; result {:.0} KiB",
@@ -187,11 +221,15 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
             if !identical {
                 fig.note.push_str("; OUTPUTS DIFFER");
             }
+            if layout == Layout::Sqlite && n == 1_000 {
+                fig = fig.target(Target::AtMost(if message_limit == 0 { SQLITE_LIST } else { SQLITE_LIST_5 }));
+            }
             ctx.report.add(fig);
-            if message_limit == 0 && n == 1_000 {
+            if message_limit == 0 && n == 1_000 && layout == Layout::Files {
                 ctx.report.add(Figure::value("tools", format!("wasm/native, {case}"), r, Unit::Ratio).target(Target::AtMost(1.2)));
             }
-            rows.push(Row { case, compared: c, peer: peer(if message_limit == 0 { "list0" } else { "list5" }, n) });
+            let peer = peer(if message_limit == 0 { "list0" } else { "list5" }, n).filter(|_| layout == Layout::Files);
+            rows.push(Row { case, compared: c, peer });
             if message_limit == 0 {
                 // Where the time goes: the gateway's rows alone, and the host's check that
                 // the result is JSON.
@@ -215,7 +253,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
                 let few = compare(ctx, &o, &mut sandbox, "sessions_list", r#"{"kinds":["cron"]}"#)?;
                 let _ = writeln!(
                     extra,
-                    "| {} | {} | {} / {} ({:.0} KiB) | {} / {} ({:.0} KiB) | {} | {} | {} |",
+                    "| {}{suffix} | {} | {} / {} ({:.0} KiB) | {} / {} ({:.0} KiB) | {} | {} | {} |",
                     thousands(n),
                     ms(gw.median),
                     ms(few.native.median),
@@ -235,22 +273,28 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
             let args = serde_json::json!({ "sessionKey": key }).to_string();
             let c = compare(ctx, &o, &mut sandbox, "sessions_history", &args)?;
             let (w, nat) = (c.wasm, c.native);
-            let case = format!("sessions_history, 20-message session, state of {} sessions", thousands(n));
-            ctx.report.add(Figure::time("tools", format!("{case} (wasm)"), w).note(format!(
+            let case = format!("sessions_history, 20-message session, state of {} sessions{suffix}", thousands(n));
+            let mut fig = Figure::time("tools", format!("{case} (wasm)"), w).note(format!(
                 "native {} ms; wasm/native {:.2}",
                 ms(nat.median),
                 w.median / nat.median
-            )));
-            rows.push(Row { case, compared: c, peer: peer("hist20", n) });
+            ));
+            if layout == Layout::Sqlite {
+                fig = fig.target(Target::AtMost(SQLITE_HISTORY));
+            }
+            ctx.report.add(fig);
+            rows.push(Row { case, compared: c, peer: peer("hist20", n).filter(|_| layout == Layout::Files) });
         }
     }
-    if !messages.is_empty() {
-        let mut spec = Spec::openclaw(10, 5);
+    for layout in if messages.is_empty() { vec![] } else { vec![Layout::Files, Layout::Sqlite] } {
+        let suffix = layout_suffix(layout);
+        let mut spec = Spec { layout, ..Spec::openclaw(10, 5) };
         spec.main_messages = messages.iter().copied().max().unwrap_or(5);
         spec.history_messages = messages.iter().copied().min().unwrap_or(5);
         let t = Instant::now();
-        let manifest = gen::generate(&ctx.work.join("state-history"), &spec)?;
-        eprintln!("  history state generated in {:.1} s", t.elapsed().as_secs_f64());
+        let dir = if layout == Layout::Files { "state-history" } else { "state-history-sqlite" };
+        let manifest = gen::generate(&ctx.work.join(dir), &spec)?;
+        eprintln!("  history state{suffix} generated in {:.1} s", t.elapsed().as_secs_f64());
         let o = open(&manifest.dir)?;
         let mut sandbox = ctx.runtime.instantiate(&o.setup).map_err(|e| anyhow!("{e}"))?;
         let agent = &manifest.agents[0];
@@ -264,7 +308,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
                 let c = compare(ctx, &o, &mut sandbox, "sessions_history", &args)?;
                 let (w, nat) = (c.wasm, c.native);
                 let limit = if args.contains("limit") { "limit 1000" } else { "default limit (200)" };
-                let case = format!("sessions_history, {} messages, {limit}", thousands(m));
+                let case = format!("sessions_history, {} messages, {limit}{suffix}", thousands(m));
                 ctx.report.add(Figure::time("tools", format!("{case} (wasm)"), w).note(format!(
                     "native {} ms; wasm/native {:.2}",
                     ms(nat.median),

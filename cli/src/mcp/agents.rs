@@ -4,8 +4,12 @@
 //! {"agents": [
 //!   {"token": "3f1c…(at least 16 characters)", "sessionKey": "agent:main:main"},
 //!   {"token": "9be0…", "sessionKey": "agent:ops:main", "sandboxed": true, "channel": "discord"}
-//! ]}
+//! ],
+//!  "metrics": {"token": "5d2a…"}}
 //! ```
+//!
+//! `metrics` is optional: the token that may read `/metrics` (and nothing else); no agent
+//! token may, so a client cannot see the other agents' figures.
 //!
 //! A token is looked up by its SHA-256, so how long a lookup takes says nothing about how
 //! much of a forged token was right.
@@ -24,6 +28,13 @@ pub const MIN_TOKEN_LEN: usize = 16;
 #[serde(deny_unknown_fields)]
 struct FileShape {
     agents: Vec<Entry>,
+    metrics: Option<MetricsEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MetricsEntry {
+    token: String,
 }
 
 #[derive(Deserialize)]
@@ -52,6 +63,8 @@ pub struct Agent {
 #[derive(Debug, Default)]
 pub struct Agents {
     by_hash: HashMap<[u8; 32], Agent>,
+    /// The hash of the token that may read `/metrics`.
+    metrics: Option<[u8; 32]>,
 }
 
 impl Agents {
@@ -86,17 +99,7 @@ impl Agents {
         let mut by_hash: HashMap<[u8; 32], (usize, Agent)> = HashMap::new();
         for (i, entry) in shape.agents.into_iter().enumerate() {
             let token = entry.token.as_str();
-            if token.chars().count() < MIN_TOKEN_LEN {
-                return Err(format!(
-                    "agents[{i}]: the token has {} characters; use at least {MIN_TOKEN_LEN} (e.g. `openssl rand -hex 32`)",
-                    token.chars().count()
-                ));
-            }
-            if let Some(bad) = token.chars().find(|c| !is_token_char(*c)) {
-                return Err(format!(
-                    "agents[{i}]: the token contains {bad:?}; a bearer token is letters, digits and - . _ ~ + / (with = at the end)"
-                ));
-            }
+            check_token(token).map_err(|problem| format!("agents[{i}]: {problem}"))?;
             let key = entry.session_key.trim();
             if key.is_empty() {
                 return Err(format!("agents[{i}]: `sessionKey` is empty"));
@@ -117,7 +120,27 @@ impl Agents {
             let name = format!("agents[{i}] ({key})");
             by_hash.insert(hash(token), (i, Agent { caller, name }));
         }
-        Ok(Agents { by_hash: by_hash.into_iter().map(|(h, (_, agent))| (h, agent)).collect() })
+        let metrics = match shape.metrics {
+            None => None,
+            Some(entry) => {
+                check_token(&entry.token).map_err(|problem| format!("metrics: {problem}"))?;
+                if let Some((i, _)) = by_hash.get(&hash(&entry.token)) {
+                    return Err(format!("metrics: the same token as agents[{i}]; the metrics need a token of their own"));
+                }
+                Some(hash(&entry.token))
+            }
+        };
+        Ok(Agents { by_hash: by_hash.into_iter().map(|(h, (_, agent))| (h, agent)).collect(), metrics })
+    }
+
+    /// Whether `token` is the one that may read `/metrics`.
+    pub fn reads_metrics(&self, token: &str) -> bool {
+        self.metrics == Some(hash(token))
+    }
+
+    /// Whether the file gives `/metrics` a token (without one, `/metrics` is not served).
+    pub fn has_metrics(&self) -> bool {
+        self.metrics.is_some()
     }
 
     /// The agent a token stands for.
@@ -140,6 +163,20 @@ pub fn bearer(headers: &http::HeaderMap) -> Option<&str> {
     let value = headers.get(http::header::AUTHORIZATION)?.to_str().ok()?.trim();
     let (scheme, token) = value.split_once(' ')?;
     scheme.eq_ignore_ascii_case("bearer").then(|| token.trim()).filter(|t| !t.is_empty())
+}
+
+/// A token long enough not to be guessed, of the characters a bearer token may have.
+fn check_token(token: &str) -> Result<(), String> {
+    if token.chars().count() < MIN_TOKEN_LEN {
+        return Err(format!(
+            "the token has {} characters; use at least {MIN_TOKEN_LEN} (e.g. `openssl rand -hex 32`)",
+            token.chars().count()
+        ));
+    }
+    if let Some(bad) = token.chars().find(|c| !is_token_char(*c)) {
+        return Err(format!("the token contains {bad:?}; a bearer token is letters, digits and - . _ ~ + / (with = at the end)"));
+    }
+    Ok(())
 }
 
 /// RFC 6750's b64token characters.
@@ -173,6 +210,10 @@ mod tests {
         assert_eq!((b.agent_channel.as_deref(), b.requester_agent_id_override.as_deref()), (Some("discord"), Some("ops")));
         assert_eq!(agents.find(B).unwrap().name, "agents[1] (agent:ops:main)");
         assert!(agents.find("cccccccccccccccccccccccc").is_none() && agents.find("").is_none());
+        assert!(!agents.has_metrics() && !agents.reads_metrics(A));
+        let with_metrics =
+            Agents::parse(&format!(r#"{{"agents": [{{"token": "{A}", "sessionKey": "m"}}], "metrics": {{"token": "{B}"}}}}"#)).unwrap();
+        assert!(with_metrics.reads_metrics(B) && !with_metrics.reads_metrics(A) && with_metrics.find(B).is_none());
     }
 
     #[test]
@@ -189,6 +230,14 @@ mod tests {
             (
                 &format!(r#"{{"agents": [{{"token": "{A}", "sessionKey": "m"}}, {{"token": "{A}", "sessionKey": "n"}}]}}"#),
                 "agents[1]: the same token as agents[0]",
+            ),
+            (
+                &format!(r#"{{"agents": [{{"token": "{A}", "sessionKey": "m"}}], "metrics": {{"token": "{A}"}}}}"#),
+                "metrics: the same token as agents[0]",
+            ),
+            (
+                &format!(r#"{{"agents": [{{"token": "{A}", "sessionKey": "m"}}], "metrics": {{"token": "short"}}}}"#),
+                "metrics: the token has 5",
             ),
         ];
         for (text, expected) in cases {

@@ -6,6 +6,10 @@
 //! opened it: another token's request on it is refused with 403 (each tool call is made
 //! as the caller of the request's own token anyway). The endpoint is `/mcp`.
 //!
+//! `/metrics` (GET) answers the server's metrics (`crate::metrics`) in the Prometheus text
+//! format, on the same listener, to the agents file's `metrics` token only (no agent token
+//! reads it, and the metrics token calls no tool); without that token it is not served.
+//!
 //! No client can starve the others (issue 21): what one token holds — connections, open
 //! streams, sessions — is capped per token, listening streams end at a lifetime, idle
 //! sessions expire, and connections that have not authenticated are capped together and
@@ -47,6 +51,7 @@ use tokio_util::sync::CancellationToken;
 use super::agents::{bearer, hash, Agents};
 use super::server::{Identity, McpServer};
 use super::tools::Tools;
+use crate::metrics::{Metrics, CONTENT_TYPE};
 use admission::{Admission, Admitted, Ticket};
 use limits::MAX_BODY_BYTES;
 pub use limits::{HttpLimits, LimitArgs};
@@ -58,6 +63,9 @@ use stream::HeldStream;
 
 /// The MCP endpoint's path.
 pub const PATH: &str = "/mcp";
+
+/// The metrics' path.
+pub const METRICS_PATH: &str = "/metrics";
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -73,6 +81,15 @@ pub struct HttpOptions {
     /// Where the server says what it does (refusals, sessions opened and closed) as
     /// `info`, shown with `--verbose`.
     pub log: LogSink,
+    /// What `/metrics` answers.
+    pub metrics: Option<MetricsSource>,
+}
+
+/// The counters and the service whose state `/metrics` shows.
+#[derive(Clone)]
+pub struct MetricsSource {
+    pub metrics: Metrics,
+    pub service: session_tools_host::Service,
 }
 
 /// Serves until a signal asks to stop.
@@ -127,6 +144,7 @@ pub async fn serve(tools: Arc<Tools>, agents: Arc<Agents>, options: HttpOptions)
         streams: Quota::new(limits.max_streams_per_token),
         stream_lifetime: limits.stream_lifetime,
         log: options.log,
+        metrics: options.metrics,
     });
     eprintln!("serving MCP on http://{local}{PATH} for {} agent token(s)", gate.agents.len());
     eprintln!("limits: {limits}");
@@ -242,6 +260,7 @@ struct Gate {
     streams: Arc<Quota>,
     stream_lifetime: Duration,
     log: LogSink,
+    metrics: Option<MetricsSource>,
 }
 
 /// What a request is, as far as the caps care.
@@ -306,6 +325,9 @@ impl Gate {
     /// The request through the checks and the MCP layer; a refusal, with who was refused
     /// when it is a limit worth logging.
     async fn admit(&self, request: Request<Incoming>, ticket: &Ticket) -> Result<Response<Body>, (Refusal, Option<String>)> {
+        if request.uri().path() == METRICS_PATH {
+            return self.metrics(request, ticket).await;
+        }
         if request.uri().path() != PATH {
             return Ok(plain(StatusCode::NOT_FOUND, &format!("not found: the MCP endpoint is {PATH}")));
         }
@@ -383,6 +405,26 @@ impl Gate {
             }
             _ => response,
         })
+    }
+
+    /// `/metrics`: to the metrics token only, GET only.
+    async fn metrics(&self, request: Request<Incoming>, ticket: &Ticket) -> Result<Response<Body>, (Refusal, Option<String>)> {
+        let Some(source) = self.metrics.clone().filter(|_| self.agents.has_metrics()) else {
+            return Ok(plain(StatusCode::NOT_FOUND, "not found: no metrics token in the agents file"));
+        };
+        self.origins.check(request.headers()).map_err(|r| (r, Some("a metrics request".to_string())))?;
+        let token = bearer(request.headers()).filter(|t| self.agents.reads_metrics(t)).ok_or((Refusal::Unauthorized, None))?;
+        ticket.authenticate(&hash(token)).map_err(|r| (r, Some("the metrics reader".to_string())))?;
+        if request.method() != Method::GET {
+            return Ok(plain(StatusCode::METHOD_NOT_ALLOWED, "/metrics answers GET only"));
+        }
+        // Reads the job store: off the async threads.
+        let Ok(text) = tokio::task::spawn_blocking(move || source.metrics.render(&source.service)).await else {
+            return Ok(plain(StatusCode::INTERNAL_SERVER_ERROR, "the metrics could not be read"));
+        };
+        let mut response = Response::new(Full::new(Bytes::from(text)).boxed());
+        response.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static(CONTENT_TYPE));
+        Ok(response)
     }
 
     /// Closes a session in rmcp (it is no longer in `sessions`).

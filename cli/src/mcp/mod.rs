@@ -24,8 +24,9 @@ use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use session_tools_host::{stderr_log, Caller};
+use session_tools_host::{tracing_log, Caller};
 
+use crate::metrics::Metrics;
 use crate::options::{open, Global, Opened, StateDir};
 use agents::Agents;
 use tools::Tools;
@@ -78,7 +79,7 @@ pub struct McpArgs {
 }
 
 /// Runs the server until its client goes away (stdio) or a signal stops it.
-pub fn run(global: &Global, state: PathBuf, args: McpArgs) -> Result<i32> {
+pub fn run(global: &Global, state: PathBuf, args: McpArgs, metrics: Option<Metrics>) -> Result<i32> {
     // What can be wrong with the command line is found before anything is opened.
     let transport = match &args.http {
         Some(addr) => {
@@ -88,8 +89,8 @@ pub fn run(global: &Global, state: PathBuf, args: McpArgs) -> Result<i32> {
             for warning in warnings {
                 eprintln!("warning: {warning}");
             }
-            let (allowed_hosts, limits, log) = (args.allowed_host.clone(), args.limits.limits()?, stderr_log(global.verbose));
-            Transport::Http(Arc::new(agents), http::HttpOptions { addr, allowed_hosts, limits, log })
+            let (allowed_hosts, limits, log) = (args.allowed_host.clone(), args.limits.limits()?, tracing_log());
+            Transport::Http(Arc::new(agents), http::HttpOptions { addr, allowed_hosts, limits, log, metrics: None })
         }
         None => Transport::Stdio(caller_of(&args)?),
     };
@@ -98,11 +99,15 @@ pub fn run(global: &Global, state: PathBuf, args: McpArgs) -> Result<i32> {
     let scheduler = opened.service.start_scheduler()?;
     let wait = Duration::from_secs(args.wait);
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().thread_name("session-tools-mcp").build()?;
+    let service = opened.service.clone();
     let served = runtime.block_on(async move {
         let in_flight = tools.clone();
         let served = match transport {
             Transport::Stdio(caller) => stdio::serve(tools, caller).await,
-            Transport::Http(agents, options) => http::serve(tools, agents, options).await,
+            Transport::Http(agents, mut options) => {
+                options.metrics = metrics.map(|metrics| http::MetricsSource { metrics, service: service.clone() });
+                http::serve(tools, agents, options).await
+            }
         };
         // A graceful stop (the client went away, or a signal): tool calls in flight end,
         // then the job steps in flight (each bounded by its limits), then background work

@@ -69,7 +69,7 @@ impl Tools {
             Ok(result) => answer(result),
             Err(e) => {
                 if !matches!(e, CallError::Tool(_)) {
-                    eprintln!("[warn] {name} as {}: {e}", caller.agent_session_key.as_deref().unwrap_or("?"));
+                    tracing::warn!("{name} as {}: {e}", caller.agent_session_key.as_deref().unwrap_or("?"));
                 }
                 CallToolResult::error(vec![ContentBlock::text(e.to_string())])
             }

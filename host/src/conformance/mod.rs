@@ -88,7 +88,7 @@ impl Host for CaseServices {
     }
 
     fn log(&self, level: LogLevel, message: &str) {
-        self.log.lock().unwrap_or_else(|p| p.into_inner()).push(format!("{level:?}: {message}"));
+        crate::poison::lock_whole(&self.log).push(format!("{level:?}: {message}"));
     }
 }
 
@@ -109,7 +109,7 @@ pub fn caller_of(context: Option<&Value>) -> Caller {
         agent_channel: context_str(c, "agentChannel"),
         agent_account_id: context_str(c, "agentAccountId"),
         agent_to: context_str(c, "agentTo"),
-        agent_thread_id: wire::thread_id(c.get("agentThreadId")).map(|t| t.to_text()),
+        agent_thread_id: wire::answers::thread_id(c.get("agentThreadId")).map(|t| t.to_text()),
         agent_group_id: context_str(c, "agentGroupId"),
         agent_group_channel: context_str(c, "agentGroupChannel"),
         agent_group_space: context_str(c, "agentGroupSpace"),
@@ -303,7 +303,7 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
     }
     check_calls(&case.expect, &gateway.calls(), &mut report.failures);
     if !report.passed() {
-        let log = services.log.lock().unwrap_or_else(|p| p.into_inner());
+        let log = crate::poison::lock_whole(&services.log);
         for line in log.iter().take(10) {
             report.failures.push(format!("(log) {line}"));
         }

@@ -6,11 +6,14 @@
 //! each:
 //! - [`embedded`]: an OpenClaw state directory on disk, with OpenClaw's semantics and lock
 //!   protocol, runs by a pluggable agent runtime;
-//! - [`live`]: a running OpenClaw gateway, over its WebSocket protocol;
+//! - `live` (feature `live`, on by default): a running OpenClaw gateway, over its WebSocket
+//!   protocol;
 //! - [`scripted`]: the conformance format's mock (answers from a script, runs in virtual
 //!   time);
 //!
-//! and [`wire`] holds the JSON shapes of every record as OpenClaw sends them.
+//! and [`wire`] (the `session-tools-wire` crate) holds the JSON shapes of every record as
+//! OpenClaw sends them, for each protocol era: the live backend runs it as a component, and
+//! the scripted gateway and recordings use it natively.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -21,11 +24,12 @@ pub use session_tools_guest::ports::{
 };
 
 pub mod embedded;
+#[cfg(feature = "live")]
 pub mod live;
 pub(crate) mod native;
 pub mod pattern;
 pub mod scripted;
-pub mod wire;
+pub use session_tools_wire as wire;
 
 /// An OpenClaw gateway, as the component reaches it.
 ///

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use super::{wire, Gateway};
 use crate::gateway::pattern::is_match;
 use crate::gateway::*;
+use session_tools_wire::Era;
 
 /// A gateway call as it would go over the wire.
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +107,7 @@ impl ScriptedGateway {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Script> {
-        self.0.lock().unwrap_or_else(|p| p.into_inner())
+        crate::poison::lock_whole(&self.0)
     }
 
     /// Records a call and answers it from `responses` if an entry fits.
@@ -145,16 +146,16 @@ fn error(message: String) -> GatewayError {
 
 impl Gateway for ScriptedGateway {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
-        match self.scripted("sessions.list", wire::list_params(params)).0 {
-            Some(Ok(v)) => Ok(wire::session_list(&v)),
+        match self.scripted("sessions.list", wire::params::list(Era::V3, params, 0)).0 {
+            Some(Ok(v)) => Ok(wire::answers::session_list(&v)),
             Some(Err(e)) => Err(error(e)),
             None => Ok(SessionList::default()),
         }
     }
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
-        match self.scripted("sessions.resolve", wire::resolve_params(params)).0 {
-            Some(Ok(v)) => Ok(wire::resolved_key(&v)),
+        match self.scripted("sessions.resolve", wire::params::resolve(params)).0 {
+            Some(Ok(v)) => Ok(wire::answers::resolved_key(&v)),
             Some(Err(e)) => Err(error(e)),
             None => Ok(String::new()),
         }
@@ -166,8 +167,8 @@ impl Gateway for ScriptedGateway {
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
-        match self.scripted("chat.history", wire::history_params(params)).0 {
-            Some(Ok(v)) => Ok(wire::history(&v)),
+        match self.scripted("chat.history", wire::params::history(Era::V3, params)).0 {
+            Some(Ok(v)) => Ok(wire::answers::history(Era::V3, &v)),
             Some(Err(e)) => Err(error(e)),
             None => {
                 // The session's transcript, built from its runs.
@@ -181,15 +182,15 @@ impl Gateway for ScriptedGateway {
                 }
                 let limit = params.limit.map_or(messages.len(), |l| l as usize);
                 let skip = messages.len().saturating_sub(limit);
-                Ok(History { session_id: None, messages: messages.iter().skip(skip).map(wire::transcript_message).collect() })
+                Ok(History { session_id: None, messages: messages.iter().skip(skip).map(wire::answers::transcript_message).collect() })
             }
         }
     }
 
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
-        let (answer, wire_params) = self.scripted("agent", wire::agent_params(params));
+        let (answer, wire_params) = self.scripted("agent", wire::params::agent(Era::V3, params));
         match answer {
-            Some(Ok(v)) => return Ok(wire::agent_accepted(&v)),
+            Some(Ok(v)) => return Ok(wire::answers::agent_accepted(&v)),
             Some(Err(e)) => return Err(error(e)),
             None => {}
         }
@@ -213,8 +214,8 @@ impl Gateway for ScriptedGateway {
     }
 
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
-        match self.scripted("agent.wait", wire::wait_params(params)).0 {
-            Some(Ok(v)) => return Ok(wire::wait_result(&v)),
+        match self.scripted("agent.wait", wire::params::wait(params)).0 {
+            Some(Ok(v)) => return Ok(wire::answers::wait_result(&v)),
             Some(Err(e)) => return Err(error(e)),
             None => {}
         }
@@ -230,27 +231,27 @@ impl Gateway for ScriptedGateway {
             error: run.error.clone(),
             started_at: Some(run.started_at),
             ended_at: Some(run.ended_at),
-            usage: run.usage.as_ref().and_then(wire::usage),
+            usage: run.usage.as_ref().and_then(wire::answers::usage),
             model: run.model.clone(),
         })
     }
 
     fn send(&self, params: &SendParams) -> GatewayResult<()> {
-        match self.scripted("send", wire::send_params(params)).0 {
+        match self.scripted("send", wire::params::send(params)).0 {
             Some(Err(e)) => Err(error(e)),
             _ => Ok(()),
         }
     }
 
     fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
-        match self.scripted("sessions.patch", wire::patch_params(params)).0 {
+        match self.scripted("sessions.patch", wire::params::patch(params)).0 {
             Some(Err(e)) => Err(error(e)),
             _ => Ok(()),
         }
     }
 
     fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
-        match self.scripted("sessions.delete", wire::delete_params(params)).0 {
+        match self.scripted("sessions.delete", wire::params::delete(params)).0 {
             Some(Err(e)) => Err(error(e)),
             _ => Ok(()),
         }

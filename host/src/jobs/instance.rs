@@ -32,10 +32,14 @@ impl StepHost for OneInstance<'_> {
     }
 
     fn resume(&self, record: &JobRecord, wakeup: Wakeup) -> Result<Vec<Job>, CallError> {
-        let answer = self.sandbox.lock().unwrap_or_else(|p| p.into_inner()).resume_job(record.job(), wakeup);
+        let answer = match self.sandbox.lock() {
+            Ok(mut sandbox) => sandbox.resume_job(record.job(), wakeup),
+            // A step panicked while it held the instance: it is not used again.
+            Err(_) => Err(CallError::HostFault("an earlier job step failed while it held the instance".into())),
+        };
         if let Err(e) = &answer {
             if e.discards_instance() {
-                self.broke.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(|| e.clone());
+                crate::poison::lock_whole(&self.broke).get_or_insert_with(|| e.clone());
             }
         }
         answer
@@ -64,7 +68,7 @@ impl Sandbox {
         runner.start(&host, &name, caller, jobs, None);
         // One job after another, in order: an instance serves one call at a time.
         runner.run_ready(&host, std::time::Duration::MAX, 1);
-        if let Some(broke) = host.broke.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        if let Some(broke) = crate::poison::lock_whole(&host.broke).take() {
             return Err(broke);
         }
         Ok(runner.pending(host.services.as_ref()).iter().map(JobRecord::job).collect())

@@ -165,7 +165,7 @@ impl IntentRecorder {
     /// effect without its intent on disk).
     fn before_write(&self) -> GatewayResult<()> {
         let Some(dir) = &self.dir else { return Ok(()) };
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        let mut held = crate::poison::lock_whole(&self.held);
         if held.is_none() {
             *held = Some(self.intent.record(dir));
             self.recorded.store(true, Ordering::SeqCst);
@@ -180,12 +180,12 @@ impl IntentRecorder {
 
     /// Whether the intent was written (the call's jobs are then kept as the intent's).
     pub fn recorded(&self) -> bool {
-        self.recorded.load(Ordering::SeqCst) && matches!(*self.held.lock().unwrap_or_else(|p| p.into_inner()), Some(Ok(_)))
+        self.recorded.load(Ordering::SeqCst) && matches!(*crate::poison::lock_whole(&self.held), Some(Ok(_)))
     }
 
     /// The intent's lock, once the call's jobs are kept.
     pub fn take(&self) -> Option<Held> {
-        match self.held.lock().unwrap_or_else(|p| p.into_inner()).take() {
+        match crate::poison::lock_whole(&self.held).take() {
             Some(Ok(held)) => Some(held),
             _ => None,
         }

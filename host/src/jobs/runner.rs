@@ -148,7 +148,7 @@ impl Scheduler {
         }
         let deadline = grace.map(crate::limits::deadline);
         let (count, ended) = &*self.in_flight;
-        let mut count = count.lock().unwrap_or_else(|p| p.into_inner());
+        let mut count = crate::poison::lock_whole(count);
         while *count > 0 {
             match deadline {
                 Some(deadline) => {
@@ -156,9 +156,9 @@ impl Scheduler {
                     if now >= deadline {
                         return false;
                     }
-                    count = ended.wait_timeout(count, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+                    count = crate::poison::wait_timeout_whole(ended, count, deadline - now).0;
                 }
-                None => count = ended.wait(count).unwrap_or_else(|p| p.into_inner()),
+                None => count = crate::poison::wait_whole(ended, count),
             }
         }
         true
@@ -176,14 +176,14 @@ struct InFlight(Arc<(Mutex<usize>, Condvar)>);
 
 impl InFlight {
     fn new(counter: &Arc<(Mutex<usize>, Condvar)>) -> InFlight {
-        *counter.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        *crate::poison::lock_whole(&counter.0) += 1;
         InFlight(counter.clone())
     }
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        let mut count = self.0 .0.lock().unwrap_or_else(|p| p.into_inner());
+        let mut count = crate::poison::lock_whole(&self.0 .0);
         *count = count.saturating_sub(1);
         self.0 .1.notify_all();
     }
@@ -284,12 +284,14 @@ impl JobRunner {
         let steps = parent.map_or(0, |p| p.steps.saturating_add(1));
         if steps > limits.max_steps_per_job {
             if let Some(parent) = parent {
+                crate::telemetry::limit_hit(agent, "steps_per_job");
                 log(format!("job {} ({}) reached its {} steps and is dropped", parent.id, parent.kind, limits.max_steps_per_job));
             }
             return Vec::new();
         }
         let max_jobs = limits.max_jobs_per_call as usize;
         if jobs.len() > max_jobs {
+            crate::telemetry::limit_hit(agent, "jobs_per_call");
             log(format!("[{agent}] {} background jobs past the limit of {max_jobs} a call are dropped", jobs.len() - max_jobs));
         }
         let continuing = parent.map(|p| p.id.as_str());
@@ -307,6 +309,7 @@ impl JobRunner {
             if Some(job.id.as_str()) != continuing {
                 let count = pending.get_or_insert_with(|| self.store.pending_of(agent));
                 if *count >= limits.max_pending_jobs as usize {
+                    crate::telemetry::limit_hit(agent, "pending_jobs");
                     log(format!("[{agent}] job {} ({}) refused: {} jobs are pending", job.id, job.kind, limits.max_pending_jobs));
                     continue;
                 }
@@ -337,6 +340,7 @@ impl JobRunner {
         match host.resume(&record, wakeup) {
             Ok(next) => {
                 fault_point("job.step-made");
+                crate::telemetry::job_step(&record.agent, &record.kind, "ok");
                 // The first successor under the job's own id continues it (same key); every
                 // other successor is a new job under a key derived from this step (so a
                 // step made again after a stop keeps it once).
@@ -359,11 +363,12 @@ impl JobRunner {
                 }
             }
             Err(e) => {
+                crate::telemetry::job_step(&record.agent, &record.kind, e.kind());
                 host.services().log(LogLevel::Warn, &format!("job {id} ({}) failed and is dropped: {e}", record.kind));
                 self.store.remove(&key);
             }
         }
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).probes.remove(&key);
+        crate::poison::lock_rebuilt(&self.state).probes.remove(&key);
     }
 
     /// A step, with a panic of the host caught: the job stays pending (as it was on disk)
@@ -379,7 +384,7 @@ impl JobRunner {
 
     fn ring(&self) {
         let (count, bell) = &*self.signal;
-        *count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        *crate::poison::lock_whole(count) += 1;
         bell.notify_all();
     }
 
@@ -395,7 +400,7 @@ impl JobRunner {
         let mut triage = Triage { ready: Vec::new(), next: None, waiting: false };
         let soon = |at: Instant, next: &mut Option<Instant>| *next = Some(next.map_or(at, |n: Instant| n.min(at)));
         // Intents left by a process that stopped (free locks are found when claimed).
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = crate::poison::lock_rebuilt(&self.state);
         for call in &calls {
             if !state.busy.contains(&format!("call:{call}")) && self.store.calls_dir().is_some() {
                 triage.ready.push((call.clone(), Ready::Replay));
@@ -441,7 +446,7 @@ impl JobRunner {
         drop(state);
         // The gateway is asked without the runner's lock held.
         let states: Vec<(String, RunState)> = to_probe.into_iter().map(|(key, run)| (key, host.run_state(&run))).collect();
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let mut state = crate::poison::lock_rebuilt(&self.state);
         for (key, run_state) in states {
             let Some(probe) = state.probes.get_mut(&key) else { continue };
             match run_state {
@@ -461,12 +466,12 @@ impl JobRunner {
 
     fn mark_busy(&self, key: &str, ready: Ready) -> bool {
         let name = if ready == Ready::Replay { format!("call:{key}") } else { key.to_string() };
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).busy.insert(name)
+        crate::poison::lock_rebuilt(&self.state).busy.insert(name)
     }
 
     fn release(&self, key: &str, ready: Ready) {
         let name = if ready == Ready::Replay { format!("call:{key}") } else { key.to_string() };
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).busy.remove(&name);
+        crate::poison::lock_rebuilt(&self.state).busy.remove(&name);
         self.ring();
     }
 
@@ -485,7 +490,7 @@ impl JobRunner {
             (WakeRecord::At { .. }, _) => Wakeup::Timer,
             (WakeRecord::RunEnd { .. }, Ready::Step) => return false,
             (WakeRecord::RunEnd { wait }, kind) => {
-                let probed = self.state.lock().unwrap_or_else(|p| p.into_inner()).probes.get(key).map(|p| p.run_id.clone());
+                let probed = crate::poison::lock_rebuilt(&self.state).probes.get(key).map(|p| p.run_id.clone());
                 if kind != Ready::Blocking && probed.as_deref() != Some(wait.run_id.as_str()) {
                     // The job moved on (another process stepped it) since it was looked at.
                     return false;
@@ -625,7 +630,7 @@ impl JobRunner {
             for n in 0..count {
                 let (runner, host, rx, stop) = (self.clone(), host.clone(), rx.clone(), stop.clone());
                 std::thread::Builder::new().name(format!("{name}-{n}")).spawn(move || loop {
-                    let next = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                    let next = crate::poison::lock_whole(&rx).recv();
                     let Ok((key, ready)) = next else { return };
                     if !stop.load(Ordering::SeqCst) {
                         runner.work(host.as_ref(), &key, ready, None, Some(&stop));
@@ -640,7 +645,7 @@ impl JobRunner {
         let (runner, flag) = (self.clone(), stop.clone());
         let thread = std::thread::Builder::new().name("session-tools-jobs".into()).spawn(move || {
             while !flag.load(Ordering::SeqCst) {
-                let seen = *runner.signal.0.lock().unwrap_or_else(|p| p.into_inner());
+                let seen = *crate::poison::lock_whole(&runner.signal.0);
                 let triage = runner.triage(host.as_ref());
                 for (key, ready) in triage.ready {
                     if flag.load(Ordering::SeqCst) {
@@ -658,7 +663,7 @@ impl JobRunner {
                     .next
                     .map_or(IDLE_PAUSE, |n| n.saturating_duration_since(Instant::now()).clamp(Duration::from_millis(1), IDLE_PAUSE));
                 let (count, bell) = &*runner.signal;
-                let guard = count.lock().unwrap_or_else(|p| p.into_inner());
+                let guard = crate::poison::lock_whole(count);
                 if *guard == seen && !flag.load(Ordering::SeqCst) {
                     let _ = bell.wait_timeout(guard, pause);
                 }

@@ -129,7 +129,7 @@ impl Drop for JobClaim {
                 }
             }
             Held::Memory { key, claimed } => {
-                claimed.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+                crate::poison::lock_whole(claimed).remove(key);
             }
         }
     }
@@ -268,11 +268,11 @@ impl JobStore {
                 let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
                 write_atomically(&path, &bytes, Durability::Synced)?;
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-                index.lock().unwrap_or_else(|p| p.into_inner()).insert(record.indexed(stamp));
+                crate::poison::lock_rebuilt(index).insert(record.indexed(stamp));
                 Ok(())
             }
             Backend::Memory { jobs, .. } => {
-                jobs.lock().unwrap_or_else(|p| p.into_inner()).insert(record.key.clone(), record.clone());
+                crate::poison::lock_whole(jobs).insert(record.key.clone(), record.clone());
                 Ok(())
             }
         }
@@ -290,7 +290,7 @@ impl JobStore {
                 match create_exclusively(&path, &bytes) {
                     Ok(()) => {
                         let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-                        index.lock().unwrap_or_else(|p| p.into_inner()).insert(record.indexed(stamp));
+                        crate::poison::lock_rebuilt(index).insert(record.indexed(stamp));
                         Ok(true)
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
@@ -298,7 +298,7 @@ impl JobStore {
                 }
             }
             Backend::Memory { jobs, .. } => {
-                let mut jobs = jobs.lock().unwrap_or_else(|p| p.into_inner());
+                let mut jobs = crate::poison::lock_whole(jobs);
                 if jobs.contains_key(&record.key) {
                     return Ok(false);
                 }
@@ -327,20 +327,20 @@ impl JobStore {
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
                 match read_record(&path, key) {
                     Ok(record) => {
-                        index.lock().unwrap_or_else(|p| p.into_inner()).insert(record.indexed(stamp));
+                        crate::poison::lock_rebuilt(index).insert(record.indexed(stamp));
                         Some((claim, record))
                     }
                     Err(_) => {
                         if stamp.is_none() {
-                            index.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+                            crate::poison::lock_rebuilt(index).remove(key);
                         }
                         None
                     }
                 }
             }
             Backend::Memory { jobs, claimed } => {
-                let record = jobs.lock().unwrap_or_else(|p| p.into_inner()).get(key).cloned()?;
-                if !claimed.lock().unwrap_or_else(|p| p.into_inner()).insert(key.to_string()) {
+                let record = crate::poison::lock_whole(jobs).get(key).cloned()?;
+                if !crate::poison::lock_whole(claimed).insert(key.to_string()) {
                     return None;
                 }
                 Some((JobClaim { held: Held::Memory { key: key.to_string(), claimed: claimed.clone() } }, record))
@@ -354,10 +354,10 @@ impl JobStore {
                 if let Ok(path) = Self::path(dir, key) {
                     let _ = std::fs::remove_file(path);
                 }
-                index.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+                crate::poison::lock_rebuilt(index).remove(key);
             }
             Backend::Memory { jobs, .. } => {
-                jobs.lock().unwrap_or_else(|p| p.into_inner()).remove(key);
+                crate::poison::lock_whole(jobs).remove(key);
             }
         }
     }
@@ -367,9 +367,9 @@ impl JobStore {
         match &self.backend {
             Backend::Dir { index, .. } => {
                 self.refresh(false, &mut Vec::new());
-                index.lock().unwrap_or_else(|p| p.into_inner()).per_agent.get(agent).copied().unwrap_or(0)
+                crate::poison::lock_rebuilt(index).per_agent.get(agent).copied().unwrap_or(0)
             }
-            Backend::Memory { jobs, .. } => jobs.lock().unwrap_or_else(|p| p.into_inner()).values().filter(|r| r.agent == agent).count(),
+            Backend::Memory { jobs, .. } => crate::poison::lock_whole(jobs).values().filter(|r| r.agent == agent).count(),
         }
     }
 
@@ -380,13 +380,13 @@ impl JobStore {
         match &self.backend {
             Backend::Dir { index, .. } => {
                 self.refresh(false, problems);
-                let index = index.lock().unwrap_or_else(|p| p.into_inner());
+                let index = crate::poison::lock_rebuilt(index);
                 let mut jobs: Vec<Indexed> = index.jobs.values().cloned().collect();
                 jobs.sort_by(|a, b| a.key.cmp(&b.key));
                 (jobs, index.calls.clone())
             }
             Backend::Memory { jobs, .. } => {
-                let jobs = jobs.lock().unwrap_or_else(|p| p.into_inner());
+                let jobs = crate::poison::lock_whole(jobs);
                 let mut all: Vec<Indexed> = jobs.values().map(|r| r.indexed(None)).collect();
                 all.sort_by(|a, b| a.key.cmp(&b.key));
                 (all, HashSet::new())
@@ -402,7 +402,7 @@ impl JobStore {
         let modified = |path: &Path| std::fs::metadata(path).ok().and_then(|m| m.modified().ok());
         let (dir_time, calls_time) = (modified(dir), modified(&dir.join("calls")));
         let known: HashMap<String, Option<Stamp>> = {
-            let index = index.lock().unwrap_or_else(|p| p.into_inner());
+            let index = crate::poison::lock_rebuilt(index);
             if let Some((seen_dir, seen_calls, at)) = index.scanned {
                 let unchanged = seen_dir == dir_time && seen_calls == calls_time && at.elapsed() < SCAN_AT_LEAST;
                 if (!force && at.elapsed() < SCAN_AT_MOST) || unchanged {
@@ -439,7 +439,7 @@ impl JobStore {
         }
         CallIntent::sweep(&dir.join("calls"));
         let calls = CallIntent::ids_in(&dir.join("calls"));
-        let mut index = index.lock().unwrap_or_else(|p| p.into_inner());
+        let mut index = crate::poison::lock_rebuilt(index);
         let gone: Vec<String> = index.jobs.keys().filter(|k| !seen.contains(*k)).cloned().collect();
         for key in gone {
             index.remove(&key);
@@ -457,7 +457,7 @@ impl JobStore {
         let dir = match &self.backend {
             Backend::Dir { dir, .. } => dir,
             Backend::Memory { jobs, .. } => {
-                let mut all: Vec<JobRecord> = jobs.lock().unwrap_or_else(|p| p.into_inner()).values().cloned().collect();
+                let mut all: Vec<JobRecord> = crate::poison::lock_whole(jobs).values().cloned().collect();
                 all.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
                 return (all, Vec::new());
             }
@@ -490,7 +490,7 @@ impl JobStore {
     /// Forgets that an intent is on disk (it was just removed by this process).
     pub fn forget_call(&self, id: &str) {
         if let Backend::Dir { index, .. } = &self.backend {
-            index.lock().unwrap_or_else(|p| p.into_inner()).calls.remove(id);
+            crate::poison::lock_rebuilt(index).calls.remove(id);
         }
     }
 }

@@ -12,7 +12,7 @@ fn opt_len(s: &Option<String>) -> usize {
     s.as_ref().map_or(0, String::len)
 }
 
-fn row_size(r: &ports::SessionRow) -> usize {
+pub(super) fn row_size(r: &ports::SessionRow) -> usize {
     64 + r.key.len()
         + [
             &r.kind,
@@ -54,8 +54,9 @@ pub(super) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
 impl StoreState {
     /// Answers one import. A panic of the host while answering it is caught here, at the
     /// import boundary: it is logged, remembered as the call's host fault, and becomes a
-    /// trap, so the guest's instance is discarded and the process lives on.
-    fn import<T>(&mut self, import: &'static str, answer: impl FnOnce(&mut Self) -> T) -> wasmtime::Result<T> {
+    /// trap, so the guest's instance is discarded and the process lives on. What it
+    /// discards: the instance and its store (the trap breaks it), nothing shared.
+    pub(super) fn import<T>(&mut self, import: &'static str, answer: impl FnOnce(&mut Self) -> T) -> wasmtime::Result<T> {
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| answer(&mut *self))) {
             Ok(value) => Ok(value),
             Err(panic) => {

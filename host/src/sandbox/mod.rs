@@ -7,14 +7,14 @@
 //! budget and a memory cap; a guest that breaks a limit or traps gets a clear error and
 //! its instance is discarded.
 
+mod guarded;
 mod imports;
 mod output;
 pub(crate) mod pool;
 mod store;
-pub(crate) mod visibility;
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
 use session_tools_guest::ports::LogLevel;
@@ -22,11 +22,16 @@ use session_tools_guest::{Caller, Job, ToolError, ToolOutput, Wakeup};
 use wasmtime::component::Linker;
 use wasmtime::{Engine, Store, UpdateDeadline};
 
+use crate::bindings::guard::wit_guard;
 use crate::bindings::{self, wit_tools, SessionTools, SessionToolsPre};
 use crate::config::GuestConfig;
 use crate::engine::{build_engine, load_component_cached, CacheOutcome, EngineOptions, EpochTicker};
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, SessionTree};
 use crate::limits::Limits;
+use guarded::{wit_restriction, GuardedPre};
+pub(crate) use guarded::{NativeAudit, NativeTree};
+use session_tools_guard::access::Restriction;
+use session_tools_guest::keys::KeyRules;
 pub use store::Services;
 pub use store::StoreState;
 
@@ -68,6 +73,32 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// The kind of error, in a word (`tool`, `too_large`, `cpu_limit`, `wall_limit`,
+    /// `memory_limit`, `trap`, `bad_answer`, `setup`, `host_fault`): the `outcome` of the
+    /// library's events and the server's metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CallError::Tool(_) => "tool",
+            CallError::TooLarge { .. } => "too_large",
+            CallError::CpuLimit { .. } => "cpu_limit",
+            CallError::WallLimit { .. } => "wall_limit",
+            CallError::MemoryLimit { .. } => "memory_limit",
+            CallError::Trap(_) => "trap",
+            CallError::BadAnswer(_) => "bad_answer",
+            CallError::Setup(_) => "setup",
+            CallError::HostFault(_) => "host_fault",
+        }
+    }
+
+    /// Whether the error is one of the agent's limits broken (`TooLarge` and the CPU, wall
+    /// and memory limits).
+    pub fn is_limit(&self) -> bool {
+        matches!(
+            self,
+            CallError::TooLarge { .. } | CallError::CpuLimit { .. } | CallError::WallLimit { .. } | CallError::MemoryLimit { .. }
+        )
+    }
+
     /// Whether the instance is unusable afterwards (it is then thrown away).
     pub fn discards_instance(&self) -> bool {
         matches!(
@@ -103,7 +134,13 @@ impl std::error::Error for CallError {}
 /// agents of a process.
 pub struct Runtime {
     engine: Engine,
+    linker: Linker<StoreState>,
     pre: SessionToolsPre<StoreState>,
+    /// The tools component, for its guarded composition (issue 22).
+    component: Arc<[u8]>,
+    options: EngineOptions,
+    /// The guarded composition, compiled at the first restricted caller.
+    guarded: OnceLock<Result<GuardedPre, String>>,
     cache: CacheOutcome,
     _ticker: EpochTicker,
 }
@@ -127,6 +164,9 @@ fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
     use wasmtime_wasi::p2::bindings::sync::cli;
 
     SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
+    // The guarded composition's imports beyond the tools' (the guard's spawn tree, audit).
+    bindings::guard::wit_tree::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
+    bindings::guard::wit_audit::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     // Only what std's runtime imports; see the module docs.
     wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
     wasmtime_wasi::p2::bindings::sync::io::poll::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
@@ -147,17 +187,34 @@ fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
 impl Runtime {
     /// Compiles (or loads from the cache) a component and prepares its instantiation.
     pub fn new(component: &[u8], options: &EngineOptions, limits: &Limits) -> crate::Result<Runtime> {
-        let prepared = (|| -> anyhow::Result<(Engine, SessionToolsPre<StoreState>, CacheOutcome)> {
+        let prepared = (|| -> anyhow::Result<(Engine, Linker<StoreState>, SessionToolsPre<StoreState>, CacheOutcome)> {
             let engine = build_engine(options, limits)?;
-            let (component, cache) = load_component_cached(&engine, component, options.cache_dir.as_deref())?;
+            let (compiled, cache) = load_component_cached(&engine, component, options.cache_dir.as_deref())?;
             let mut linker = Linker::new(&engine);
             link(&mut linker)?;
-            let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
-            Ok((engine, pre, cache))
+            let pre = SessionToolsPre::new(linker.instantiate_pre(&compiled)?)?;
+            Ok((engine, linker, pre, cache))
         })();
-        let (engine, pre, cache) = prepared.map_err(|e| crate::Error::Component(format!("{e:#}")))?;
+        let (engine, linker, pre, cache) = prepared.map_err(|e| crate::Error::Component(format!("{e:#}")))?;
         let ticker = EpochTicker::start(&engine);
-        Ok(Runtime { engine, pre, cache, _ticker: ticker })
+        Ok(Runtime {
+            engine,
+            linker,
+            pre,
+            component: component.into(),
+            options: options.clone(),
+            guarded: OnceLock::new(),
+            cache,
+            _ticker: ticker,
+        })
+    }
+
+    /// The guarded composition, compiled (or loaded from the cache) the first time.
+    fn guarded(&self) -> Result<&GuardedPre, CallError> {
+        self.guarded
+            .get_or_init(|| GuardedPre::new(&self.engine, &self.linker, &self.component, &self.options).map_err(|e| format!("{e:#}")))
+            .as_ref()
+            .map_err(|e| CallError::Setup(format!("the guarded component: {e}")))
     }
 
     pub fn engine(&self) -> &Engine {
@@ -170,8 +227,8 @@ impl Runtime {
         &self.cache
     }
 
-    /// Makes a fresh instance for an agent, without configuring it.
-    pub fn instantiate_bare(&self, setup: &AgentSetup) -> Result<Sandbox, CallError> {
+    /// A store for one instance of an agent, metered.
+    fn store(&self, setup: &AgentSetup) -> Store<StoreState> {
         let state = StoreState::new(setup);
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
@@ -188,11 +245,37 @@ impl Runtime {
             }
         });
         store.set_epoch_deadline(1);
+        store
+    }
+
+    /// Makes a fresh instance for an agent, without configuring it.
+    pub fn instantiate_bare(&self, setup: &AgentSetup) -> Result<Sandbox, CallError> {
+        let mut store = self.store(setup);
         store.data_mut().meter.start();
         let tools = self.pre.instantiate(&mut store);
         store.data_mut().meter.stop();
         let tools = tools.map_err(|e| classify(store.data(), e, format_args!("instantiating")))?;
-        Ok(Sandbox { store, tools, broken: None, limits: setup.limits.clone() })
+        Ok(Sandbox { store, tools, guard: None, broken: None, limits: setup.limits.clone() })
+    }
+
+    /// Makes a fresh, configured instance of the tools behind the N15 guard (issue 22), for
+    /// a restricted caller: the guard asks `tree` what the caller's sessions are, and lets
+    /// nothing through until it is told who the caller is ([`Sandbox::restrict`]).
+    pub(crate) fn instantiate_guarded(&self, setup: &AgentSetup, tree: Arc<dyn SessionTree>) -> Result<Sandbox, CallError> {
+        let guarded = self.guarded()?;
+        let mut store = self.store(setup);
+        store.data_mut().set_tree(tree);
+        store.data_mut().meter.start();
+        let instance = guarded.pre.instantiate(&mut store).and_then(|instance| {
+            let tools = guarded.tools.load(&mut store, &instance)?;
+            let guard = guarded.guard.load(&mut store, &instance)?;
+            Ok((tools, guard))
+        });
+        store.data_mut().meter.stop();
+        let (tools, guard) = instance.map_err(|e| classify(store.data(), e, format_args!("instantiating the guarded tools")))?;
+        let mut sandbox = Sandbox { store, tools, guard: Some(guard), broken: None, limits: setup.limits.clone() };
+        sandbox.configure(&setup.config, &setup.state_dir)?;
+        Ok(sandbox)
     }
 
     /// Makes a fresh, configured instance for an agent.
@@ -229,6 +312,8 @@ fn classify(state: &StoreState, error: wasmtime::Error, doing: fmt::Arguments<'_
 pub struct Sandbox {
     store: Store<StoreState>,
     tools: SessionTools,
+    /// The guard's set-up, in a guarded instance.
+    guard: Option<wit_guard::Guest>,
     broken: Option<CallError>,
     limits: Limits,
 }
@@ -248,7 +333,9 @@ impl Sandbox {
         self.store.data_mut().host_fault = None;
         self.store.set_epoch_deadline(1);
         // Imports catch their own panics (`StoreState::import`); this is the backstop for
-        // anything else on the host side of the call.
+        // anything else on the host side of the call. What a caught panic discards: the
+        // instance (the call's error breaks it, and the broker never pools a broken one),
+        // with whatever the panic left in its store.
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&self.tools, &mut self.store))).unwrap_or_else(|panic| {
             let fault = format!("the host failed: {}", imports::panic_text(panic.as_ref()));
             self.store.data_mut().host_fault = Some(fault.clone());
@@ -258,6 +345,9 @@ impl Sandbox {
         self.store.data_mut().flush_output();
         result.map_err(|e| {
             let error = classify(self.store.data(), e, doing);
+            if error.is_limit() {
+                crate::telemetry::limit_hit(&self.store.data().name, error.kind());
+            }
             self.store.data().services.log(LogLevel::Warn, &format!("[{}] {error}; the instance is discarded", self.store.data().name));
             self.broken = Some(error.clone());
             error
@@ -267,6 +357,22 @@ impl Sandbox {
     /// Sets the gateway the next calls use (a caller's view of it).
     pub fn set_gateway(&mut self, gateway: Arc<dyn Gateway>) {
         self.store.data_mut().set_gateway(gateway);
+    }
+
+    /// Whether this is a guarded instance (the tools behind the N15 guard).
+    pub(crate) fn is_guarded(&self) -> bool {
+        self.guard.is_some()
+    }
+
+    /// Tells the guard of a guarded instance who the next calls are made for; it forgets
+    /// what it learned of the calls before.
+    pub(crate) fn restrict(&mut self, rules: &KeyRules, restriction: &Restriction) -> Result<(), CallError> {
+        let Some(guard) = self.guard.clone() else {
+            return Err(CallError::Setup("a restricted caller must be served by a guarded instance".into()));
+        };
+        let (rules, restriction) = wit_restriction(rules, restriction);
+        self.enter(format_args!("setting up the guard"), |_, store| guard.call_configure(store, &rules, &restriction))?
+            .map_err(|e| CallError::Setup(format!("the guard refused its set-up: {e}")))
     }
 
     /// Sets the clock, ids and log the next calls use (answers the ones it replaces): a
@@ -314,6 +420,7 @@ impl Sandbox {
     /// Calls a tool with JSON arguments.
     pub fn call_tool(&mut self, tool: &str, caller: &Caller, arguments: &str) -> Result<ToolOutput, CallError> {
         if arguments.len() > self.limits.max_argument_bytes {
+            crate::telemetry::limit_hit(&self.store.data().name, "too_large");
             return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.limits.max_argument_bytes });
         }
         let context = bindings::caller(caller);
@@ -323,6 +430,7 @@ impl Sandbox {
         match answer {
             Ok(output) => {
                 if output.result.len() > self.limits.max_result_bytes {
+                    crate::telemetry::limit_hit(&self.store.data().name, "too_large");
                     return Err(CallError::TooLarge {
                         what: "tool result",
                         size: output.result.len(),

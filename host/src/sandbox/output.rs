@@ -34,6 +34,14 @@ struct Shared {
     buffer: Mutex<Buffer>,
 }
 
+impl Shared {
+    /// The capture; after a panic under its lock, what it held is dropped (its capacity
+    /// stays).
+    fn buffer(&self) -> std::sync::MutexGuard<'_, Buffer> {
+        crate::poison::lock_or(&self.buffer, |old| Buffer { capacity: old.capacity, ..Buffer::default() })
+    }
+}
+
 /// A bounded capture of one output stream.
 #[derive(Clone)]
 pub struct GuestOutput(Arc<Shared>);
@@ -51,7 +59,7 @@ impl GuestOutput {
         if !self.0.written.swap(false, Ordering::Acquire) {
             return (String::new(), 0);
         }
-        let mut buffer = self.0.buffer.lock().unwrap_or_else(|p| p.into_inner());
+        let mut buffer = self.0.buffer();
         let text = String::from_utf8_lossy(&buffer.data).into_owned();
         let dropped = buffer.dropped;
         buffer.data.clear();
@@ -60,7 +68,7 @@ impl GuestOutput {
     }
 
     fn push(&self, bytes: &[u8]) {
-        self.0.buffer.lock().unwrap_or_else(|p| p.into_inner()).push(bytes);
+        self.0.buffer().push(bytes);
         self.0.written.store(true, Ordering::Release);
     }
 }

@@ -27,6 +27,11 @@ pub struct IdlePool {
 }
 
 impl IdlePool {
+    /// An empty pool with this one's bounds.
+    pub fn emptied(&self) -> IdlePool {
+        IdlePool { max_bytes: self.max_bytes, ..IdlePool::new(self.max_idle) }
+    }
+
     /// A pool keeping at most `max_idle` instances, holding at most [`MAX_IDLE_BYTES`].
     pub fn new(max_idle: usize) -> IdlePool {
         IdlePool { by_pool: HashMap::new(), order: BTreeMap::new(), next_stamp: 0, max_idle, bytes: 0, max_bytes: MAX_IDLE_BYTES }

@@ -11,7 +11,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 use super::output::GuestOutput;
 use super::AgentSetup;
 use crate::bindings::wit_gw;
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, SessionTree};
 
 /// The clock, ids and log an instance may be given.
 pub trait Services: ports::Host + Send + Sync {}
@@ -99,12 +99,14 @@ pub struct Limiter {
 }
 
 impl wasmtime::ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(&mut self, current: usize, desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         if desired > self.memory_limit {
             self.memory_exceeded = true;
             wasmtime::bail!("memory limit of {} bytes exceeded ({desired} bytes asked for)", self.memory_limit);
         }
-        self.memory_size = self.memory_size.max(desired);
+        // The memories of the instance together: a guarded instance has two (the guard's
+        // and the tools', issue 22).
+        self.memory_size = self.memory_size.saturating_add(desired.saturating_sub(current));
         Ok(true)
     }
 
@@ -144,6 +146,8 @@ pub struct StoreState {
     pub(super) meter: CpuMeter,
     pub(super) services: std::sync::Arc<dyn Services>,
     gateway: std::sync::Arc<dyn Gateway>,
+    /// The spawn tree, for a guarded instance (the guard's `tree` import); `None` refuses it.
+    tree: Option<std::sync::Arc<dyn SessionTree>>,
     max_answer: usize,
     pub(super) log: LogBudget,
     /// A host fault while answering an import of the current call (see [`Self::import`]).
@@ -200,6 +204,7 @@ impl StoreState {
             },
             services: setup.services.clone(),
             gateway: setup.gateway.clone(),
+            tree: None,
             max_answer: limits.max_gateway_answer_bytes,
             log: LogBudget { left: limits.max_log_bytes_per_call, per_call: limits.max_log_bytes_per_call, dropped: 0 },
             host_fault: None,
@@ -214,6 +219,14 @@ impl StoreState {
 
     pub(super) fn gateway(&self) -> &std::sync::Arc<dyn Gateway> {
         &self.gateway
+    }
+
+    pub(super) fn set_tree(&mut self, tree: std::sync::Arc<dyn SessionTree>) {
+        self.tree = Some(tree);
+    }
+
+    pub(super) fn tree(&self) -> Option<&std::sync::Arc<dyn SessionTree>> {
+        self.tree.as_ref()
     }
 
     pub fn cli(&mut self) -> wasmtime_wasi::cli::WasiCliCtxView<'_> {
@@ -267,6 +280,7 @@ impl StoreState {
     /// Refuses an answer too large to hand to the guest.
     pub(super) fn bounded<T>(&self, method: &str, size: usize, value: T) -> Result<T, wit_gw::GatewayError> {
         if size > self.max_answer {
+            crate::telemetry::limit_hit(&self.name, "too_large");
             self.services
                 .log(LogLevel::Warn, &format!("[{}] {method} answer of {size} bytes refused (limit {})", self.name, self.max_answer));
             return Err(wit_gw::GatewayError {

@@ -5,9 +5,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use super::access::Access;
 use crate::config::GuestConfig;
 use crate::engine::EngineOptions;
-use crate::gateway::Gateway;
+use crate::gateway::{Gateway, SessionTree};
 use crate::limits::AgentLimits;
 use crate::sandbox::pool::IdlePool;
 use crate::sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services};
@@ -17,6 +18,8 @@ pub(crate) struct Broker {
     idle: Mutex<IdlePool>,
     /// What every new instance is given (its gateway is set per call).
     gateway: Arc<dyn Gateway>,
+    /// What the guard of a restricted caller's instance asks about the spawn tree.
+    tree: Arc<dyn SessionTree>,
     services: Arc<dyn Services>,
     config: GuestConfig,
     state_dir: String,
@@ -34,16 +37,18 @@ fn max_idle(engine: &EngineOptions) -> usize {
 }
 
 impl Broker {
+    #[allow(clippy::too_many_arguments)] // one of each thing an instance is given
     pub fn new(
         runtime: Arc<Runtime>,
         engine: &EngineOptions,
         gateway: Arc<dyn Gateway>,
+        tree: Arc<dyn SessionTree>,
         services: Arc<dyn Services>,
         config: GuestConfig,
         state_dir: String,
         limits: AgentLimits,
     ) -> Broker {
-        Broker { runtime, idle: Mutex::new(IdlePool::new(max_idle(engine))), gateway, services, config, state_dir, limits }
+        Broker { runtime, idle: Mutex::new(IdlePool::new(max_idle(engine))), gateway, tree, services, config, state_dir, limits }
     }
 
     pub fn limits(&self) -> &AgentLimits {
@@ -62,18 +67,25 @@ impl Broker {
         }
     }
 
-    /// An idle instance of the pool, or a new instance of the agent.
-    pub fn checkout(&self, agent: &str, pool: &str) -> Result<Sandbox, CallError> {
-        if let Some(sandbox) = self.idle.lock().unwrap_or_else(|p| p.into_inner()).take(pool) {
-            return Ok(sandbox);
+    /// An idle instance of the caller's pool, or a new instance of its agent: for a
+    /// restricted caller, the tools behind the N15 guard (issue 22).
+    pub fn checkout(&self, access: &Access) -> Result<Sandbox, CallError> {
+        let guarded = access.restriction.is_some();
+        if let Some(sandbox) = self.idle_pool().take(&access.pool) {
+            // Pools are per restriction, so this holds; were it not, the instance is dropped
+            // rather than serve a caller it was not made for.
+            if sandbox.is_guarded() == guarded {
+                return Ok(sandbox);
+            }
         }
-        let setup = self.setup(agent);
+        let setup = self.setup(&access.agent);
         loop {
-            match self.runtime.instantiate(&setup) {
+            let made = if guarded { self.runtime.instantiate_guarded(&setup, self.tree.clone()) } else { self.runtime.instantiate(&setup) };
+            match made {
                 Ok(sandbox) => return Ok(sandbox),
                 Err(e) => {
                     // Dropped outside the lock: freeing a slot costs a little.
-                    let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).evict_oldest();
+                    let evicted = self.idle_pool().evict_oldest();
                     match evicted {
                         Some(idle) => drop(idle),
                         None => return Err(e),
@@ -86,13 +98,19 @@ impl Broker {
     /// Returns an instance to its pool, unless it broke.
     pub fn checkin(&self, pool: &str, sandbox: Sandbox) {
         if !sandbox.is_broken() {
-            let evicted = self.idle.lock().unwrap_or_else(|p| p.into_inner()).put(pool, sandbox);
+            let evicted = self.idle_pool().put(pool, sandbox);
             drop(evicted);
         }
     }
 
+    /// The idle pool; after a panic under its lock, the instances it kept are dropped
+    /// (new ones are made on demand), its bounds stay.
+    fn idle_pool(&self) -> std::sync::MutexGuard<'_, IdlePool> {
+        crate::poison::lock_or(&self.idle, IdlePool::emptied)
+    }
+
     /// How many idle instances are kept.
     pub fn idle(&self) -> usize {
-        self.idle.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.idle_pool().len()
     }
 }

@@ -13,22 +13,27 @@ use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
 use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway};
+#[cfg(feature = "live")]
 use crate::gateway::live::LiveGateway;
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
 use crate::limits::{AgentLimits, Limits};
 use crate::sandbox::{AgentSetup, Runtime, Services};
+use session_tools_guest::keys::KeyRules;
 
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
 
-/// A log sink writing warnings and errors (and with `verbose`, everything) to stderr.
-pub fn stderr_log(verbose: bool) -> LogSink {
-    Arc::new(move |level, message| {
-        if verbose || matches!(level, LogLevel::Warn | LogLevel::Error) {
-            eprintln!("[{}] {message}", format!("{level:?}").to_lowercase());
-        }
+/// The default log sink: each line a [`tracing`] event of target
+/// [`telemetry::LOG`](crate::telemetry::LOG) at its level (the library never prints; the
+/// embedder's subscriber decides what is shown, and where).
+pub fn tracing_log() -> LogSink {
+    Arc::new(|level, message| match level {
+        LogLevel::Error => tracing::error!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Warn => tracing::warn!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Info => tracing::info!(target: crate::telemetry::LOG, "{message}"),
+        LogLevel::Debug => tracing::debug!(target: crate::telemetry::LOG, "{message}"),
     })
 }
 
@@ -78,7 +83,7 @@ enum JobsAt {
 /// - limits: [`Limits::default`] for every agent, none per agent, no limits file;
 /// - engine: [`EngineOptions::default`] (pooled instances, the compiled-component cache);
 /// - component: the one built into this library ([`crate::COMPONENT`]), compiled here;
-/// - log: warnings and errors to stderr; clock: the system clock;
+/// - log: [`tracing_log`] (events for the embedder's subscriber); clock: the system clock;
 /// - jobs: kept in memory (gone with the service).
 pub struct ServiceBuilder {
     gateway: Arc<dyn Gateway>,
@@ -111,7 +116,7 @@ impl ServiceBuilder {
             engine: EngineOptions::default(),
             component: None,
             runtime: None,
-            log: stderr_log(false),
+            log: tracing_log(),
             clock: system_clock(),
             jobs: JobsAt::Memory,
             policy_for: None,
@@ -137,6 +142,7 @@ impl ServiceBuilder {
     /// A service over a running gateway: the gateway's own config (read when it was
     /// opened) and its state directory (as it said at the handshake). Jobs stay in memory
     /// unless [`with_jobs_dir`](Self::with_jobs_dir) says where to keep them.
+    #[cfg(feature = "live")]
     pub fn over_live(gateway: &Arc<LiveGateway>) -> ServiceBuilder {
         ServiceBuilder::new(gateway.clone(), gateway.clone())
             .with_config(gateway.config().clone())
@@ -265,10 +271,19 @@ impl ServiceBuilder {
             JobsAt::Dir(dir) => JobStore::in_dir(dir),
             JobsAt::Memory => JobStore::in_memory(),
         }));
-        let broker =
-            Broker::new(runtime, &self.engine, self.gateway.clone(), services.clone(), self.config.guest.clone(), self.state_dir, limits);
+        let broker = Broker::new(
+            runtime,
+            &self.engine,
+            self.gateway.clone(),
+            self.tree.clone(),
+            services.clone(),
+            self.config.guest.clone(),
+            self.state_dir,
+            limits,
+        );
+        let rules = KeyRules::from_config(&self.config.raw);
         let service = Service {
-            inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, services, broker, jobs, policy }),
+            inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, rules, services, broker, jobs, policy }),
         };
         if let Some(gateway) = self.policy_for {
             gateway.set_policy(service.send_policy());

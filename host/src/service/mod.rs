@@ -17,18 +17,20 @@ use session_tools_guest::{Caller, Job, ToolOutput, Wakeup};
 
 use crate::config::DeploymentConfig;
 use crate::gateway::embedded::PolicyEvaluator;
+use crate::gateway::native::Native;
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::intent::{CallIntent, IntentRecorder, SeededIds};
 use crate::jobs::runner::{JobRunner, StepHost};
 use crate::jobs::store::{JobRecord, WakeRecord};
 use crate::jobs::Scheduler;
 use crate::limits::Limits;
-use crate::sandbox::visibility::VisibilityGuard;
-use crate::sandbox::{CallError, Services, ToolDescription};
+use crate::sandbox::{CallError, NativeAudit, NativeTree, Services, ToolDescription};
 use access::{access, Access};
 use broker::Broker;
-pub use builder::{stderr_log, LogSink, ServiceBuilder, SystemServices};
+pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
 use policy::ComponentPolicy;
+use session_tools_guard::visibility::Guarded;
+use session_tools_guest::keys::KeyRules;
 
 /// The session tools over one gateway.
 ///
@@ -54,6 +56,8 @@ struct Inner {
     gateway: Arc<dyn Gateway>,
     tree: Arc<dyn SessionTree>,
     config: DeploymentConfig,
+    /// How the gateway spells keys, for the N15 guard.
+    rules: KeyRules,
     services: Arc<dyn Services>,
     broker: Broker,
     jobs: Arc<JobRunner>,
@@ -98,16 +102,11 @@ impl Service {
         ServiceBuilder::new(gateway.clone(), gateway)
     }
 
-    /// The gateway as `caller` may see it: a restricted caller (N15) gets the host's guard
-    /// around it.
-    pub fn gateway_for(&self, caller: &Caller) -> Arc<dyn Gateway> {
-        self.inner.gateway_for(&self.inner.access(caller))
-    }
-
     /// The tool descriptions, in the order `sessions_list`, `sessions_history`,
     /// `sessions_send`, `sessions_spawn`, `agents_list`.
     pub fn describe(&self) -> Result<Vec<ToolDescription>, CallError> {
-        let mut sandbox = self.inner.broker.checkout("describe", "describe")?;
+        let describer = Access { agent: "describe".into(), pool: "describe".into(), restriction: None };
+        let mut sandbox = self.inner.broker.checkout(&describer)?;
         let described = sandbox.describe();
         self.inner.broker.checkin("describe", sandbox);
         described
@@ -124,8 +123,19 @@ impl Service {
     pub fn call(&self, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
         let inner = &self.inner;
         let access = inner.access(caller);
+        // The call's events (the guest's log, N15 refusals) are inside its span.
+        let _span = crate::telemetry::tool_call_span(&access.agent, tool).entered();
+        let started = std::time::Instant::now();
+        let answer = self.call_in_span(&access, caller, tool, arguments);
+        let outcome = answer.as_ref().map_or_else(CallError::kind, |_| "ok");
+        crate::telemetry::tool_call(&access.agent, tool, outcome, started.elapsed());
+        answer
+    }
+
+    fn call_in_span(&self, access: &Access, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
+        let inner = &self.inner;
         let intent = inner.jobs.intent_for(&access.agent, caller, tool, arguments);
-        let output = inner.call_as(&access, caller, tool, arguments, intent.id(), Some(&intent));
+        let output = inner.call_as(access, caller, tool, arguments, intent.id(), Some(&intent));
         match output {
             Ok(output) => {
                 inner.jobs.start(inner.as_ref(), &access.agent, caller, output.jobs, Some(&intent));
@@ -202,12 +212,19 @@ impl Inner {
         seed: &str,
         intent: Option<&Arc<IntentRecorder>>,
     ) -> Result<ToolOutput, CallError> {
-        let mut sandbox = self.broker.checkout(&access.agent, &access.pool)?;
-        let gateway = self.gateway_for(access);
+        let mut sandbox = self.broker.checkout(access)?;
+        // A restricted caller's instance is the tools behind the N15 guard component
+        // (issue 22): the gateway given here is the one the guard calls.
         sandbox.set_gateway(match intent {
-            Some(intent) => intent.guard(gateway),
-            None => gateway,
+            Some(intent) => intent.guard(self.gateway.clone()),
+            None => self.gateway.clone(),
         });
+        if let Some(restriction) = &access.restriction {
+            if let Err(e) = sandbox.restrict(&self.rules, restriction) {
+                self.broker.checkin(&access.pool, sandbox);
+                return Err(e);
+            }
+        }
         let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &["call", seed])));
         let output = sandbox.call_tool(tool, caller, arguments);
         sandbox.set_services(base);
@@ -217,19 +234,6 @@ impl Inner {
 
     fn access(&self, caller: &Caller) -> Access {
         access(&self.config, caller, |key| self.tree.canonical_key(key))
-    }
-
-    fn gateway_for(&self, access: &Access) -> Arc<dyn Gateway> {
-        match &access.restriction {
-            None => self.gateway.clone(),
-            Some(restriction) => Arc::new(VisibilityGuard::new(
-                self.gateway.clone(),
-                self.tree.clone(),
-                self.services.clone(),
-                restriction.own.as_deref(),
-                restriction.spawn_agents.clone(),
-            )),
-        }
     }
 }
 
@@ -246,8 +250,14 @@ impl StepHost for Inner {
         // A job runs in an instance of its agent, seeing the gateway as its caller may, with
         // ids seeded by its key and step (the same step made again gets the same ids).
         let access = self.access(&record.caller);
-        let mut sandbox = self.broker.checkout(&record.agent, &access.pool)?;
-        sandbox.set_gateway(self.gateway_for(&access));
+        let mut sandbox = self.broker.checkout(&access)?;
+        sandbox.set_gateway(self.gateway.clone());
+        if let Some(restriction) = &access.restriction {
+            if let Err(e) = sandbox.restrict(&self.rules, restriction) {
+                self.broker.checkin(&access.pool, sandbox);
+                return Err(e);
+            }
+        }
         let steps = record.steps.to_string();
         let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &["step", &record.key, &steps])));
         let next = sandbox.resume_job(record.job(), wakeup);
@@ -262,7 +272,22 @@ impl StepHost for Inner {
     }
 
     fn wait(&self, record: &JobRecord, params: &ports::WaitParams) -> ports::GatewayResult<ports::WaitResult> {
-        self.gateway_for(&self.access(&record.caller)).agent_wait(params)
+        // The runner's own wait, outside any instance: the guard's rules natively (the same
+        // code as the guard component), so a restricted caller's job waits only for a run
+        // it may see (N15).
+        match self.access(&record.caller).restriction {
+            None => self.gateway.agent_wait(params),
+            Some(restriction) => {
+                let guard = Guarded::new(
+                    Native(self.gateway.as_ref()),
+                    NativeTree(self.tree.clone()),
+                    NativeAudit(self.services.clone()),
+                    self.rules.clone(),
+                    restriction,
+                );
+                ports::Gateway::agent_wait(&guard, params)
+            }
+        }
     }
 
     fn run_state(&self, run_id: &str) -> crate::gateway::RunState {

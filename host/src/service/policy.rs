@@ -25,7 +25,7 @@ impl ComponentPolicy {
     }
 
     fn with_instance<T>(&self, f: impl FnOnce(&mut Sandbox) -> Result<T, CallError>) -> Result<T, CallError> {
-        let mut slot = self.instance.lock().unwrap_or_else(|p| p.into_inner());
+        let mut slot = crate::poison::lock_rebuilt(&self.instance);
         if slot.as_ref().is_none_or(Sandbox::is_broken) {
             *slot = None;
             *slot = Some(self.runtime.instantiate(&self.setup)?);

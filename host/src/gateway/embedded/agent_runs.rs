@@ -92,7 +92,7 @@ impl EmbeddedGateway {
             extra_system_prompt: p.extra_system_prompt.clone(),
             lane: p.lane.clone(),
             channel: p.channel.clone(),
-            params: crate::gateway::wire::agent_params(p),
+            params: crate::gateway::wire::params::agent(crate::gateway::wire::Era::V3, p),
         };
         // Issue 20: the run is registered (its intent on disk) before its message is
         // appended, so a second `agent` with this key, here or in another process, finds it

@@ -178,7 +178,12 @@ impl EmbeddedGateway {
                     Some((_, Some(_))) => return Err(format!("session {canonical} is archived; unarchive it in OpenClaw first")),
                     Some((json, None)) => match serde_json::from_str::<Value>(&json) {
                         Ok(Value::Object(entry)) => entry,
-                        _ => return Err(format!("the entry of {canonical} in {} is not a JSON object; refusing to replace it", db.path.display())),
+                        _ => {
+                            return Err(format!(
+                                "the entry of {canonical} in {} is not a JSON object; refusing to replace it",
+                                db.path.display()
+                            ))
+                        }
                     },
                     None => {
                         let mut fresh = Map::new();
@@ -203,25 +208,9 @@ impl EmbeddedGateway {
                 if fresh && spawned_by.is_some() {
                     entry.insert("createdVia".into(), json!("spawn"));
                 }
+                sqlite::db::put_node(tx, canonical, &entry, fresh, now as i64).map_err(sql)?;
                 let session_id = entry.get("sessionId").and_then(Value::as_str).map(str::to_string).unwrap_or_default();
-                let text = |k: &str| entry.get(k).and_then(Value::as_str).map(str::to_string);
-                let (label, parent) = (text("label"), text("parentSessionKey"));
-                let json_text = serde_json::to_string(&entry).map_err(|e| e.to_string())?;
-                if fresh {
-                    tx.execute(
-                        "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at, created_via, label, parent_session_key, spawned_by)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                        rusqlite::params![canonical, session_id, json_text, updated as i64, now as i64, text("createdVia"), label, parent, spawned_by],
-                    )
-                    .map_err(sql)?;
-                } else {
-                    tx.execute(
-                        "UPDATE session_nodes SET current_session_id = ?2, entry_json = ?3, updated_at = ?4, label = ?5, parent_session_key = ?6, spawned_by = ?7
-                         WHERE session_key = ?1",
-                        rusqlite::params![canonical, session_id, json_text, updated as i64, label, parent, spawned_by],
-                    )
-                    .map_err(sql)?;
-                }
+                let label = entry.get("label").and_then(Value::as_str).map(str::to_string);
                 events::ensure_window(tx, &session_id, canonical, label.as_deref(), now as i64).map_err(sql)?;
                 Ok(entry)
             })

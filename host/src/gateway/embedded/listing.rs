@@ -114,14 +114,14 @@ pub struct RowCache {
 impl RowCache {
     /// The rows of this version of an agent's store, built if they are not kept yet.
     pub fn rows(&self, agent: &str, loaded: Arc<Loaded>, rules: &KeyRules) -> Arc<StoreRows> {
-        if let Some(kept) = self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).get(agent) {
+        if let Some(kept) = crate::poison::lock_rebuilt(&self.by_agent).get(agent) {
             if matches!(&kept.source, Source::File(kept) if Arc::ptr_eq(kept, &loaded)) {
                 return kept.clone();
             }
         }
         // Built outside the lock: other agents' lists need not wait for this one.
         let built = Arc::new(StoreRows::build(agent, loaded, rules));
-        self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).insert(agent.to_string(), built.clone());
+        crate::poison::lock_rebuilt(&self.by_agent).insert(agent.to_string(), built.clone());
         built
     }
 
@@ -129,15 +129,14 @@ impl RowCache {
     /// (its `data_version` changed); an error names the database.
     pub fn db_rows(&self, db: Arc<AgentDb>, rules: &KeyRules) -> Result<Arc<StoreRows>, String> {
         let version = db.version()?;
-        if let Some(kept) = self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).get(&db.agent_id) {
+        if let Some(kept) = crate::poison::lock_rebuilt(&self.by_agent).get(&db.agent_id) {
             if matches!(&kept.source, Source::Db(kept_db, v) if Arc::ptr_eq(kept_db, &db) && *v == version) {
                 return Ok(kept.clone());
             }
         }
-        let nodes = db.nodes()?;
-        let rows = nodes.iter().map(|node| IndexedRow::from_node(node, rules)).collect();
+        let rows = db.map_nodes(|node| IndexedRow::from_node(&node, rules))?;
         let built = Arc::new(StoreRows { agent: normalize_agent_id(&db.agent_id), source: Source::Db(db.clone(), version), rows });
-        self.by_agent.lock().unwrap_or_else(|p| p.into_inner()).insert(db.agent_id.clone(), built.clone());
+        crate::poison::lock_rebuilt(&self.by_agent).insert(db.agent_id.clone(), built.clone());
         Ok(built)
     }
 }

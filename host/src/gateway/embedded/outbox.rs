@@ -87,7 +87,7 @@ impl Outbox {
 
     /// Records a delivery (once per idempotency key, whichever process made it first).
     pub fn deliver(&self, params: &SendParams, now_ms: u64) -> std::io::Result<()> {
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen = crate::poison::lock_rebuilt(&self.seen);
         if seen.keys.contains(&params.idempotency_key) {
             return Ok(());
         }

@@ -31,11 +31,11 @@ fn decision_word(decision: Decision) -> &'static str {
 impl EmbeddedGateway {
     /// Gives the gateway the component's send-policy evaluation.
     pub fn set_policy(&self, policy: Arc<dyn PolicyEvaluator>) {
-        *self.policy.lock().unwrap_or_else(|p| p.into_inner()) = Some(policy);
+        *crate::poison::lock_whole(&self.policy) = Some(policy);
     }
 
     fn evaluator(&self) -> Option<Arc<dyn PolicyEvaluator>> {
-        self.policy.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        crate::poison::lock_whole(&self.policy).clone()
     }
 
     /// Evaluates the send policy for a send to a session (reference §4: the requested key;

@@ -139,7 +139,7 @@ impl EmbeddedGateway {
         if let Some(fixed) = &self.registry.fixed {
             return fixed.clone();
         }
-        let mut stores = self.registry.by_agent.lock().unwrap_or_else(|p| p.into_inner());
+        let mut stores = crate::poison::lock_rebuilt(&self.registry.by_agent);
         stores.entry(agent_id.to_string()).or_insert_with(|| Arc::new(SessionStore::new(agent_id, self.store_path(agent_id)))).clone()
     }
 
@@ -150,7 +150,7 @@ impl EmbeddedGateway {
 
     /// An agent's database (2026.9's layout).
     pub fn db_for(&self, agent_id: &str) -> Arc<AgentDb> {
-        let mut dbs = self.registry.dbs.lock().unwrap_or_else(|p| p.into_inner());
+        let mut dbs = crate::poison::lock_rebuilt(&self.registry.dbs);
         dbs.entry(agent_id.to_string())
             .or_insert_with(|| Arc::new(AgentDb::new(agent_id, agent_db_path(&self.state_dir, agent_id))))
             .clone()
@@ -174,7 +174,7 @@ impl EmbeddedGateway {
     fn agent_dirs(&self) -> Vec<String> {
         let dir = self.state_dir.join("agents");
         let modified = std::fs::metadata(&dir).and_then(|m| m.modified()).ok();
-        if let Some((seen, ids)) = self.registry.agent_dirs.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        if let Some((seen, ids)) = crate::poison::lock_rebuilt(&self.registry.agent_dirs).as_ref() {
             if modified.is_some() && *seen == modified {
                 return ids.clone();
             }
@@ -187,7 +187,7 @@ impl EmbeddedGateway {
                     .collect()
             })
             .unwrap_or_default();
-        *self.registry.agent_dirs.lock().unwrap_or_else(|p| p.into_inner()) = Some((modified, ids.clone()));
+        *crate::poison::lock_rebuilt(&self.registry.agent_dirs) = Some((modified, ids.clone()));
         ids
     }
 

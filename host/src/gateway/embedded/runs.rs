@@ -364,7 +364,7 @@ impl Runs {
     /// going on here.
     pub fn register(&self, request: &RunRequest, timeout: Duration) -> std::io::Result<Registered> {
         {
-            let mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+            let mine = crate::poison::lock_whole(&self.mine);
             if mine.contains_key(&request.run_id) || self.path(&request.run_id).exists() {
                 return Ok(Registered::Existing);
             }
@@ -402,7 +402,7 @@ impl Runs {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(Registered::Existing),
             Err(e) => return Err(e),
         }
-        self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(file.run_id.clone(), Mine { file: file.clone() });
+        crate::poison::lock_whole(&self.mine).insert(file.run_id.clone(), Mine { file: file.clone() });
         fault_point("run.registered");
         Ok(Registered::New(Box::new(file)))
     }
@@ -427,7 +427,7 @@ impl Runs {
     }
 
     fn mine_file(&self, run_id: &str) -> Option<RunFile> {
-        self.mine.lock().unwrap_or_else(|p| p.into_inner()).get(run_id).map(|m| m.file.clone())
+        crate::poison::lock_whole(&self.mine).get(run_id).map(|m| m.file.clone())
     }
 
     /// Runs the runtime for a run and records its end.
@@ -439,6 +439,8 @@ impl Runs {
         let runtime = self.steps().map(|s| s.runtime());
         let result = match runtime {
             Some(runtime) => {
+                // What a caught panic discards: this run's turn, which ends as an error
+                // (recorded like any end); the runtime holds no state of the run.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
                     status: "error".into(),
                     reply: None,
@@ -510,7 +512,7 @@ impl Runs {
         if let Err(e) = self.write(&file) {
             self.warn(&format!("cannot record the end of run {}: {e}", file.run_id));
         }
-        let mut mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mine = crate::poison::lock_whole(&self.mine);
         mine.insert(file.run_id.clone(), Mine { file });
         drop(mine);
         self.ended.notify_all();
@@ -538,14 +540,14 @@ impl Runs {
         match file.finished.clone() {
             Some(finished) => {
                 // The end is written but not (wholly) recorded: record what is missing.
-                self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), Mine { file: file.clone() });
+                crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
                 let _ = self.write(&file);
                 drop(lock);
                 self.record(file, &finished, true);
             }
             None if file.attempts >= MAX_ATTEMPTS => {
                 let now = self.now();
-                self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), Mine { file: file.clone() });
+                crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
                 drop(lock);
                 let error = format!("the run was interrupted {} times: the gateway stopped while it was going on", file.attempts);
                 self.end(file.clone(), Finished::failed(error, file.started_at, now));
@@ -556,7 +558,7 @@ impl Runs {
                     self.warn(&format!("cannot adopt run {run_id}: {e}"));
                     return false;
                 }
-                self.mine.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), Mine { file: file.clone() });
+                crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
                 drop(lock);
                 // Its message may not have been appended before its owner died.
                 if let Some(steps) = self.steps() {
@@ -580,14 +582,14 @@ impl Runs {
                 _ => RunView::Running,
             };
         }
-        if let Some(result) = self.seen.lock().unwrap_or_else(|p| p.into_inner()).get(run_id) {
+        if let Some(result) = crate::poison::lock_rebuilt(&self.seen).get(run_id) {
             return RunView::Ended(result.clone());
         }
         let Some(file) = self.read(run_id) else { return RunView::Unknown };
         match (&file.finished, file.recorded) {
             (Some(finished), true) => {
                 let result = finished.wait_result();
-                self.seen.lock().unwrap_or_else(|p| p.into_inner()).insert(run_id.to_string(), result.clone());
+                crate::poison::lock_rebuilt(&self.seen).insert(run_id.to_string(), result.clone());
                 RunView::Ended(result)
             }
             _ => {
@@ -595,7 +597,7 @@ impl Runs {
                 if orphan && self.adopt(run_id) {
                     // Adopted: a recorded end may already be there.
                     if let Some(Mine { file: RunFile { finished: Some(f), recorded: true, .. } }) =
-                        self.mine.lock().unwrap_or_else(|p| p.into_inner()).get(run_id)
+                        crate::poison::lock_whole(&self.mine).get(run_id)
                     {
                         return RunView::Ended(f.wait_result());
                     }
@@ -615,14 +617,14 @@ impl Runs {
 
     /// Whether a run with this id was registered (by any process).
     pub fn exists(&self, run_id: &str) -> bool {
-        self.mine.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) || self.path(run_id).exists()
+        crate::poison::lock_whole(&self.mine).contains_key(run_id) || self.path(run_id).exists()
     }
 
     /// Waits until no run of this process is going on (or the timeout passes); answers
     /// whether none is.
     pub fn wait_idle(&self, timeout: Duration) -> bool {
         let deadline = crate::limits::deadline(timeout);
-        let mut mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+        let mut mine = crate::poison::lock_whole(&self.mine);
         loop {
             if mine.values().all(|m| m.file.recorded) {
                 return true;
@@ -631,7 +633,7 @@ impl Runs {
             if now >= deadline {
                 return false;
             }
-            mine = self.ended.wait_timeout(mine, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+            mine = crate::poison::wait_timeout_whole(&self.ended, mine, deadline - now).0;
         }
     }
 
@@ -640,7 +642,7 @@ impl Runs {
         let deadline = crate::limits::deadline(timeout);
         loop {
             {
-                let mut mine = self.mine.lock().unwrap_or_else(|p| p.into_inner());
+                let mut mine = crate::poison::lock_whole(&self.mine);
                 // Ours: told when it ends (checked under the lock the end is recorded under,
                 // so the news cannot slip between the check and the wait).
                 while let Some(m) = mine.get(run_id) {
@@ -651,7 +653,7 @@ impl Runs {
                     if now >= deadline {
                         return WaitResult { status: Some("timeout".into()), ..Default::default() };
                     }
-                    mine = self.ended.wait_timeout(mine, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+                    mine = crate::poison::wait_timeout_whole(&self.ended, mine, deadline - now).0;
                 }
             }
             // Another process's (or not registered yet): its file is read again, and the run
@@ -659,7 +661,7 @@ impl Runs {
             if let RunView::Ended(result) = self.view(run_id) {
                 return result;
             }
-            if self.mine.lock().unwrap_or_else(|p| p.into_inner()).contains_key(run_id) {
+            if crate::poison::lock_whole(&self.mine).contains_key(run_id) {
                 continue;
             }
             let now = Instant::now();
@@ -674,11 +676,11 @@ impl Runs {
     /// other processes' runs seen, so a long-lived process keeps a bounded registry.
     fn forget_old(&self) {
         let now = self.now();
-        self.mine.lock().unwrap_or_else(|p| p.into_inner()).retain(|_, m| match (&m.file.finished, m.file.recorded) {
+        crate::poison::lock_whole(&self.mine).retain(|_, m| match (&m.file.finished, m.file.recorded) {
             (Some(f), true) => now.saturating_sub(f.ended_at) < FORGET_AFTER_MS,
             _ => true,
         });
-        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        let mut seen = crate::poison::lock_rebuilt(&self.seen);
         if seen.len() > MAX_SEEN {
             seen.clear();
         }
@@ -688,7 +690,7 @@ impl Runs {
     /// [`SWEEP_EVERY`], by a process that writes runs).
     fn sweep_if_due(&self) {
         {
-            let mut last = self.last_sweep.lock().unwrap_or_else(|p| p.into_inner());
+            let mut last = crate::poison::lock_rebuilt(&self.last_sweep);
             if last.is_some_and(|t| t.elapsed() < SWEEP_EVERY) {
                 return;
             }
@@ -944,6 +946,13 @@ mod tests {
             let (runs, _) = open(dir.path());
             run(&runs, "r");
             assert_eq!(std::fs::read_dir(dir.path().join("processes")).unwrap().count(), 1);
+            // The run's thread holds the registry until it returns, a moment after the end
+            // that `wait` saw was recorded: the registry is dropped once that thread let go.
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while Arc::strong_count(&runs) > 1 && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert_eq!(Arc::strong_count(&runs), 1, "the run's thread never returned");
         }
         assert_eq!(std::fs::read_dir(dir.path().join("processes")).unwrap().count(), 0);
     }

@@ -139,7 +139,7 @@ impl ScriptedRuntime {
                 reply: text("reply"),
                 status,
                 error: text("error"),
-                usage: r.get("usage").and_then(crate::gateway::wire::usage),
+                usage: r.get("usage").and_then(crate::gateway::wire::answers::usage),
                 model: text("model"),
                 duration: Duration::from_millis(duration),
             });

@@ -311,7 +311,7 @@ impl SessionStore {
     }
 
     fn cached(&self, now: Option<Stamp>) -> Option<Arc<Loaded>> {
-        self.cache.lock().unwrap_or_else(|p| p.into_inner()).as_ref().filter(|l| l.stamp == now).cloned()
+        crate::poison::lock_rebuilt(&self.cache).as_ref().filter(|l| l.stamp == now).cloned()
     }
 
     /// The store as it is on disk now (from the cache while the file is unchanged). The file
@@ -321,20 +321,20 @@ impl SessionStore {
         if let Some(loaded) = self.cached(now) {
             return loaded;
         }
-        let _loading = self.loading.lock().unwrap_or_else(|p| p.into_inner());
+        let _loading = crate::poison::lock_whole(&self.loading);
         // Another reader may have loaded it meanwhile.
         let now = stamp(&self.path);
         if let Some(loaded) = self.cached(now) {
             return loaded;
         }
         let loaded = Arc::new(self.read_disk());
-        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = Some(loaded.clone());
+        *crate::poison::lock_rebuilt(&self.cache) = Some(loaded.clone());
         loaded
     }
 
     /// Changes the store: re-read under the lock, changed by `change`, written back.
     pub fn update<T>(&self, change: impl FnOnce(&mut Entries) -> Result<T, String>) -> Result<T, StoreError> {
-        let _writer = self.writer.lock().unwrap_or_else(|p| p.into_inner());
+        let _writer = crate::poison::lock_whole(&self.writer);
         if let Some(dir) = self.path.parent().filter(|d| !d.as_os_str().is_empty()) {
             create_private_dir(dir)?;
         }
@@ -352,7 +352,7 @@ impl SessionStore {
         lock.sweep_temporaries(&self.path);
         drop(lock);
         // The next read loads the file as written (its stamp is new).
-        *self.cache.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        *crate::poison::lock_rebuilt(&self.cache) = None;
         Ok(result)
     }
 }

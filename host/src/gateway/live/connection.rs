@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
-use session_tools_guest::ports::{ErrorKind, GatewayError};
+use session_tools_wire::TransportError;
 use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
@@ -47,7 +47,7 @@ pub(super) struct Request {
     /// Whether it may be sent again on a new connection after a drop.
     pub retry_safe: bool,
     pub deadline: Instant,
-    pub reply: std::sync::mpsc::Sender<Result<Value, GatewayError>>,
+    pub reply: std::sync::mpsc::Sender<Result<Value, TransportError>>,
 }
 
 pub(super) enum Command {
@@ -95,7 +95,7 @@ pub(super) fn spawn(
 
 /// Fails a request the connection could not carry (it dropped, or never came up).
 fn fail(request: Request, message: String) {
-    let _ = request.reply.send(Err(GatewayError::of(ErrorKind::Unavailable, message)));
+    let _ = request.reply.send(Err(TransportError::Unavailable(message)));
 }
 
 /// Why a connection could not be made.
@@ -140,17 +140,22 @@ impl Connection {
                 Ok((ws, hello)) => {
                     failures = 0;
                     *self.shared.connections.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+                    crate::telemetry::gateway(&self.settings.url, "connected", hello.server_version.as_deref().unwrap_or(""));
                     *self.shared.hello.lock().unwrap_or_else(|p| p.into_inner()) = Some(hello.clone());
                     for waiter in self.connect_waiters.drain(..) {
                         let _ = waiter.send(Ok(hello.clone()));
                     }
                     match self.serve(ws, &hello).await {
                         Ended::Shutdown => return,
-                        Ended::Dropped(_) => continue,
+                        Ended::Dropped(why) => {
+                            crate::telemetry::gateway(&self.settings.url, "dropped", &why);
+                            continue;
+                        }
                     }
                 }
                 Err(ConnectError::Fatal(message)) => {
                     failures += 1;
+                    crate::telemetry::gateway(&self.settings.url, "unreachable", &message);
                     for waiter in self.connect_waiters.drain(..) {
                         let _ = waiter.send(Err(message.clone()));
                     }
@@ -160,6 +165,7 @@ impl Connection {
                 }
                 Err(ConnectError::Transient(message)) => {
                     failures += 1;
+                    crate::telemetry::gateway(&self.settings.url, "unreachable", &message);
                     for waiter in self.connect_waiters.drain(..) {
                         let _ = waiter.send(Err(message.clone()));
                     }
@@ -348,9 +354,8 @@ impl Connection {
                                     let answer = if ok {
                                         Ok(payload.unwrap_or(Value::Null))
                                     } else {
-                                        let error = error.unwrap_or(frames::ErrorShape { code: String::new(), message: String::new(), details: None });
-                                        let kind = crate::gateway::wire::error_kind(&error.code, &error.message);
-                                        Err(GatewayError::of(kind, frames::request_error(&url, &request.method, &error)))
+                                        // The frame as it came, for the gateway wire to read.
+                                        Err(TransportError::Gateway(error.map_or_else(|| "{}".to_string(), |e| e.to_json().to_string())))
                                     };
                                     let _ = request.reply.send(answer);
                                 }

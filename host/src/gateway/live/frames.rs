@@ -54,6 +54,15 @@ impl ErrorShape {
         let text = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
         ErrorShape { code: text("code"), message: text("message"), details: v.get("details").cloned() }
     }
+
+    /// The frame as JSON again, for the gateway wire (which reads what it means).
+    pub fn to_json(&self) -> Value {
+        let mut frame = json!({"code": self.code, "message": self.message});
+        if let Some(details) = &self.details {
+            frame["details"] = details.clone();
+        }
+        frame
+    }
 }
 
 /// Reads a text frame.
@@ -227,31 +236,6 @@ pub fn no_scopes_error(url: &str) -> String {
     )
 }
 
-/// A request's error in words: the gateway's message, and for the refusals protocol 4
-/// added (`MISSING_SCOPE`, `FORBIDDEN`, `openclaw-2026.9.md` §1.2) what to do about them.
-pub fn request_error(url: &str, method: &str, error: &ErrorShape) -> String {
-    let message = if error.message.is_empty() { "unknown error" } else { error.message.as_str() };
-    match error.code.as_str() {
-        "MISSING_SCOPE" => {
-            let details = error.details.as_ref();
-            let missing = details.and_then(|d| d.get("missingScope")).and_then(Value::as_str);
-            let required: Vec<&str> = details
-                .and_then(|d| d.get("requiredScopes"))
-                .and_then(Value::as_array)
-                .map(|s| s.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            let scope = missing.map(str::to_string).unwrap_or_else(|| if required.is_empty() { "a scope".into() } else { required.join(", ") });
-            format!(
-                "the gateway at {url} refused {method}: this connection lacks the scope {scope} ({message}). Connect with the gateway's token or password from its own machine (which grants operator.admin), or pair this host's device identity with that scope (`openclaw devices approve`)"
-            )
-        }
-        "FORBIDDEN" => format!(
-            "the gateway at {url} forbids {method} to this connection ({message}); its operator can allow it (operator.admin, or the gateway's policy for {method})"
-        ),
-        _ => message.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -304,25 +288,10 @@ mod tests {
     }
 
     #[test]
-    fn the_refusals_of_protocol_4_say_what_to_do() {
+    fn a_connection_without_scopes_says_what_to_do() {
+        // The refusals of a request (MISSING_SCOPE, FORBIDDEN) are said by the gateway
+        // wire (wire/src/errors.rs); a handshake that granted nothing is said here.
         let url = "ws://10.0.0.2:1";
-        let missing = ErrorShape {
-            code: "MISSING_SCOPE".into(),
-            message: "missing scope: operator.sessions.read".into(),
-            details: Some(json!({"missingScope": "operator.sessions.read", "requiredScopes": ["operator.sessions.read"]})),
-        };
-        let said = request_error(url, "sessions.list", &missing);
-        assert!(
-            said.starts_with(
-                "the gateway at ws://10.0.0.2:1 refused sessions.list: this connection lacks the scope operator.sessions.read"
-            ),
-            "{said}"
-        );
-        assert!(said.contains("openclaw devices approve"), "{said}");
-        let forbidden = ErrorShape { code: "FORBIDDEN".into(), message: "nope".into(), details: None };
-        assert!(request_error(url, "sessions.delete", &forbidden).contains("forbids sessions.delete"));
-        let plain = ErrorShape { code: "INVALID_REQUEST".into(), message: "No session found: x".into(), details: None };
-        assert_eq!(request_error(url, "chat.history", &plain), "No session found: x");
         assert!(no_scopes_error(url).contains("--device-identity"));
         let hello = Hello::parse(&json!({"protocol": 4, "auth": {"role": "operator", "scopes": []}}));
         assert_eq!((hello.protocol, hello.granted_scopes), (4, Some(vec![])));

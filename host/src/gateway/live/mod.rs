@@ -2,7 +2,8 @@
 //! `../shared/spec/openclaw-gateway-protocol.md`) or v4 (2026.5 and later,
 //! `../shared/spec/openclaw-2026.9.md`): the third backend of [`Gateway`], next to the
 //! embedded and the scripted ones. The protocol is negotiated at the handshake, never
-//! configured (E1); what differs between the two is in [`era`].
+//! configured (E1), and given to the gateway wire (`wire/`), where everything that differs
+//! between the two above the handshake lives.
 //!
 //! One [`LiveGateway`] holds one connection, shared by every agent instance of the process;
 //! requests are multiplexed over it by id, each with its own timeout. The connection is
@@ -26,10 +27,10 @@
 
 mod connection;
 mod device;
-mod era;
 mod frames;
 mod local;
 mod on_disk;
+mod wire_component;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
@@ -41,30 +42,21 @@ use serde_json::{json, Value};
 
 use self::connection::{Command, Request, Settings, Shared};
 use self::frames::Auth;
+use self::wire_component::{of_wit, to_wit, Carrier, Wires};
 use super::embedded::canon::KeyRules;
 use super::*;
 use crate::config::DeploymentConfig;
 use crate::{Error, Result};
+use session_tools_wire::errors::from_transport;
+use session_tools_wire::{Era, Request as WireRequest, TransportError};
 
 /// Requests of one batch (`chat.history` for a list's rows, a level of a spawn tree) in
 /// flight at once: enough to hide the round trips, few enough not to crowd the gateway's
 /// event loop.
 const WINDOW: usize = 32;
 
-/// `agent.wait` is answered by the gateway after its own timeout; this is how much longer
-/// the host waits for that answer.
-const WAIT_MARGIN: Duration = Duration::from_secs(15);
-
-/// Sessions one spawn-tree walk visits at most (a tree larger than this is cut, which only
-/// hides sessions from a restricted caller: fail closed).
-const MAX_TREE: usize = 10_000;
-
 /// Runs remembered for [`SessionTree::run_session`].
 const MAX_RUNS: usize = 10_000;
-
-/// Rows one `sessions.list` without a limit gathers at most over protocol 4's pages; more
-/// is an error that says so, never a list cut silently (E6).
-const MAX_LISTED: usize = 100_000;
 
 /// How to reach a running gateway. Defaults: no secret (the gateway then refuses), a
 /// device identity only with a password (at `$XDG_CONFIG_HOME/session-tools/device.json`),
@@ -185,7 +177,7 @@ impl LiveGatewayBuilder {
             }
         };
         let snapshot = link
-            .call("config.get", json!({}), false)
+            .call_within("config.get", json!({}), false, self.request_timeout)
             .map_err(|e| Error::Gateway(format!("reading the config of the gateway at {url}: {e}")))?;
         let config = config_of(&snapshot, &url)?;
         let rules =
@@ -193,7 +185,12 @@ impl LiveGatewayBuilder {
         // Either era's layout: the embedded reader finds it (on protocol 4 this is also
         // the raw transcript where the RPC gives its display projection, E4).
         let on_disk = if self.on_disk { on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config) } else { None };
-        Ok(LiveGateway { link, hello, config, rules, runs: Mutex::new(Runs::default()), on_disk })
+        // The handshake let in only a protocol this host offered (frames::speaks).
+        let protocol = u32::try_from(hello.protocol).unwrap_or(0);
+        let era = Era::of_protocol(protocol).map_err(|e| Error::Gateway(format!("the gateway at {url}: {e}")))?;
+        let backend = Arc::new(Backend { link, rules, runs: Mutex::new(Runs::default()) });
+        let wires = Wires::new(backend.clone(), protocol).map_err(Error::Gateway)?;
+        Ok(LiveGateway { backend, wires, era, hello, config, on_disk })
     }
 }
 
@@ -220,7 +217,7 @@ struct Link {
     request_timeout: Duration,
 }
 
-type Answer = Receiver<std::result::Result<Value, GatewayError>>;
+type Answer = Receiver<std::result::Result<Value, TransportError>>;
 
 impl Link {
     fn send(&self, command: Command) {
@@ -236,40 +233,41 @@ impl Link {
         (answer, deadline)
     }
 
-    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> GatewayResult<Value> {
+    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> std::result::Result<Value, TransportError> {
         // The connection's thread fails a request at its deadline; the grace covers its
         // check interval, and a thread that died is said in words.
         let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
         match answer.recv_timeout(left) {
             Ok(answer) => answer,
             Err(RecvTimeoutError::Timeout) => {
-                Err(GatewayError::of(ErrorKind::Timeout, format!("the gateway at {} did not answer {method} in time", self.url)))
+                Err(TransportError::Timeout(format!("the gateway at {} did not answer {method} in time", self.url)))
             }
             Err(RecvTimeoutError::Disconnected) => {
-                Err(GatewayError::of(ErrorKind::Unavailable, format!("the connection to the gateway at {} has ended", self.url)))
+                Err(TransportError::Unavailable(format!("the connection to the gateway at {} has ended", self.url)))
             }
         }
-    }
-
-    fn call(&self, method: &str, params: Value, retry_safe: bool) -> GatewayResult<Value> {
-        self.call_within(method, params, retry_safe, self.request_timeout)
     }
 
     fn call_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
         let (answer, deadline) = self.submit(method, params, retry_safe, timeout);
-        self.wait(method, answer, deadline)
+        self.wait(method, answer, deadline).map_err(|e| from_transport(method, e))
     }
 
-    /// Many reads at once, answers in order.
-    fn call_many(&self, method: &str, params: Vec<Value>) -> Vec<GatewayResult<Value>> {
-        let mut answers = Vec::with_capacity(params.len());
-        let mut params = params.into_iter().peekable();
-        while params.peek().is_some() {
-            let window: Vec<(Answer, Instant)> =
-                params.by_ref().take(WINDOW).map(|p| self.submit(method, p, true, self.request_timeout)).collect();
-            answers.extend(window.into_iter().map(|(answer, deadline)| self.wait(method, answer, deadline)));
-        }
-        answers
+    /// A request of the wire: sent as it asks, waited for as long as the gateway may hold it.
+    fn submit_wire(&self, request: WireRequest) -> std::result::Result<(String, Answer, Instant), TransportError> {
+        let params: Value = serde_json::from_str(&request.params)
+            .map_err(|e| TransportError::Unavailable(format!("the gateway wire gave {} params that are not JSON: {e}", request.method)))?;
+        let timeout = self.request_timeout + Duration::from_millis(request.holds_ms);
+        let (answer, deadline) = self.submit(&request.method, params, request.resend_safe, timeout);
+        Ok((request.method, answer, deadline))
+    }
+
+    fn wait_wire(
+        &self,
+        submitted: std::result::Result<(String, Answer, Instant), TransportError>,
+    ) -> std::result::Result<String, TransportError> {
+        let (method, answer, deadline) = submitted?;
+        self.wait(&method, answer, deadline).map(|payload| payload.to_string())
     }
 }
 
@@ -287,21 +285,89 @@ struct Runs {
     order: VecDeque<String>,
 }
 
-/// A running OpenClaw gateway as a [`Gateway`] and [`SessionTree`].
-pub struct LiveGateway {
+/// What the wire's calls are carried by: the connection, and the runs they started.
+struct Backend {
     link: Link,
-    hello: frames::Hello,
-    config: DeploymentConfig,
     rules: KeyRules,
     runs: Mutex<Runs>,
+}
+
+impl Carrier for Backend {
+    fn call(&self, request: WireRequest) -> std::result::Result<String, TransportError> {
+        self.link.wait_wire(self.link.submit_wire(request))
+    }
+
+    /// Many requests at once (a batch of reads), answers in order.
+    fn call_many(&self, requests: Vec<WireRequest>) -> Vec<std::result::Result<String, TransportError>> {
+        let mut answers = Vec::with_capacity(requests.len());
+        let mut requests = requests.into_iter().peekable();
+        while requests.peek().is_some() {
+            let window: Vec<_> = requests.by_ref().take(WINDOW).map(|r| self.link.submit_wire(r)).collect();
+            answers.extend(window.into_iter().map(|submitted| self.link.wait_wire(submitted)));
+        }
+        answers
+    }
+
+    /// Remembers the session of a run, unless the run is known: a run keeps the session it
+    /// was first started in (N15 decides on it; the gateway answers a known idempotency key
+    /// with its run, whoever asks).
+    fn run_started(&self, run_id: &str, session_key: &str) {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        if runs.sessions.contains_key(run_id) {
+            return;
+        }
+        runs.sessions.insert(run_id.to_string(), self.rules.canonical(session_key));
+        runs.order.push_back(run_id.to_string());
+        while runs.order.len() > MAX_RUNS {
+            if let Some(old) = runs.order.pop_front() {
+                runs.sessions.remove(&old);
+            }
+        }
+    }
+
+    fn run_session(&self, run_id: &str) -> Option<String> {
+        self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
+    }
+}
+
+/// The connection as the wire crate's transport, for the host's own raw reads.
+struct Direct<'a>(&'a Backend);
+
+impl session_tools_wire::Transport for Direct<'_> {
+    fn call(&self, request: WireRequest) -> std::result::Result<String, TransportError> {
+        Carrier::call(self.0, request)
+    }
+    fn call_many(&self, requests: Vec<WireRequest>) -> Vec<std::result::Result<String, TransportError>> {
+        Carrier::call_many(self.0, requests)
+    }
+}
+
+impl session_tools_wire::Runs for Direct<'_> {
+    fn started(&self, run_id: &str, session_key: &str) {
+        self.0.run_started(run_id, session_key)
+    }
+    fn session_of(&self, run_id: &str) -> Option<String> {
+        self.0.run_session(run_id)
+    }
+}
+
+/// A running OpenClaw gateway as a [`Gateway`] and [`SessionTree`].
+pub struct LiveGateway {
+    backend: Arc<Backend>,
+    /// The gateway wire (`wire/`): every call's params and answer, in the negotiated era.
+    wires: Wires,
+    era: Era,
+    hello: frames::Hello,
+    config: DeploymentConfig,
     on_disk: Option<on_disk::OnDisk>,
 }
 
 impl std::fmt::Debug for LiveGateway {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("LiveGateway")
-            .field("url", &self.link.url)
+            .field("url", &self.backend.link.url)
             .field("server_version", &self.hello.server_version)
+            .field("protocol", &self.era.protocol())
             .field("histories_on_disk", &self.on_disk.is_some())
             .finish_non_exhaustive()
     }
@@ -325,7 +391,7 @@ impl LiveGateway {
 
     /// The gateway's URL.
     pub fn url(&self) -> &str {
-        &self.link.url
+        &self.backend.link.url
     }
 
     /// The gateway's config, as read when it was opened (secrets left out of what the
@@ -344,47 +410,9 @@ impl LiveGateway {
         self.hello.server_version.as_deref()
     }
 
-    /// The protocol negotiated at the handshake (`hello-ok.protocol`): 3 for OpenClaw
-    /// 2026.1.x, 4 for 2026.5 and later. Reconnections offer the same range again.
-    pub fn protocol(&self) -> u64 {
-        self.hello.protocol
-    }
-
-    fn era(&self) -> era::Protocol {
-        era::Protocol(self.hello.protocol)
-    }
-
-    /// A whole `sessions.list` answer: protocol 4's pages gathered when no limit was
-    /// asked (E6), each row's parent as `spawnedBy` (E5).
-    fn list(&self, params: &ListParams) -> GatewayResult<Value> {
-        let first = self.link.call("sessions.list", self.era().list_params(params, 0), true)?;
-        self.rest_of(params, first)
-    }
-
-    /// The pages after `first` (protocol 4, no limit asked), appended to it.
-    fn rest_of(&self, params: &ListParams, mut answer: Value) -> GatewayResult<Value> {
-        let era = self.era();
-        let mut offset = 0;
-        let mut page = answer.clone();
-        while let Some(next) = era.next_page(params, offset, &page) {
-            let listed = answer.get("sessions").and_then(Value::as_array).map_or(0, Vec::len);
-            if listed >= MAX_LISTED {
-                return Err(GatewayError::of(
-                    ErrorKind::Other,
-                    format!(
-                        "the gateway at {} lists more than {MAX_LISTED} sessions for one request; narrow it (a limit, an agent, a label)",
-                        self.link.url
-                    ),
-                ));
-            }
-            page = self.link.call("sessions.list", era.list_params(params, next), true)?;
-            let rows = page.get("sessions").and_then(Value::as_array).cloned().unwrap_or_default();
-            if let Some(all) = answer.get_mut("sessions").and_then(Value::as_array_mut) {
-                all.extend(rows);
-            }
-            offset = next;
-        }
-        Ok(era::with_lineage(answer))
+    /// The gateway protocol the handshake negotiated.
+    pub fn protocol(&self) -> u32 {
+        self.era.protocol()
     }
 
     /// Whether histories are read from the gateway's state directory on this machine (see
@@ -395,31 +423,31 @@ impl LiveGateway {
 
     /// Connections made so far (1 until the first reconnection).
     pub fn connections(&self) -> u64 {
-        *self.link.shared.connections.lock().unwrap_or_else(|p| p.into_inner())
+        *self.backend.link.shared.connections.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The canonical spelling of a session key, by the gateway's rules.
     pub fn canonical(&self, key: &str) -> String {
-        self.rules.canonical(key)
+        self.backend.rules.canonical(key)
     }
 
     /// Any method of the gateway, with its raw JSON params and answer (the owner's
     /// commands: `chat.send`, `sessions.patch` with every field). `retry_safe` says whether
     /// it may be sent again after a drop. Blocks up to the request timeout.
     pub fn request(&self, method: &str, params: Value, retry_safe: bool) -> GatewayResult<Value> {
-        self.link.call(method, params, retry_safe)
+        self.backend.link.call_within(method, params, retry_safe, self.backend.link.request_timeout)
     }
 
     /// [`request`](Self::request) with a timeout of its own.
     pub fn request_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
-        self.link.call_within(method, params, retry_safe, timeout)
+        self.backend.link.call_within(method, params, retry_safe, timeout)
     }
 
     /// The payloads of the gateway's `event` broadcasts from now on (`chat`, `agent`, …),
     /// until the receiver is dropped. Events sent while the connection is down are lost.
     pub fn subscribe(&self, event: &str) -> Receiver<Value> {
         let (sender, receiver) = std::sync::mpsc::channel();
-        self.link.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push((event.to_string(), sender));
+        self.backend.link.shared.listeners.lock().unwrap_or_else(|p| p.into_inner()).push((event.to_string(), sender));
         receiver
     }
 
@@ -427,41 +455,16 @@ impl LiveGateway {
     /// among them), if it exists.
     pub fn row(&self, key: &str) -> GatewayResult<Option<Value>> {
         let canonical = self.canonical(key);
-        let answer = self.list(&row_search(&canonical))?;
-        Ok(answer
-            .get("sessions")
-            .and_then(Value::as_array)
-            .and_then(|rows| rows.iter().find(|r| r.get("key").and_then(Value::as_str) == Some(canonical.as_str())))
-            .cloned())
+        // The wire's own crate, natively: the row as the gateway lists it, every page read (E6).
+        let wire = session_tools_wire::Wire::new(Direct(&self.backend), Direct(&self.backend), self.era);
+        let rows = wire.listed_rows(&session_tools_wire::gateway::row_search(&canonical))?;
+        Ok(rows.into_iter().find(|r| r.get("key").and_then(Value::as_str) == Some(canonical.as_str())))
     }
-
-    /// Remembers the session of a run, unless the run is known: a run keeps the session it
-    /// was first started in (N15 decides on it; the gateway answers a known idempotency key
-    /// with its run, whoever asks).
-    fn remember_run(&self, run_id: &str, session_key: &str) {
-        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
-        if runs.sessions.contains_key(run_id) {
-            return;
-        }
-        runs.sessions.insert(run_id.to_string(), self.canonical(session_key));
-        runs.order.push_back(run_id.to_string());
-        while runs.order.len() > MAX_RUNS {
-            if let Some(old) = runs.order.pop_front() {
-                runs.sessions.remove(&old);
-            }
-        }
-    }
-}
-
-/// The `sessions.list` params that find one session by its key (the gateway's `search`
-/// matches key substrings; the exact key is picked from the answer).
-fn row_search(canonical: &str) -> ListParams {
-    ListParams { search: Some(canonical.to_string()), include_global: Some(true), include_unknown: Some(true), ..ListParams::default() }
 }
 
 impl Gateway for LiveGateway {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
-        let list = self.list(params).map(|v| wire::session_list(&v))?;
+        let list: SessionList = self.wires.gateway(|g, s| g.call_sessions_list(s, &to_wit(params))).map(of_wit)?;
         if let Some(on_disk) = &self.on_disk {
             on_disk.remember(&list.sessions, |k| self.canonical(k));
         }
@@ -469,11 +472,11 @@ impl Gateway for LiveGateway {
     }
 
     fn sessions_resolve(&self, params: &ResolveParams) -> GatewayResult<String> {
-        self.link.call("sessions.resolve", wire::resolve_params(params), true).map(|v| wire::resolved_key(&v))
+        self.wires.gateway(|g, s| g.call_sessions_resolve(s, &to_wit(params)))
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
-        self.link.call("chat.history", self.era().history_params(params), true).map(|v| wire::history(&era::history_answer(self.era(), v)))
+        self.wires.gateway(|g, s| g.call_chat_history(s, &to_wit(params))).map(of_wit)
     }
 
     fn chat_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
@@ -482,58 +485,42 @@ impl Gateway for LiveGateway {
             None => vec![None; params.len()],
         };
         // The rest from the gateway, concurrently.
-        let asked: Vec<&HistoryParams> = params.iter().zip(&read).filter(|(_, r)| r.is_none()).map(|(p, _)| p).collect();
+        let asked: Vec<_> = params.iter().zip(&read).filter(|(_, r)| r.is_none()).map(|(p, _)| to_wit(p)).collect();
         let mut answers = if asked.is_empty() {
             Vec::new()
         } else {
-            self.link.call_many("chat.history", asked.iter().map(|p| self.era().history_params(p)).collect())
+            match self.wires.gateway(|g, s| g.call_chat_histories(s, &asked).map(Ok)) {
+                Ok(answers) => answers.into_iter().map(|a| a.map(of_wit).map_err(of_wit)).collect(),
+                Err(e) => vec![Err(e); asked.len()],
+            }
         }
         .into_iter();
         read.iter_mut()
             .map(|r| match r.take() {
                 Some(history) => Ok(history),
-                None => answers
-                    .next()
-                    .unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer")))
-                    .map(|v| wire::history(&era::history_answer(self.era(), v))),
+                None => answers.next().unwrap_or_else(|| Err(GatewayError::new("the gateway gave no answer"))),
             })
             .collect()
     }
 
     fn agent(&self, params: &AgentParams) -> GatewayResult<AgentAccepted> {
-        // The first answer (`accepted`) is the one the tools wait for; the idempotency key
-        // makes a resend after a drop safe (the gateway answers its cached state).
-        // Protocol 4 makes a child with `sessions.create` first (E5). Not resent after a
-        // drop: a second creation of the same key is not the gateway's no-op.
-        if let Some(create) = self.era().create_child(params) {
-            self.link.call("sessions.create", create, false)?;
-        }
-        let answer = self.link.call("agent", self.era().agent_params(params), true)?;
-        let accepted = wire::agent_accepted(&answer);
-        let run = accepted.run_id.clone().unwrap_or_else(|| params.idempotency_key.clone());
-        // Newer gateways say whose run it is (an idempotency key they know answers that
-        // run, whichever session asked): their word wins over the session asked for.
-        let session = answer.get("sessionKey").and_then(Value::as_str).filter(|k| !k.trim().is_empty());
-        self.remember_run(&run, session.unwrap_or(params.session_key.as_deref().unwrap_or("main")));
-        Ok(accepted)
+        self.wires.gateway(|g, s| g.call_agent(s, &to_wit(params))).map(of_wit)
     }
 
     fn agent_wait(&self, params: &WaitParams) -> GatewayResult<WaitResult> {
-        let timeout = Duration::from_millis(params.timeout_ms) + WAIT_MARGIN;
-        self.link.call_within("agent.wait", wire::wait_params(params), true, timeout).map(|v| wire::wait_result(&v))
+        self.wires.gateway(|g, s| g.call_agent_wait(s, &to_wit(params))).map(of_wit)
     }
 
     fn send(&self, params: &SendParams) -> GatewayResult<()> {
-        self.link.call("send", wire::send_params(params), true).map(drop)
+        self.wires.gateway(|g, s| g.call_send(s, &to_wit(params)))
     }
 
     fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
-        // Not resent after a drop: a label set twice is refused the second time.
-        self.link.call("sessions.patch", wire::patch_params(params), false).map(drop)
+        self.wires.gateway(|g, s| g.call_sessions_patch(s, &to_wit(params)))
     }
 
     fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
-        self.link.call("sessions.delete", wire::delete_params(params), false).map(drop)
+        self.wires.gateway(|g, s| g.call_sessions_delete(s, &to_wit(params)))
     }
 }
 
@@ -542,53 +529,27 @@ impl SessionTree for LiveGateway {
         self.canonical(key)
     }
 
-    /// The trees, a level at a time: `sessions.list {spawnedBy}` for each session of a
-    /// level, at once (the gateway's rows do not carry their parent, and every edge would
-    /// take the whole store; on protocol 4 `spawnedBy` also finds the children that name
-    /// their parent as `parentSessionKey`, E5, and each is read to its last page, E6). At most 10,000 sessions: a larger tree is cut, which only
-    /// hides sessions from a restricted caller (fail closed).
+    /// The trees, as the wire walks them (a level at a time; at most 10,000 sessions, a
+    /// larger tree cut, which only hides sessions from a restricted caller: fail closed).
     fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
-        let mut seen: HashSet<String> = roots.iter().map(|r| self.canonical(r)).collect();
-        let mut level: Vec<String> = seen.iter().cloned().collect();
-        while !level.is_empty() && seen.len() < MAX_TREE {
-            let asked: Vec<ListParams> =
-                level.iter().map(|parent| ListParams { spawned_by: Some(parent.clone()), ..ListParams::default() }).collect();
-            let params = asked.iter().map(|p| self.era().list_params(p, 0)).collect();
-            let mut next = Vec::new();
-            for (p, answer) in asked.iter().zip(self.link.call_many("sessions.list", params)) {
-                for row in wire::session_list(&self.rest_of(p, answer?)?).sessions {
-                    if seen.len() < MAX_TREE && seen.insert(row.key.clone()) {
-                        next.push(row.key);
-                    }
-                }
-            }
-            level = next;
-        }
-        Ok(seen)
+        let roots: Vec<String> = roots.iter().map(|r| self.canonical(r)).collect();
+        let keys = self.wires.tree(|t, s| t.call_spawned_trees(s, &roots))?.map_err(of_wit::<_, GatewayError>)?;
+        Ok(keys.into_iter().collect())
     }
 
     fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
         let keys: Vec<String> = keys.iter().map(|k| self.canonical(k)).collect();
-        let asked: Vec<ListParams> = keys.iter().map(|k| row_search(k)).collect();
-        let answers = self.link.call_many("sessions.list", asked.iter().map(|p| self.era().list_params(p, 0)).collect());
-        let mut rows = Vec::new();
-        for ((key, p), answer) in keys.iter().zip(&asked).zip(answers) {
-            let list = wire::session_list(&self.rest_of(p, answer?)?);
-            rows.extend(list.sessions.into_iter().filter(|row| &row.key == key));
-        }
-        Ok(rows)
+        let rows = self.wires.tree(|t, s| t.call_rows_of(s, &keys))?.map_err(of_wit::<_, GatewayError>)?;
+        Ok(rows.into_iter().map(of_wit).collect())
     }
 
     fn exists(&self, key: &str) -> GatewayResult<bool> {
-        match self.link.call("sessions.resolve", json!({"key": self.canonical(key)}), true) {
-            Ok(answer) => Ok(!wire::resolved_key(&answer).is_empty()),
-            Err(e) if e.kind == ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(e),
-        }
+        let key = self.canonical(key);
+        self.wires.tree(|t, s| t.call_exists(s, &key))?.map_err(of_wit)
     }
 
     fn run_session(&self, run_id: &str) -> Option<String> {
-        self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
+        self.backend.run_session(run_id)
     }
 
     fn run_state(&self, run_id: &str) -> RunState {

@@ -143,15 +143,33 @@ impl AgentDb {
         self.read(|c| c.query_row("PRAGMA data_version", [], |r| r.get(0)))
     }
 
-    /// Every session the tools may see, by key.
-    pub fn nodes(&self) -> Result<Vec<Node>, String> {
-        let raw = self.read(|c| {
+    /// Every session the tools may see, by key, each made into a `T` as it is read: one
+    /// entry at a time is held as text and parsed, not the whole table (N18: a
+    /// 300,000-session database peaked at 2.9 GiB when every row's text and parsed entry
+    /// were collected before the rows were built).
+    pub fn map_nodes<T>(&self, mut map: impl FnMut(Node) -> T) -> Result<Vec<T>, String> {
+        let mut failure = None;
+        let out = self.read(|c| {
             let mut stmt =
                 c.prepare_cached(&format!("SELECT {NODE_COLUMNS} FROM session_nodes WHERE archived_at IS NULL ORDER BY session_key"))?;
-            let rows = stmt.query_map([], node_of)?.collect::<rusqlite::Result<Vec<_>>>();
-            rows
+            let mut rows = stmt.query([])?;
+            let mut out = Vec::new();
+            while let Some(row) = rows.next()? {
+                match self.parse_node(node_of(row)?) {
+                    Ok(Some(node)) => out.push(map(node)),
+                    Ok(None) => {}
+                    Err(e) => {
+                        failure = Some(e);
+                        break;
+                    }
+                }
+            }
+            Ok(out)
         })?;
-        raw.into_iter().filter_map(|r| self.parse_node(r).transpose()).collect()
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
     }
 
     /// One session by its stored key.
@@ -194,6 +212,34 @@ impl AgentDb {
         tx.commit().map_err(|e| self.fail(&e))?;
         Ok(result)
     }
+}
+
+/// Writes a session's row from its entry: `entry_json` and the columns the gateway's entry
+/// writer projects from it (`current_session_id`, `updated_at`, `label`,
+/// `parent_session_key`, `spawned_by`; and `created_at`/`created_via` for a new row). The
+/// schema's triggers then queue the row for the gateway's own validation.
+pub fn put_node(tx: &Connection, key: &str, entry: &Map<String, Value>, fresh: bool, now: i64) -> rusqlite::Result<()> {
+    let text = |k: &str| entry.get(k).and_then(Value::as_str);
+    let number = |k: &str| entry.get(k).and_then(Value::as_i64);
+    let json = serde_json::to_string(entry).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let (session_id, updated) = (text("sessionId").unwrap_or_default(), number("updatedAt").unwrap_or(now));
+    let (label, parent, spawned_by) = (text("label"), text("parentSessionKey"), text("spawnedBy"));
+    let result = if fresh {
+        tx.prepare_cached(
+            "INSERT INTO session_nodes (session_key, current_session_id, entry_json, updated_at, created_at, created_via, label, parent_session_key, spawned_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )
+        .and_then(|mut s| {
+            s.execute(rusqlite::params![key, session_id, json, updated, number("createdAt").unwrap_or(now), text("createdVia"), label, parent, spawned_by])
+        })
+    } else {
+        tx.prepare_cached(
+            "UPDATE session_nodes SET current_session_id = ?2, entry_json = ?3, updated_at = ?4, label = ?5, parent_session_key = ?6, spawned_by = ?7
+             WHERE session_key = ?1",
+        )
+        .and_then(|mut s| s.execute(rusqlite::params![key, session_id, json, updated, label, parent, spawned_by]))
+    };
+    result.map(drop)
 }
 
 /// Shared databases by agent.

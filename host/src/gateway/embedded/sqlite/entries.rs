@@ -57,6 +57,47 @@ pub fn documents_shape(native: &Map<String, Value>) -> Map<String, Value> {
     entry
 }
 
+/// The documents' routing fields, which 2026.9 keeps in `delivery` instead.
+const DOCUMENT_ROUTING: [&str; 7] = ["channel", "deliveryContext", "lastChannel", "lastTo", "lastAccountId", "lastThreadId", "origin"];
+
+/// The inverse of [`documents_shape`]: a January entry's routing fields as 2026.9's
+/// `delivery`, as its `openclaw doctor --fix` imports them (checked against the sample it
+/// imported): `external` with `route`, `context` and `origin` when the entry has a channel
+/// (`deliveryContext`, else `lastChannel`, else `channel`), else `none`. Used to write
+/// January-shaped data into a 2026.9 database (the benchmark's states).
+pub fn native_shape(documents: &Map<String, Value>) -> Map<String, Value> {
+    let mut entry = documents.clone();
+    for field in DOCUMENT_ROUTING {
+        entry.shift_remove(field);
+    }
+    let mut context = documents.get("deliveryContext").and_then(Value::as_object).cloned().unwrap_or_default();
+    for (from, to) in [("lastChannel", "channel"), ("lastTo", "to"), ("lastAccountId", "accountId"), ("lastThreadId", "threadId")] {
+        if let (Some(value), false) = (documents.get(from), context.contains_key(to)) {
+            context.insert(to.into(), value.clone());
+        }
+    }
+    if let (Some(channel), false) = (documents.get("channel"), context.contains_key("channel")) {
+        context.insert("channel".into(), channel.clone());
+    }
+    let delivery = match context.get("channel").cloned() {
+        Some(channel) => {
+            let mut route = Map::new();
+            route.insert("channel".into(), channel.clone());
+            if let Some(account) = context.get("accountId") {
+                route.insert("accountId".into(), account.clone());
+            }
+            if let Some(to) = context.get("to") {
+                route.insert("target".into(), serde_json::json!({ "to": to }));
+            }
+            let origin = documents.get("origin").cloned().unwrap_or_else(|| serde_json::json!({ "provider": channel }));
+            serde_json::json!({"kind": "external", "route": route, "context": context, "origin": origin})
+        }
+        None => serde_json::json!({"kind": "none"}),
+    };
+    entry.insert("delivery".into(), delivery);
+    entry
+}
+
 /// A session's parent (E5): `spawnedBy`, else `parentSessionKey`.
 pub fn parent(native: &Map<String, Value>) -> Option<&str> {
     nonblank(text(native, "spawnedBy")).or_else(|| nonblank(text(native, "parentSessionKey")))
@@ -168,6 +209,42 @@ mod tests {
         let identity =
             obj(json!({"delivery": {"kind": "external", "context": {}, "origin": {"label": "+15551234", "from": "whatsapp:+15551234"}}}));
         assert_eq!(display_name("agent:main:main", &identity), None);
+    }
+
+    /// The legacy sample's entries as the real 2026.9.6 `openclaw doctor --fix` imported
+    /// them (`delivery` of each row of the imported database).
+    #[test]
+    fn native_shape_writes_delivery_as_the_doctor_imports_it() {
+        let legacy: Value = serde_json::from_str(
+            &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/openclaw-state/agents/main/sessions/sessions.json"))
+                .unwrap(),
+        )
+        .unwrap();
+        let doctor = [
+            (
+                "agent:main:main",
+                json!({"kind":"external","route":{"channel":"discord","accountId":"default","target":{"to":"user:240918250145857536"}},"context":{"channel":"discord","to":"user:240918250145857536","accountId":"default"},"origin":{"label":"alice user id:240918250145857536","provider":"discord","surface":"discord","chatType":"direct","from":"discord:240918250145857536","to":"user:240918250145857536","accountId":"default"}}),
+            ),
+            ("agent:main:cron:2f6c8a10-4d3e-4b5a-9c7d-8e1f0a2b3c4d", json!({"kind":"none"})),
+            (
+                "agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b",
+                json!({"kind":"external","route":{"channel":"discord"},"context":{"channel":"discord"},"origin":{"provider":"discord"}}),
+            ),
+            (
+                "agent:main:telegram:group:-1001234567890",
+                json!({"kind":"external","route":{"channel":"telegram","accountId":"default","target":{"to":"telegram:-1001234567890"}},"context":{"channel":"telegram","to":"telegram:-1001234567890","accountId":"default"},"origin":{"label":"Family Chat id:-1001234567890","provider":"telegram","surface":"telegram","chatType":"group","from":"telegram:group:-1001234567890","to":"telegram:-1001234567890","accountId":"default"}}),
+            ),
+        ];
+        for (key, delivery) in doctor {
+            let native = native_shape(legacy[key].as_object().unwrap());
+            assert_eq!(native["delivery"], delivery, "{key}");
+            assert!(DOCUMENT_ROUTING.iter().all(|f| !native.contains_key(*f)), "{key}: {native:?}");
+            // And back: the documents' routing fields as the legacy entry had them.
+            let back = documents_shape(&native);
+            for field in ["deliveryContext", "lastTo", "lastAccountId"] {
+                assert_eq!(back.get(field), legacy[key].get(field), "{key}: {field}");
+            }
+        }
     }
 
     #[test]

@@ -81,7 +81,7 @@ pub fn has_event(conn: &Connection, session_id: &str, event_id: &str) -> rusqlit
 
 /// Makes sure the session's transcript generation exists (`session_windows`), as the
 /// gateway's entry writer makes it for a new session.
-pub fn ensure_window(tx: &Transaction<'_>, session_id: &str, key: &str, display: Option<&str>, now: i64) -> rusqlite::Result<()> {
+pub fn ensure_window(tx: &Connection, session_id: &str, key: &str, display: Option<&str>, now: i64) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT INTO session_windows (session_id, session_key, session_scope, created_at, updated_at, transcript_observed_at, session_entry_provenance, display_name)
          VALUES (?1, ?2, 'conversation', ?3, ?3, ?3, 1, ?4)
@@ -96,6 +96,46 @@ fn insert_event(tx: &Transaction<'_>, session_id: &str, seq: i64, line: &str, no
         "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
         params![session_id, seq, line, now, line.len() as i64],
     )?;
+    Ok(())
+}
+
+/// Writes one line of a transcript being imported whole (a JSONL transcript's lines, in
+/// order from `seq` 0): the event, as text or as the zstd `frame` of its text the caller
+/// made with the `navigation_json` the schema requires beside one, and its identity (its id and parent as the line names them; the header's id is the
+/// session's). The session's window must exist ([`ensure_window`]); the gateway builds its
+/// projection of the active branch on first read, as for a transcript it has not indexed.
+pub fn import_line(
+    tx: &Connection,
+    session_id: &str,
+    seq: i64,
+    line: &str,
+    frame: Option<(&[u8], &str)>,
+    now: i64,
+) -> rusqlite::Result<()> {
+    let value: Value = serde_json::from_str(line).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    let kind = value.get("type").and_then(Value::as_str);
+    let (id, parent) = match kind {
+        Some("session") => (Some(session_id), None),
+        _ => (value.get("id").and_then(Value::as_str), value.get("parentId").and_then(Value::as_str)),
+    };
+    match frame {
+        Some((frame, navigation)) => tx
+            .prepare_cached(
+                "INSERT INTO transcript_events (session_id, seq, event_zstd, created_at, event_utf8_bytes, navigation_json) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?
+            .execute(params![session_id, seq, frame, now, line.len() as i64, navigation])?,
+        None => tx
+            .prepare_cached(
+                "INSERT INTO transcript_events (session_id, seq, event_json, created_at, event_utf8_bytes) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?
+            .execute(params![session_id, seq, line, now, line.len() as i64])?,
+    };
+    if let Some(id) = id {
+        tx.prepare_cached(
+            "INSERT INTO transcript_event_identities (session_id, event_id, seq, event_type, parent_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        )?
+        .execute(params![session_id, id, seq, kind, parent, now])?;
+    }
     Ok(())
 }
 

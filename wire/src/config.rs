@@ -1,5 +1,8 @@
-//! The config of OpenClaw 2026.9 in the documents' shape (E2): the component, the host's
-//! key rules and its N15 guard read one shape, whichever era wrote the config.
+//! The config of OpenClaw 2026.9 in the documents' shape (E2): the component, the hosts'
+//! key rules and the N15 guard read one shape, whichever era wrote the config. Each host
+//! converts what it receives at its edge with this one copy: the Rust host natively when it
+//! reads a config (`host/src/config.rs`), the plugin through the wire component's
+//! `documents-config` (OpenClaw hands a plugin its config in the gateway's own shape).
 //!
 //! 2026.9 keeps its agents in a keyed `agents.entries{<id>: {…}}` (no `agents.list[]`) and
 //! names its default agent in `agents.defaults.systemAgent.agentId` (no `default: true`;
@@ -7,7 +10,7 @@
 //! `session.agentToAgent.maxPingPongTurns` (fixed at 5, which is the documents' default).
 
 use serde_json::{Map, Value};
-use session_tools_guest::keys::normalize_agent_id;
+use session_tools_grammar::keys::normalize_agent_id;
 
 /// `raw` with `agents.entries` turned into `agents.list` (in the map's order, the system
 /// agent marked `default: true`) and, in such a config, the retired ping-pong setting
