@@ -114,8 +114,9 @@ impl wit_guard::Guest for Component {
         let rules = KeyRules { main_key: rules.main_key, scope_global: rules.scope_global, default_agent: rules.default_agent };
         let restriction = Restriction {
             own: restriction.own_key,
+            spawned_only: restriction.spawned_only,
             scope: match restriction.scope {
-                wit_guard::VisibilityScope::Spawned => Scope::Spawned,
+                wit_guard::VisibilityScope::All => Scope::All,
                 wit_guard::VisibilityScope::SelfOnly => Scope::SelfOnly,
                 wit_guard::VisibilityScope::Tree => Scope::Tree,
                 wit_guard::VisibilityScope::Agent => Scope::Agent,
@@ -139,8 +140,9 @@ impl wit_guard::Guest for Component {
             agent: access.agent,
             restriction: access.restriction.map(|r| wit_guard::Restriction {
                 own_key: r.own,
+                spawned_only: r.spawned_only,
                 scope: match r.scope {
-                    Scope::Spawned => wit_guard::VisibilityScope::Spawned,
+                    Scope::All => wit_guard::VisibilityScope::All,
                     Scope::SelfOnly => wit_guard::VisibilityScope::SelfOnly,
                     Scope::Tree => wit_guard::VisibilityScope::Tree,
                     Scope::Agent => wit_guard::VisibilityScope::Agent,
