@@ -109,9 +109,13 @@ fn with_guard<R>(f: impl FnOnce(&Guard) -> GatewayResult<R>) -> Result<R, types:
 
 struct Component;
 
+fn key_rules(rules: wit_guard::KeyRules) -> KeyRules {
+    KeyRules { main_key: rules.main_key, scope_global: rules.scope_global, default_agent: rules.default_agent }
+}
+
 impl wit_guard::Guest for Component {
     fn configure(rules: wit_guard::KeyRules, restriction: wit_guard::Restriction) -> Result<(), String> {
-        let rules = KeyRules { main_key: rules.main_key, scope_global: rules.scope_global, default_agent: rules.default_agent };
+        let rules = key_rules(rules);
         let restriction = Restriction {
             own: restriction.own_key,
             spawned_only: restriction.spawned_only,
@@ -126,6 +130,20 @@ impl wit_guard::Guest for Component {
         };
         GUARD.with(|g| *g.borrow_mut() = Some(Guarded::new(Imported, ImportedTree, ImportedAudit, rules, restriction)));
         Ok(())
+    }
+
+    fn key_rules_of(config: String) -> Result<wit_guard::KeyRules, String> {
+        let config: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the deployment config is not JSON: {e}"))?;
+        let rules = KeyRules::from_config(&config);
+        Ok(wit_guard::KeyRules { main_key: rules.main_key, scope_global: rules.scope_global, default_agent: rules.default_agent })
+    }
+
+    fn canonical_key(rules: wit_guard::KeyRules, key: String) -> String {
+        key_rules(rules).canonical(&key)
+    }
+
+    fn normalize_agent_id(id: String) -> String {
+        session_tools_grammar::keys::normalize_agent_id(&id)
     }
 
     fn decide(config: String, caller: wit_guard::CallerIdentity) -> Result<wit_guard::Access, String> {

@@ -126,6 +126,17 @@ pub use session_tools_guest::{Caller, Job, ToolError, Wake, Wakeup};
 /// The component this library was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
 
+/// The N15 guard component this library was built with (`guard/`, the `session-guard`
+/// world), for hosts that compose or run it themselves (the plugin's build, issue 22).
+pub static GUARD_COMPONENT: &[u8] = sandbox::GUARD_COMPONENT;
+
+/// `tools` behind the N15 guard (the `guarded-session-tools` world), composed the one way
+/// the host composes it (`build-support/compose.rs`): the build's composition for
+/// [`COMPONENT`], else composed now. Fails naming the step that failed.
+pub fn guarded_component(tools: &[u8]) -> std::result::Result<std::borrow::Cow<'static, [u8]>, String> {
+    sandbox::guarded_bytes(tools)
+}
+
 /// The gateway wire component this library was built with (`wire/`, built for
 /// `wasm32-wasip2`): the live backend runs it, and the plugin is built with the same bytes.
 pub static WIRE_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_WIRE_COMPONENT"));

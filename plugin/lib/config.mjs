@@ -1,12 +1,13 @@
-// The deployment config as the host reads it (`host/src/config.rs`): only what the host
-// decides itself (key rules, who is restricted under N15, which agents a restricted caller
-// may spawn in). The rest is the component's to read: every instance is configured with the
-// paths the component reads and nothing else (N16), as `host/src/config/guest.rs` does, from
-// the same file (`wit/config-paths.json`, copied into component/ by the build).
+// The deployment config as the host holds it (`host/src/config.rs`): the key rules the
+// gateway spells keys by, as the guard component reads them (guard.mjs), and the config an
+// instance is given. Who is restricted is the guard's to decide (guard.mjs), the rest is the
+// component's to read: every instance is configured with the paths the component reads and
+// nothing else (N16), as `host/src/config/guest.rs` does, from the same file
+// (`wit/config-paths.json`, copied into component/ by the build).
 
 import { readFileSync } from 'node:fs';
 
-import { DEFAULT_AGENT_ID, KeyRules, normalizeAgentId, normalizeMainKey } from './keys.mjs';
+import { KeyRules } from './guard.mjs';
 import { documentsShape } from './wire-codecs.mjs';
 
 /** The paths the component reads, as the build keeps them beside the component. */
@@ -86,42 +87,8 @@ export class DeploymentConfig {
     // One shape for everything that reads it, whichever era wrote it (E2): OpenClaw 2026.9
     // hands a plugin its config with `agents.entries`; the wire converts it (its one copy).
     this.raw = raw && typeof raw === 'object' && !Array.isArray(raw) ? documentsShape(raw) : {};
-    const get = (...path) => path.reduce((v, k) => (v && typeof v === 'object' ? v[k] : undefined), this.raw);
-    const list = Array.isArray(get('agents', 'list')) ? get('agents', 'list') : [];
-    const agents = list
-      .filter((e) => e && typeof e === 'object' && !Array.isArray(e))
-      .map((e) => ({ id: normalizeAgentId(typeof e.id === 'string' ? e.id : ''), isDefault: e.default === true, entry: e }));
-    this.agents = agents;
-    this.defaultAgent = (agents.find((a) => a.isDefault) ?? agents[0])?.id ?? DEFAULT_AGENT_ID;
-    const mainKey = get('session', 'mainKey');
-    this.mainKey = normalizeMainKey(typeof mainKey === 'string' ? mainKey : undefined);
-    this.scopeGlobal = get('session', 'scope') === 'global';
     this.json = guestConfigJson(this.raw);
-    this.rules = new KeyRules({ mainKey: this.mainKey, scopeGlobal: this.scopeGlobal, defaultAgent: this.defaultAgent });
-  }
-
-  agentEntry(agentId) {
-    return this.agents.find((a) => a.id === agentId)?.entry;
-  }
-
-  /** `sandbox.sessionToolsVisibility` of an agent (N10: its own, else the defaults'). */
-  toolsVisibility(agentId) {
-    const own = this.agentEntry(agentId)?.sandbox?.sessionToolsVisibility;
-    if (typeof own === 'string') return own;
-    const dflt = this.raw.agents?.defaults?.sandbox?.sessionToolsVisibility;
-    return typeof dflt === 'string' ? dflt : undefined;
-  }
-
-  /** `subagents.allowAgents` of an agent: `{any, ids}` (normalised, in order, no duplicates). */
-  allowAgents(agentId) {
-    const allow = this.agentEntry(agentId)?.subagents?.allowAgents;
-    const values = Array.isArray(allow) ? allow.filter((v) => typeof v === 'string').map((v) => v.trim()) : [];
-    const ids = [];
-    for (const v of values) {
-      if (!v || v === '*') continue;
-      const id = normalizeAgentId(v);
-      if (!ids.includes(id)) ids.push(id);
-    }
-    return { any: values.includes('*'), ids };
+    // How the gateway spells keys (`session.mainKey`, `session.scope`, the default agent).
+    this.rules = KeyRules.of(this.raw);
   }
 }

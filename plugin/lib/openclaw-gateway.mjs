@@ -4,10 +4,10 @@
 // Plugins get no gateway-call helper in their API, so the module is found next to the
 // running gateway's entry point (or given by the plugin config's `gatewayCallModule`).
 //
-// It is also what the N15 guard must know of the spawn tree (`tree` of visibility.mjs),
-// asked of the gateway itself: keys canonicalised with the gateway's rules, a spawn tree a
-// level at a time with `sessions.list {spawnedBy}`, rows by key, existence by
-// `sessions.resolve`, and the session of every run started through this bridge.
+// It also keeps the session of every run started through it (the gateway wire reports each,
+// `runs.run-accepted`), in the gateway's canonical spelling (the guard component's key
+// rules, guard.mjs): the N15 guard asks whose a run is. The rest of the spawn tree the guard
+// asks of the gateway through the wire (its `tree`), like every other call.
 
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -15,14 +15,11 @@ import { pathToFileURL } from 'node:url';
 
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
-import { listAll } from './wire-codecs.mjs';
 
-/** Batches (a list's histories, a level of a spawn tree) in flight at once. */
+/** A list's histories in flight at once. */
 const WINDOW = 32;
 /** `agent.wait` answers after its own timeout; how much longer the bridge waits for it. */
 const WAIT_MARGIN_MS = 15_000;
-/** Sessions one spawn-tree walk visits at most (a larger tree is cut: fail closed). */
-const MAX_TREE = 10_000;
 const MAX_RUNS = 10_000;
 
 /** Where the running gateway's `dist/gateway/call.js` may be, from its entry point. */
@@ -151,7 +148,7 @@ async function windowed(items, f) {
 
 export class OpenClawGateway {
   /**
-   * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (config.mjs);
+   * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (guard.mjs);
    * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
    */
   constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000, protocol = () => 3 }) {
@@ -176,10 +173,6 @@ export class OpenClawGateway {
 
   /** A gateway call in the gateway's JSON, as the wire built it: carried, never read here. */
   async call(method, params) {
-    return this.rawCall(method, params);
-  }
-
-  async rawCall(method, params) {
     const timeoutMs = method === 'agent.wait' ? (params.timeoutMs ?? 0) + WAIT_MARGIN_MS : this.requestTimeoutMs;
     let answer;
     try {
@@ -202,7 +195,7 @@ export class OpenClawGateway {
     return answer;
   }
 
-  /** The gateway wire started a run (its `runs.started`, for the N15 guard's `runSession`). */
+  /** The gateway wire started a run (its `runs.run-accepted`, for the N15 guard's `runSession`). */
   runStarted(runId, sessionKey) {
     this.remember(runId, sessionKey);
   }
@@ -244,50 +237,10 @@ export class OpenClawGateway {
     return out;
   }
 
-  // ---- the spawn tree (visibility.mjs) ----
-
-  /** Every row of a `sessions.list`, its pages followed as the wire says (E6). */
-  list(params) {
-    return listAll(this.protocol, params, (method, p) => this.rawCall(method, p));
-  }
+  // ---- the runs (the guard's `tree.run-session`, through the wire) ----
 
   canonicalKey(key) {
     return this.rules.canonical(key);
-  }
-
-  async spawnedTrees(roots) {
-    const seen = new Set([...roots].map((r) => this.canonicalKey(r)));
-    let level = [...seen];
-    while (level.length > 0 && seen.size < MAX_TREE) {
-      const answers = await windowed(level, (parent) => this.list({ spawnedBy: parent }));
-      const next = [];
-      for (const answer of answers) {
-        for (const row of Array.isArray(answer?.sessions) ? answer.sessions : []) {
-          if (typeof row?.key === 'string' && row.key && seen.size < MAX_TREE && !seen.has(row.key)) {
-            seen.add(row.key);
-            next.push(row.key);
-          }
-        }
-      }
-      level = next;
-    }
-    return seen;
-  }
-
-  async rowsOf(keys) {
-    const canonical = [...keys].map((k) => this.canonicalKey(k));
-    const answers = await windowed(canonical, (key) => this.list({ search: key, includeGlobal: true, includeUnknown: true }));
-    return answers.flatMap((answer, i) => (Array.isArray(answer?.sessions) ? answer.sessions.filter((r) => r?.key === canonical[i]) : []));
-  }
-
-  async exists(key) {
-    try {
-      const answer = await this.call('sessions.resolve', { key: this.canonicalKey(key) });
-      return typeof answer?.key === 'string' && answer.key !== '';
-    } catch (e) {
-      if (/^No session found/.test(e.message)) return false;
-      throw e;
-    }
   }
 
   runSession(runId) {

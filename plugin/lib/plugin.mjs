@@ -14,9 +14,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 import { DeploymentConfig } from './config.mjs';
+import { normalizeAgentId } from './guard.mjs';
 import { DirJobStore } from './jobs.mjs';
 import { AgentLimits } from './limits.mjs';
-import { normalizeAgentId } from './keys.mjs';
 import { connectToGateway, OpenClawGateway } from './openclaw-gateway.mjs';
 import { CallError, Runtime } from './sandbox.mjs';
 import { Service } from './service.mjs';
@@ -156,7 +156,6 @@ async function makeService(api, settings, makeGateway, config) {
   const service = new Service({
     runtime: s.runtime,
     gateway,
-    tree: gateway,
     config,
     stateDir,
     limits: settings.limits,

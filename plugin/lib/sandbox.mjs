@@ -8,6 +8,10 @@
 // - memory: the core module's memory maximum is the cap (memcap.mjs), the worker's JS heap
 //   is bounded too;
 // - a trap (or any failure of the worker) discards the instance.
+// A restricted caller (N15) is served by an instance of the guarded composition (the guard
+// component in front of the tools, issue 22): its gateway and spawn-tree imports are the
+// gateway wire's exports (worker.mjs), their gateway calls metered here like the guest's;
+// the runs the wire starts are kept by the bridge's gateway (`runStarted`, `runSession`).
 
 import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
@@ -76,43 +80,56 @@ export class CallError extends Error {
 }
 
 /**
- * The transpiled component (a directory written by scripts/build-component.mjs), compiled
- * once per memory cap and shared by every instance of the process.
+ * The transpiled components (a directory written by scripts/build-component.mjs: `tools`
+ * and `wire`, and `guarded` and `guard` where built), compiled once per memory cap and
+ * shared by every instance of the process.
  */
 export class Runtime {
   constructor(dir) {
     this.dir = dir;
     this.manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-    this.componentJs = pathToFileURL(join(dir, this.manifest.js)).href;
-    this.bytes = Object.fromEntries(this.manifest.coreModules.map((f) => [f, readFileSync(join(dir, f))]));
-    this.compiled = new Map();
-    // The gateway wire (wire/): every mapping between the gateway's JSON and the tools'
-    // records, one instance beside each guest.
-    const wire = this.manifest.wire;
-    if (!wire) throw new Error(`${dir} has no gateway wire: rebuild it with \`npm run build\``);
-    this.wireJs = pathToFileURL(join(dir, wire.js)).href;
-    this.wireModules = Promise.all(wire.coreModules.map(async (f) => [f, await WebAssembly.compile(readFileSync(join(dir, f)))])).then(
-      Object.fromEntries,
+    this.parts = Object.fromEntries(
+      Object.entries(this.manifest.components).map(([part, c]) => [
+        part,
+        { js: pathToFileURL(join(dir, c.js)).href, bytes: Object.fromEntries(c.coreModules.map((f) => [f, readFileSync(join(dir, f))])) },
+      ]),
     );
+    this.compiled = new Map();
+    // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
+    // the `gateway` and `tree` the others import, one instance beside each.
+    this.wireModules = Promise.all(
+      Object.entries(this.part('wire').bytes).map(async ([f, bytes]) => [f, await WebAssembly.compile(bytes)]),
+    ).then(Object.fromEntries);
   }
 
-  /** The core modules, each memory capped at `memoryBytes`. */
-  modules(memoryBytes) {
-    let modules = this.compiled.get(memoryBytes);
+  part(name) {
+    const part = this.parts[name];
+    if (!part) throw CallError.setup(`${this.dir} holds no ${name} component: run \`npm run build\` in plugin/`);
+    return part;
+  }
+
+  /** The core modules of `part`, each memory capped at `memoryBytes`. */
+  modules(memoryBytes, name = 'tools') {
+    const key = `${name} ${memoryBytes}`;
+    let modules = this.compiled.get(key);
     if (!modules) {
       modules = Promise.all(
-        Object.entries(this.bytes).map(async ([file, bytes]) => [file, await WebAssembly.compile(capMemory(bytes, memoryBytes).bytes)]),
+        Object.entries(this.part(name).bytes).map(async ([file, bytes]) => [file, await WebAssembly.compile(capMemory(bytes, memoryBytes).bytes)]),
       ).then(Object.fromEntries);
-      this.compiled.set(memoryBytes, modules);
-      modules.catch(() => this.compiled.delete(memoryBytes));
+      this.compiled.set(key, modules);
+      modules.catch(() => this.compiled.delete(key));
     }
     return modules;
   }
 
   /**
    * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
-   * fixedNow?}`; `gateway.call(method, params)` answers a gateway call (async, JSON),
-   * `gateway.histories(list)` a batch of `chat.history`.
+   * fixedNow?, guard?, part?}`; `gateway.call(method, params)` answers a gateway call
+   * (async, JSON), `gateway.histories(list)` a batch of `chat.history`; it keeps the runs
+   * the wire starts (`runStarted(runId, sessionKey)`, `runSession(runId) → key?`) and may
+   * name its `protocol` (3 or 4). With `guard` (`{rules: {mainKey, scopeGlobal,
+   * defaultAgent}, restriction}`, N15), the instance is of the guarded composition (`part:
+   * 'guard'`: the guard alone, for `wait`), told who it serves before every call.
    */
   async instantiate(setup) {
     const sandbox = new Sandbox(this, setup);
@@ -145,22 +162,25 @@ export class Sandbox {
     this.limits = setup.limits;
     this.log = setup.log ?? (() => {});
     this.fixedNow = setup.fixedNow;
+    this.guard = setup.guard ?? null;
+    this.partName = setup.part ?? (this.guard ? 'guarded' : 'tools');
     this.broken = null;
     this.current = null; // the call in progress
     this.worker = null;
   }
 
   async start() {
-    const modules = await this.runtime.modules(this.limits.memoryBytes);
+    const modules = await this.runtime.modules(this.limits.memoryBytes, this.partName);
     const signal = new SharedArrayBuffer(4);
     this.flag = new Int32Array(signal);
     const { port1, port2 } = new MessageChannel();
     this.replyPort = port1;
     const worker = new Worker(WORKER, {
       workerData: {
-        componentJs: this.runtime.componentJs,
+        componentJs: this.runtime.part(this.partName).js,
+        guard: this.guard,
         modules,
-        wireJs: this.runtime.wireJs,
+        wireJs: this.runtime.part('wire').js,
         wireModules: await this.runtime.wireModules,
         // The protocol the bridge's gateway speaks (3 until it says otherwise).
         protocol: this.gateway.protocol ?? 3,
@@ -355,7 +375,7 @@ export class Sandbox {
     const call = this.current;
     if (!call || call.id !== msg.id) return;
     if (msg.ok) return this.finish(null, msg.value);
-    if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload });
+    if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload, transient: call.transient === true });
     const error = this.errorOf(msg.error, call.doing);
     this.breakWith(error);
     this.finish(error);
@@ -396,13 +416,17 @@ export class Sandbox {
         params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
       }
       try {
-        if (method === 'chat.histories') {
+        if (method === 'runs.session-of') {
+          // Whose a run is (the guard asks through the wire's `tree`): the bridge keeps it.
+          answer = { ok: (await this.runs?.runSession?.(params)) ?? null };
+        } else if (method === 'chat.histories') {
           const answers = await this.gateway.histories(params);
           answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other', frame: a.frame } : { ok: a.ok })) };
         } else {
           answer = { ok: await this.gateway.call(method, params) };
         }
       } catch (e) {
+        if (e?.transient === true) call.transient = true;
         // A gateway error frame goes to the wire as it came; the host's own verdicts (the
         // N15 guard, a scripted answer) keep their kind.
         answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other', frame: e?.frame };
@@ -415,6 +439,20 @@ export class Sandbox {
   }
 
   // ---- the exports ----
+
+  /**
+   * `agent.wait` through the guard alone (`part: 'guard'`): the job runner's own wait for a
+   * restricted caller's run, refused unless the run is the caller's. Answers `{ok}` (JSON)
+   * or `{error, kind, transient}`.
+   */
+  async guardedWait(params) {
+    const out = await this.enter('wait', { params }, 'waiting for a run');
+    if (out && 'errorPayload' in out) {
+      const e = out.errorPayload;
+      return { error: String(e?.message ?? e), kind: e?.kind ?? 'other', transient: out.transient };
+    }
+    return { ok: out };
+  }
 
   async configure(configJson, stateDir) {
     const out = await this.enter('configure', { config: configJson, stateDir }, 'configuring');

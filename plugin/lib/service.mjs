@@ -1,18 +1,19 @@
 // The session tools as a service over a gateway (`host/src/service/`): the component
 // compiled once, a sandboxed instance per agent, pooled per agent and per visibility scope
-// (access.mjs) and never shared between agents nor between a restricted caller and one
-// that sees more; host-side visibility for restricted callers (N15); and the background
+// and never shared between agents nor between a restricted caller and one that sees more;
+// who is restricted is the guard component's rule (`guard.decide`, N15/N10, issue 22), and
+// a restricted caller is served by the guarded composition (the guard in front of the
+// tools, in its own pools: guarded and plain instances never share one); and the background
 // jobs tool calls start, persisted and resumed, exactly once in effect across a stop
 // (issue 20): a call's intent is on disk before its first write and its ids are seeded
 // (intent.mjs, ids.mjs), a job step's ids are seeded by the job's key and step count, and a
 // graceful stop lets the calls and steps in flight end before the instances and the
 // gateway connection go.
 
-import { access } from './access.mjs';
+import { decide } from './guard.mjs';
 import { callSeed, stepSeed } from './ids.mjs';
 import { CallError } from './sandbox.mjs';
 import { JobRunner, MemoryJobStore } from './jobs.mjs';
-import { VisibilityGuard } from './visibility.mjs';
 import { callerContext } from './records.mjs';
 
 /** Idle instances by pool, the least recently returned dropped first when full. */
@@ -58,8 +59,12 @@ export class Broker {
     sandbox.close();
   }
 
-  /** An idle instance of the pool, or a new configured instance of the agent. */
-  async checkout(agent, pool) {
+  /**
+   * An idle instance of the pool, or a new configured instance of the agent (of the
+   * guarded composition for a restricted caller; `wait`: the guard alone, which has no
+   * tools to configure).
+   */
+  async checkout(agent, pool, restriction = null, { wait = false } = {}) {
     if (this.closed) throw CallError.setup('the session tools are stopping');
     const idle = this.take(pool);
     if (idle) return idle;
@@ -68,7 +73,9 @@ export class Broker {
     }
     this.live += 1;
     try {
-      return await this.runtime.instantiateConfigured(this.setupFor(agent), this.configJson, this.stateDir);
+      const setup = this.setupFor(agent, restriction, wait);
+      if (wait) return await this.runtime.instantiate(setup);
+      return await this.runtime.instantiateConfigured(setup, this.configJson, this.stateDir);
     } catch (e) {
       this.live -= 1;
       throw e;
@@ -97,14 +104,14 @@ export class Broker {
 
 export class Service {
   /**
-   * `gateway`: `{call(method, params), histories(list)}` (wire JSON); `tree`: what the N15
-   * guard must know (visibility.mjs); `config`: a DeploymentConfig; `limits`: AgentLimits;
-   * `jobStore`: where jobs are kept (memory when absent); `log(level, message)`.
+   * `gateway`: `{call(method, params), histories(list)}` (the gateway's JSON, carried for
+   * the gateway wire), keeping the runs the wire starts (`runStarted`, `runSession`: see
+   * sandbox.mjs); `config`: a DeploymentConfig; `limits`: AgentLimits; `jobStore`: where
+   * jobs are kept (memory when absent); `log(level, message)`.
    */
-  constructor({ runtime, gateway, tree, config, stateDir, limits, log, jobStore, maxIdle, maxInstances, now }) {
+  constructor({ runtime, gateway, config, stateDir, limits, log, jobStore, maxIdle, maxInstances, now }) {
     this.runtime = runtime;
     this.gateway = gateway;
-    this.tree = tree;
     this.config = config;
     this.stateDir = stateDir;
     this.limits = limits;
@@ -116,8 +123,16 @@ export class Service {
       stateDir,
       maxIdle,
       maxInstances,
-      setupFor: (agent) => ({ name: agent, gateway, limits: limits.forAgent(agent), log: this.log }),
+      setupFor: (agent, restriction, wait) => ({
+        name: agent,
+        gateway,
+        limits: limits.forAgent(agent),
+        log: this.log,
+        ...(restriction ? { guard: { rules: config.rules.rules, restriction } } : {}),
+        ...(wait ? { part: 'guard' } : {}),
+      }),
     });
+    this.configText = JSON.stringify(config.raw ?? {});
     this.jobs = new JobRunner(jobStore ?? new MemoryJobStore(), {
       limits: (agent) => this.limits.forAgent(agent),
       now: () => this.now(),
@@ -132,24 +147,35 @@ export class Service {
     this.stopped = null;
   }
 
-  access(caller) {
-    return access(this.config, callerContext(caller));
+  /**
+   * How a caller (caller-context shape) is served: its agent, its restriction (the guard's
+   * `decide`), and the pool of instances that may serve it: per agent, and per restricted
+   * session (`all` for a caller that sees everything, `none` for one without a session).
+   * The own key is the one the caller named (trimmed): two spellings of one session get
+   * two pools, which costs an instance and never shares one.
+   */
+  access(ctx) {
+    let decided;
+    try {
+      decided = decide(this.configText, ctx);
+    } catch (e) {
+      throw CallError.setup(e.message);
+    }
+    const r = decided.restriction;
+    let scope = 'all';
+    if (r) {
+      // Callers of one session restricted differently (N15, E3's scopes) see different
+      // sessions: their instances are kept apart too (as the Rust host's pools).
+      scope = typeof r.ownKey === 'string' ? `own ${r.ownKey}` : 'none';
+      if (r.spawnedOnly) scope += '; spawned';
+      if (r.scope && r.scope !== 'all') scope += `; visibility ${r.scope}`;
+    }
+    return { agent: decided.agent, pool: `${decided.agent}\n${scope}`, restriction: decided.restriction };
   }
 
-  /** The gateway as a caller may see it: a restricted caller gets the guard around it. */
-  gatewayFor(acc) {
-    if (!acc.restriction) return this.gateway;
-    return new VisibilityGuard({
-      inner: this.gateway,
-      tree: this.tree,
-      log: this.log,
-      callerKey: acc.restriction.own,
-      spawnAgents: acc.restriction.spawnAgents,
-    });
-  }
-
-  async withInstance(agent, pool, gateway, f) {
-    const sandbox = await this.broker.checkout(agent, pool);
+  async withInstance(acc, gateway, f, { agent = acc.agent, wait = false } = {}) {
+    const pool = wait ? `${acc.pool}\nwait` : acc.pool;
+    const sandbox = await this.broker.checkout(agent, pool, acc.restriction, { wait });
     sandbox.setGateway(gateway);
     try {
       return await f(sandbox);
@@ -160,7 +186,7 @@ export class Service {
 
   /** The tool descriptions, in the component's order. */
   async describe() {
-    return this.withInstance('describe', 'describe\ndescribe', this.gateway, (s) => s.describe());
+    return this.withInstance({ agent: 'describe', pool: 'describe\ndescribe', restriction: null }, this.gateway, (s) => s.describe());
   }
 
   /**
@@ -176,12 +202,12 @@ export class Service {
   async call(caller, tool, argumentsJson) {
     if (this.stopped) throw CallError.setup('the session tools are stopping');
     const ctx = callerContext(caller);
-    const acc = access(this.config, ctx);
+    const acc = this.access(ctx);
     const intent = this.jobs.intentFor(acc.agent, ctx, tool, argumentsJson);
     const call = (async () => {
       let output;
       try {
-        output = await this.withInstance(acc.agent, acc.pool, intent.guard(this.gatewayFor(acc)), (s) =>
+        output = await this.withInstance(acc, intent.guard(this.gateway), (s) =>
           s.callTool(tool, ctx, argumentsJson, { seed: callSeed(intent.id) }),
         );
       } catch (e) {
@@ -206,26 +232,34 @@ export class Service {
    * seeded by its key and step (the same step made again gets the same ids).
    */
   async resume(record, wakeup) {
-    const acc = access(this.config, callerContext(record.caller));
-    return this.withInstance(record.agent, acc.pool, this.gatewayFor(acc), (s) =>
-      s.resumeJob(JobRunner.job(record), wakeup, { seed: stepSeed(record) }),
-    );
+    const acc = this.access(callerContext(record.caller));
+    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(JobRunner.job(record), wakeup, { seed: stepSeed(record) }), {
+      agent: record.agent,
+    });
   }
 
   /** Makes a call again from the intent its process left, with its ids; answers its jobs. */
   async replay(intent) {
     const ctx = callerContext(intent.caller);
-    const acc = access(this.config, ctx);
-    const output = await this.withInstance(acc.agent, acc.pool, this.gatewayFor(acc), (s) =>
+    const acc = this.access(ctx);
+    const output = await this.withInstance(acc, this.gateway, (s) =>
       s.callTool(intent.tool, ctx, intent.arguments, { seed: callSeed(intent.id) }),
     );
     return output.jobs;
   }
 
+  /**
+   * The runner's own wait for a job's run: a restricted caller's goes through the guard
+   * component alone (its exported `gateway`), which answers only for the caller's runs.
+   */
   async wait(record, params) {
-    const acc = access(this.config, callerContext(record.caller));
     try {
-      return { ok: await this.gatewayFor(acc).call('agent.wait', params) };
+      const acc = this.access(callerContext(record.caller));
+      if (acc.restriction) {
+        const answer = await this.withInstance(acc, this.gateway, (s) => s.guardedWait(params), { agent: record.agent, wait: true });
+        return answer.error === undefined ? answer : { error: answer.error, transient: answer.transient === true };
+      }
+      return { ok: await this.gateway.call('agent.wait', params) };
     } catch (e) {
       // A gateway that cannot be reached (restarting) is asked again later.
       return { error: e.message, transient: e.transient === true };

@@ -26,6 +26,12 @@ export const ALLOWED_IMPORTS = Object.freeze([
 ]);
 
 /**
+ * What the N15 guard imports beyond those (issue 22): the spawn tree (answered by the host,
+ * metered as gateway calls) and the audit of refused calls (the host's log line).
+ */
+export const GUARD_IMPORTS = Object.freeze(['openclaw:session-tools/audit', 'openclaw:session-tools/tree']);
+
+/**
  * The interfaces (without version) the gateway wire may import: its transport and runs, the
  * same inert WASI, and the seed of std's hash maps (a constant here: the wire's JSON objects
  * keep their order regardless, and it grants nothing).

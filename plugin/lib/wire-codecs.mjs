@@ -1,104 +1,57 @@
-// The gateway wire's pure functions on this (the main) thread: the one copy of what differs
-// between OpenClaw's eras (wire/, E1) for the few things the bridge does outside an
-// instance's worker. A gateway's config handed to the plugin as OpenClaw 2026.9 keeps it
-// (`agents.entries`) read in the documents' shape (E2), and the spawn tree's lists walked
-// page by page with the wire's params and page rule (E6). One wire instance, made on first
-// use; it is given no transport (these functions make no call: a call is an error).
+// The gateway wire's pure function on the main thread (wire/, E1-E2): a config OpenClaw
+// 2026.9 hands the plugin (`agents.entries`, the default agent in
+// `agents.defaults.systemAgent.agentId`) read in the documents' shape, by the one copy of
+// that conversion the Rust host runs natively (`wire/src/config.rs`). One instance of the
+// wire component (transpiled into component/ by scripts/build-component.mjs), made at first
+// use; it is given no transport and no runs (the function calls neither).
 
 import { readFileSync } from 'node:fs';
 
 import { instantiate } from '../component/gateway_wire.js';
 import { BoundedOutput, wasiImports } from './wasi.mjs';
 
-const COMPONENT_DIR = new URL('../component/', import.meta.url);
+const COMPONENT = new URL('../component/', import.meta.url);
+
+/** Imports that fail when called: the pure function never calls them. */
+function none(what) {
+  return new Proxy(
+    {},
+    {
+      get: (_, name) => () => {
+        throw new Error(`the gateway wire's pure functions called ${what}.${String(name)}`);
+      },
+    },
+  );
+}
 
 let exports = null;
 
+/** The wire's `wire` export, instantiated at first use (synchronously: configs are read synchronously). */
 function wire() {
   if (exports) return exports;
-  const manifest = JSON.parse(readFileSync(new URL('manifest.json', COMPONENT_DIR), 'utf8'));
-  if (!manifest.wire) throw new Error('component/ has no gateway wire: rebuild it with `npm run build`');
-  const modules = Object.fromEntries(manifest.wire.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(new URL(f, COMPONENT_DIR)))]));
-  const refuse = (what) => () => {
-    throw new Error(`the gateway wire's pure functions called ${what}`);
-  };
+  const manifest = JSON.parse(readFileSync(new URL('manifest.json', COMPONENT), 'utf8'));
+  const part = manifest.components?.wire;
+  if (!part) throw new Error(`${COMPONENT.pathname} holds no gateway wire: run \`npm run build\` in plugin/`);
+  const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(new URL(f, COMPONENT)))]));
   const sink = new BoundedOutput(0);
-  exports = instantiate(
-    (f) => {
-      if (!modules[f]) throw new Error(`no core module ${f} of the gateway wire`);
-      return modules[f];
-    },
-    {
-      'openclaw:session-tools/types': {},
-      'openclaw:session-tools/transport': { call: refuse('transport.call'), callMany: refuse('transport.call-many') },
-      'openclaw:session-tools/runs': { runAccepted: refuse('runs.run-accepted'), sessionOf: refuse('runs.session-of') },
-      ...wasiImports({ stdout: sink, stderr: sink }),
-    },
-  );
+  const imports = {
+    'openclaw:session-tools/types': {},
+    'openclaw:session-tools/transport': none('transport'),
+    'openclaw:session-tools/runs': none('runs'),
+    ...wasiImports({ stdout: sink, stderr: sink }),
+  };
+  exports = instantiate((f) => modules[f], imports).wire;
   return exports;
 }
 
-/** A wire error (jco throws an export's `err` payload as it is) as an Error. */
-function thrown(e, kind) {
-  if (e instanceof Error) return e;
-  const error = new Error(typeof e === 'string' ? e : String(e?.message ?? e));
-  error.kind = e?.kind ?? kind;
-  return error;
-}
-
-/** A config (an object) in the documents' shape (E2); the same object when it already is. */
+/** A config (an object) in the documents' shape (E2); one of that shape comes back as it was. */
 export function documentsShape(raw) {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
   let text;
   try {
-    text = wire().wire.documentsConfig(JSON.stringify(raw));
+    text = wire().documentsConfig(JSON.stringify(raw));
   } catch (e) {
-    throw thrown(e, 'other');
+    throw new Error(`reading the config in the documents' shape: ${e instanceof Error ? e.message : String(e)}`);
   }
   return JSON.parse(text);
-}
-
-/** `sessions.list` params (the wire's `list-params`) from the bridge's loose JSON ones. */
-function listParams(p = {}) {
-  const u32 = (v) => (Number.isInteger(v) && v >= 0 && v <= 0xffffffff ? v : undefined);
-  const bool = (v) => (typeof v === 'boolean' ? v : undefined);
-  const str = (v) => (typeof v === 'string' ? v : undefined);
-  return {
-    limit: u32(p.limit),
-    activeMinutes: u32(p.activeMinutes),
-    includeGlobal: bool(p.includeGlobal),
-    includeUnknown: bool(p.includeUnknown),
-    spawnedBy: str(p.spawnedBy),
-    label: str(p.label),
-    agentId: str(p.agentId),
-    search: str(p.search),
-  };
-}
-
-/**
- * Every row of a `sessions.list` (as the gateway gave them), asked through `call(method,
- * params)` in the era of `protocol`: each page's params and whether another follows are the
- * wire's to say (an explicit limit, pages on protocol 4, an error past its cap; E6).
- */
-export async function listAll(protocol, params, call) {
-  const w = wire();
-  const asked = listParams(params);
-  const rows = [];
-  let first = null;
-  for (let offset = 0, page = 0; ; page++) {
-    w.wire.configure({ protocol });
-    const request = w.wire.encodeList(asked, offset);
-    const answer = await call(request.method, JSON.parse(request.params));
-    first ??= answer;
-    if (Array.isArray(answer?.sessions)) rows.push(...answer.sessions);
-    let next;
-    try {
-      w.wire.configure({ protocol });
-      next = w.wire.nextPage(asked, offset, page, JSON.stringify(answer ?? null));
-    } catch (e) {
-      throw thrown(e, 'too-large');
-    }
-    if (next === undefined) return { ...(first && typeof first === 'object' ? first : {}), sessions: rows };
-    offset = next;
-  }
 }

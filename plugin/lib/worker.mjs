@@ -4,6 +4,11 @@
 // carried to the main thread. What the gateway's JSON means (each method's params for the
 // negotiated protocol, its answers, an error frame's kind) is the wire's alone.
 //
+// A restricted caller's instance is of the guarded composition (the N15 guard component in
+// front of the tools, issue 22), or of the guard alone for the job runner's own waits: the
+// guard's spawn-tree imports are the wire's `tree` exports too, its refusals the host's own
+// log line, and it is told who it serves before every call. No rule of the guard is here.
+//
 // The component's imports are plain synchronous functions (jco), and the gateway is
 // asynchronous, on the main thread: a gateway import posts its request to the main thread
 // and blocks on `Atomics.wait` until the main thread has posted the answer on a port of its
@@ -18,7 +23,7 @@ import { SeededIds } from './ids.mjs';
 import * as records from './records.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
-const { componentJs, modules, wireJs, wireModules, protocol, signal, replyPort, limits, name, fixedNow } = workerData;
+const { componentJs, modules, wireJs, wireModules, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
 const flag = new Int32Array(signal);
 
 /** A request to the main thread, answered synchronously. */
@@ -80,8 +85,13 @@ function transportError(answer, index) {
 
 const payload = (value) => JSON.stringify(value === undefined ? null : value);
 
+// The gateway's own answer to the last `agent.wait` the wire carried: what the job runner
+// keeps as a run's end (the wire reads it when the job resumes).
+let lastWait = null;
+
 function carry(request, index) {
   const answer = hostCall({ method: request.method, params: JSON.parse(request.params), holdsMs: Number(request.holdsMs), resendSafe: request.resendSafe });
+  if (request.method === 'agent.wait') lastWait = answer;
   return answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : ok(payload(answer.ok));
 }
 
@@ -101,10 +111,14 @@ const transportImports = {
   },
 };
 
-// The runs the wire starts are the main thread's to keep (its N15 guard asks).
+// The runs the wire starts are the main thread's to keep, across instances (the N15 guard
+// asks whose a run is, through the wire's `tree`).
 const runsImports = {
   runAccepted: (runId, sessionKey) => parentPort.postMessage({ type: 'run', runId, sessionKey }),
-  sessionOf: () => undefined,
+  sessionOf: (runId) => {
+    const answer = hostCall({ method: 'runs.session-of', params: runId });
+    return typeof answer.ok === 'string' ? answer.ok : undefined;
+  },
 };
 
 /**
@@ -123,17 +137,19 @@ function refuseLarge(method, size) {
   return err(`gateway answer too large: ${method} returned ${size} bytes (the limit is ${limit})`, 'too-large');
 }
 
-/** A gateway call of the guest, through the wire; its answer counted against the size limit. */
-function gateway(method, f, size) {
+/** A call of the guest (or its guard) to the wire's export `of`; its answer counted against the size limit. */
+function through(of, method, f, size) {
   verdicts = [];
   let value;
   try {
-    value = f(wire.gateway);
+    value = f(wire[of]);
   } catch (e) {
     return failure(e);
   }
   return (size && refuseLarge(method, size(value))) || ok(value);
 }
+
+const gateway = (method, f, size) => through('gateway', method, f, size);
 
 // ---- sizes of answers, as the Rust host counts them (`sandbox/imports.rs`) ----
 
@@ -173,6 +189,23 @@ const gatewayImports = {
   send: (p) => gateway('send', (g) => g.send(p)),
   sessionsPatch: (p) => gateway('sessions.patch', (g) => g.sessionsPatch(p)),
   sessionsDelete: (p) => gateway('sessions.delete', (g) => g.sessionsDelete(p)),
+};
+
+// ---- the N15 guard's imports (a guarded instance, issue 22) ----
+
+// The spawn tree: the wire's, over the same transport (each gateway call it makes counted as
+// the guest's), its answers bounded as the Rust host bounds them.
+const treeImports = {
+  spawnedTrees: (roots) => through('tree', 'tree.spawned-trees', (t) => t.spawnedTrees(roots), (keys) => keys.reduce((n, k) => n + len(k) + 8, 0)),
+  rowsOf: (keys) => through('tree', 'tree.rows-of', (t) => t.rowsOf(keys), (rows) => rows.reduce((n, r) => n + rowSize(r), 0)),
+  exists: (key) => through('tree', 'tree.exists', (t) => t.exists(key)),
+  runSession: (runId) => wire.tree.runSession(runId),
+};
+
+// A refused call: the host's own line (as the Rust host's), outside the guest's log budget,
+// so a guest that fills its log cannot hide a refusal.
+const auditImports = {
+  refused: (method, what, own) => log('warn', `N15: refused ${method}: ${what} for sandboxed session ${own}`),
 };
 
 /**
@@ -242,6 +275,8 @@ async function instantiate() {
     'openclaw:session-tools/types': {},
     'openclaw:session-tools/gateway': gatewayImports,
     'openclaw:session-tools/host': hostImports,
+    'openclaw:session-tools/tree': treeImports,
+    'openclaw:session-tools/audit': auditImports,
     ...wasiImports({ stdout, stderr }),
   };
   const getCoreModule = (file) => {
@@ -279,7 +314,32 @@ function classify(e, stderrText) {
   return { kind: 'trap', message: trap ? `wasm trap: ${message}` : message };
 }
 
+/**
+ * Tells the guard who it serves (N15), before every call: it also forgets what it learned
+ * in the call before, so each call starts from what the gateway says now. A guard that
+ * refuses its set-up stops the call (and the instance): it fails closed.
+ */
+function configureGuard() {
+  try {
+    api.guard.configure(guard.rules, guard.restriction);
+  } catch (e) {
+    throw new Error(`the N15 guard refused its set-up: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * The job runner's own wait for a run, through the guard alone: refused (the guard's error)
+ * unless the run is the caller's; else the gateway's own answer, as the runner keeps it.
+ */
+function guardedWait(params) {
+  lastWait = null;
+  api.gateway.agentWait({ runId: String(params.runId), timeoutMs: BigInt(Math.max(0, Math.floor(Number(params.timeoutMs) || 0))) });
+  if (!lastWait || lastWait.error !== undefined) throw new Error('the guard let agent.wait through, but no answer of the gateway came back');
+  return lastWait.ok ?? null;
+}
+
 function run(op, args) {
+  if (guard && ['call', 'resume', 'wait'].includes(op)) configureGuard();
   switch (op) {
     case 'configure':
       return api.setup.configure({ config: args.config, stateDir: args.stateDir });
@@ -295,6 +355,8 @@ function run(op, args) {
       return api.policy.evaluateSendPolicy(args.input);
     case 'parseSendCommand':
       return api.policy.parseSendCommand(args.text) ?? null;
+    case 'wait':
+      return guardedWait(args.params);
     default:
       throw new Error(`unknown operation ${op}`);
   }

@@ -1,22 +1,28 @@
 #!/usr/bin/env node
-// Builds the plugin's transpiled component: the project's WebAssembly component (the very
-// `.wasm` the Rust host embeds) turned by jco into an ES module plus core modules, in
-// `component/`, with the config paths the component reads (`../wit/config-paths.json`,
-// copied as `config-paths.json`); and beside it the gateway wire component (`wire/`, the
-// `.wasm` the Rust host's live backend runs), which maps OpenClaw's JSON to the tools' records
-// for the bridge (`gateway_wire.js`). Never edit those files by hand: this script writes them,
-// and `test/component.test.mjs` fails when they do not match the current components.
+// Builds the plugin's transpiled components: the project's WebAssembly components (the very
+// `.wasm` files the Rust host embeds) turned by jco into ES modules plus core modules, in
+// `component/`, with the config paths the tools read (`../wit/config-paths.json`, copied as
+// `config-paths.json`). Four components (issue 22):
+// - `tools`: the session tools (`session-tools` world), what an unrestricted caller gets;
+// - `guarded`: the N15 guard composed in front of the tools (`guarded-session-tools`),
+//   what a restricted caller gets, composed by the host's build (`compose_guarded`);
+// - `guard`: the guard alone (`session-guard`), whose pure functions (`guard.decide`, the
+//   key rules) the main thread asks, and whose `gateway` export guards the job runner's own
+//   waits;
+// - `wire`: the gateway wire (`gateway-wire`, the `.wasm` the Rust live client runs), beside
+//   every instance: it maps OpenClaw's JSON to the records of the `gateway` and `tree` the
+//   others import.
+// `component/` is build output (not in git): `npm run build`, `prepack` and `pretest` write it.
 //
-//   node scripts/build-component.mjs [--wasm PATH] [--wire PATH] [--out DIR] [--check]
+//   node scripts/build-component.mjs [--wasm PATH] [--guarded PATH] [--guard PATH] [--wire PATH] [--out DIR] [--check]
 //
-// PATH defaults to $SESSION_TOOLS_GUEST_WASM, else the host build's output
-// `../target/guest/wasm32-wasip2/release/session_tools_guest.wasm` (built by
-// `cargo build -p session-tools-host`); the wire to $SESSION_TOOLS_WIRE_WASM, else
-// `../target/wire/wasm32-wasip2/release/session_tools_wire.wasm` (the same build). `--check`
-// writes nothing and fails when `component/` is not exactly what this script would write. The
-// build fails when the component imports anything but the gateway, the host services and the
-// inert WASI interfaces (lib/wasi.mjs), or the wire anything but its transport, its runs and
-// that WASI.
+// PATH defaults to $SESSION_TOOLS_GUEST_WASM / $SESSION_TOOLS_GUARDED_WASM /
+// $SESSION_TOOLS_GUARD_WASM / $SESSION_TOOLS_WIRE_WASM, else the host build's outputs under
+// `../target/` (built by `cargo build -p session-tools-host`). `--check` writes nothing and
+// fails when `component/` is not exactly what this script would write. The build fails when a
+// component imports anything but the gateway, the host services and the inert WASI interfaces
+// (lib/wasi.mjs) and, for the guard and the guarded tools, the spawn tree and the audit; or
+// the wire anything but its transport, its runs and that WASI.
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,28 +32,47 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 
-import { ALLOWED_IMPORTS, WIRE_IMPORTS } from '../lib/wasi.mjs';
+import { ALLOWED_IMPORTS, GUARD_IMPORTS, WIRE_IMPORTS } from '../lib/wasi.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
 export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const REPO_DIR = resolve(PLUGIN_DIR, '..');
-export const DEFAULT_WASM = join(REPO_DIR, 'target/guest/wasm32-wasip2/release/session_tools_guest.wasm');
-export const DEFAULT_WIRE = join(REPO_DIR, 'target/wire/wasm32-wasip2/release/session_tools_wire.wasm');
 export const DEFAULT_OUT = join(PLUGIN_DIR, 'component');
-const NAME = 'session_tools';
-const WIRE_NAME = 'gateway_wire';
+
+/** The components the plugin is built from: name in `component/`, where to find them, what they may import. */
+export const PARTS = Object.freeze({
+  tools: {
+    name: 'session_tools',
+    variable: 'SESSION_TOOLS_GUEST_WASM',
+    built: 'target/guest/wasm32-wasip2/release/session_tools_guest.wasm',
+    allowed: ALLOWED_IMPORTS,
+  },
+  guarded: {
+    name: 'session_tools_guarded',
+    variable: 'SESSION_TOOLS_GUARDED_WASM',
+    built: 'target/guard/session_tools_guarded.wasm',
+    allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
+  },
+  guard: {
+    name: 'session_tools_guard',
+    variable: 'SESSION_TOOLS_GUARD_WASM',
+    built: 'target/guard/wasm32-wasip2/release/session_tools_guard.wasm',
+    allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
+  },
+  wire: {
+    name: 'gateway_wire',
+    variable: 'SESSION_TOOLS_WIRE_WASM',
+    built: 'target/wire/wasm32-wasip2/release/session_tools_wire.wasm',
+    allowed: WIRE_IMPORTS,
+  },
+});
 const CONFIG_PATHS = 'config-paths.json';
 export const CONFIG_PATHS_SOURCE = join(REPO_DIR, 'wit', CONFIG_PATHS);
 
-/** The component the plugin is built from: $SESSION_TOOLS_GUEST_WASM, else the host build's. */
+/** The components the plugin is built from (`{tools, guarded, guard, wire}` paths): the variables, else the host build's. */
 export function defaultWasm() {
-  return process.env.SESSION_TOOLS_GUEST_WASM || DEFAULT_WASM;
-}
-
-/** The gateway wire the plugin is built with: $SESSION_TOOLS_WIRE_WASM, else the host build's. */
-export function defaultWire() {
-  return process.env.SESSION_TOOLS_WIRE_WASM || DEFAULT_WIRE;
+  return Object.fromEntries(Object.entries(PARTS).map(([part, p]) => [part, process.env[p.variable] || join(REPO_DIR, p.built)]));
 }
 
 export const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
@@ -62,11 +87,12 @@ async function loadTranspiler() {
   }
 }
 
-/** Transpiles one component under `name`: its files, and its imports (checked against `allowed`). */
-async function transpileOne(wasmPath, name, allowed, refusal) {
+/** Transpiles one component; answers `{files, entry}`. Throws when it imports an interface outside `part.allowed`. */
+async function transpilePart(part, wasmPath) {
+  const { name, variable, allowed } = PARTS[part];
   if (!existsSync(wasmPath)) {
     throw new Error(
-      `the component ${wasmPath} does not exist: build it with \`cargo build -p session-tools-host\` in ${REPO_DIR} (or set SESSION_TOOLS_GUEST_WASM and SESSION_TOOLS_WIRE_WASM)`,
+      `the component ${wasmPath} does not exist: build it with \`cargo build -p session-tools-host\` in ${REPO_DIR} (or set ${variable})`,
     );
   }
   const wasm = readFileSync(wasmPath);
@@ -81,36 +107,42 @@ async function transpileOne(wasmPath, name, allowed, refusal) {
   const imports = result.imports.map((i) => i.replace(/@[^@/]*$/, '')).sort();
   const refused = imports.filter((i) => !allowed.includes(i));
   if (refused.length > 0) {
-    throw new Error(`the component ${wasmPath} imports ${refused.join(', ')}: ${refusal} (${allowed.join(', ')})`);
+    throw new Error(
+      `the component ${wasmPath} imports ${refused.join(', ')}: a guest gets no files, sockets, clocks, randomness or anything else beyond ${allowed.join(', ')}`,
+    );
   }
   const files = {};
   for (const [file, bytes] of Object.entries(result.files)) files[file.replace(/^\.?\//, '')] = Buffer.from(bytes);
-  const coreModules = Object.keys(files).filter((f) => f.endsWith('.wasm')).sort();
-  // Where it was read from is left out, so the output depends on the component alone.
-  return { files, info: { component: { sha256: sha256(wasm), bytes: wasm.length }, js: `${name}.js`, coreModules, imports } };
+  const entry = {
+    // Where it was read from is left out, so the output depends on the component alone.
+    component: { sha256: sha256(wasm), bytes: wasm.length },
+    js: `${name}.js`,
+    coreModules: Object.keys(files).filter((f) => f.endsWith('.wasm')).sort(),
+    imports,
+  };
+  return { files, entry };
 }
 
 /**
- * Transpiles the tools component and the gateway wire: answers `{files: {name: bytes},
- * manifest}` without writing. Throws when either imports an interface it may not.
+ * Transpiles the components (`{tools, guarded?, guard?, wire?}` paths): answers `{files: {name:
+ * bytes}, manifest}` without writing.
  */
-export async function transpileComponent(wasmPath, wirePath = defaultWire()) {
-  const tools = await transpileOne(
-    wasmPath,
-    NAME,
-    ALLOWED_IMPORTS,
-    'a guest gets no files, sockets, clocks, randomness or anything else beyond the gateway, the host services and inert WASI',
-  );
-  const wire = await transpileOne(wirePath, WIRE_NAME, WIRE_IMPORTS, 'the gateway wire gets its transport, its runs and inert WASI, nothing else');
-  const files = { ...tools.files, ...wire.files };
+export async function transpileComponent(wasmPaths) {
+  const files = {};
+  const components = {};
+  for (const part of Object.keys(PARTS)) {
+    if (!wasmPaths[part]) continue;
+    const out = await transpilePart(part, wasmPaths[part]);
+    Object.assign(files, out.files);
+    components[part] = out.entry;
+  }
   // What the component reads of the config (`wit/config-paths.json`): the plugin gives an
   // instance those paths only (lib/config.mjs), as the Rust host does from the same file.
   files[CONFIG_PATHS] = readFileSync(CONFIG_PATHS_SOURCE);
   const manifest = {
     note: 'Generated by scripts/build-component.mjs from the components below; do not edit.',
-    ...tools.info,
     transpiler: `@bytecodealliance/jco-transpile@${transpilerVersion()}`,
-    wire: wire.info,
+    components,
     files: Object.fromEntries(Object.keys(files).sort().map((f) => [f, sha256(files[f])])),
   };
   files['manifest.json'] = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
@@ -146,9 +178,9 @@ async function describeIn(dir) {
   }
 }
 
-/** Transpiles `wasmPath` (and the wire) into `outDir` (emptied first), with `tools.json` when `describe`; answers the manifest. */
-export async function buildComponent(wasmPath, outDir, { describe = true, wire = defaultWire() } = {}) {
-  const { files, manifest } = await transpileComponent(wasmPath, wire);
+/** Transpiles `wasmPaths` (see transpileComponent) into `outDir` (emptied first), with `tools.json` when `describe`; answers the manifest. */
+export async function buildComponent(wasmPaths, outDir, { describe = true } = {}) {
+  const { files, manifest } = await transpileComponent(wasmPaths);
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
   for (const [name, bytes] of Object.entries(files)) writeFileSync(join(outDir, name), bytes);
@@ -159,11 +191,11 @@ export async function buildComponent(wasmPath, outDir, { describe = true, wire =
   return manifest;
 }
 
-/** Differences between `outDir` and what `wasmPath` builds to (empty: up to date). */
-export async function checkComponent(wasmPath, outDir, wire = defaultWire()) {
+/** Differences between `outDir` and what `wasmPaths` build to (empty: up to date). */
+export async function checkComponent(wasmPaths, outDir) {
   const fresh = mkdtempSync(join(tmpdir(), 'session-tools-component-'));
   try {
-    await buildComponent(wasmPath, fresh, { wire });
+    await buildComponent(wasmPaths, fresh);
     const files = Object.fromEntries(readdirSync(fresh).map((name) => [name, readFileSync(join(fresh, name))]));
     return compareWith(files, outDir);
   } finally {
@@ -184,30 +216,30 @@ function compareWith(files, outDir) {
 }
 
 async function main(argv) {
-  let wasm = defaultWasm();
-  let wire = defaultWire();
+  const wasm = defaultWasm();
   let out = DEFAULT_OUT;
   let check = false;
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--wasm') wasm = resolve(argv[++i]);
-    else if (argv[i] === '--wire') wire = resolve(argv[++i]);
+    if (argv[i] === '--wasm') wasm.tools = resolve(argv[++i]);
+    else if (argv[i] === '--guarded') wasm.guarded = resolve(argv[++i]);
+    else if (argv[i] === '--guard') wasm.guard = resolve(argv[++i]);
+    else if (argv[i] === '--wire') wasm.wire = resolve(argv[++i]);
     else if (argv[i] === '--out') out = resolve(argv[++i]);
     else if (argv[i] === '--check') check = true;
-    else throw new Error(`unknown argument ${argv[i]} (usage: build-component.mjs [--wasm PATH] [--wire PATH] [--out DIR] [--check])`);
+    else throw new Error(`unknown argument ${argv[i]} (usage: build-component.mjs [--wasm PATH] [--guarded PATH] [--guard PATH] [--wire PATH] [--out DIR] [--check])`);
   }
   if (check) {
-    const problems = await checkComponent(wasm, out, wire);
+    const problems = await checkComponent(wasm, out);
     if (problems.length > 0) {
       console.error(`${out} is stale or edited (${problems.join('; ')}): run \`npm run build\` in ${PLUGIN_DIR}`);
       process.exit(1);
     }
-    console.log(`${out} matches ${wasm}`);
+    console.log(`${out} matches ${Object.values(wasm).join(', ')}`);
     return;
   }
-  const manifest = await buildComponent(wasm, out, { wire });
-  console.log(
-    `transpiled ${wasm} (sha256 ${manifest.component.sha256}) and ${wire} (sha256 ${manifest.wire.component.sha256}) into ${out}: ${Object.keys(manifest.files).join(', ')}`,
-  );
+  const manifest = await buildComponent(wasm, out);
+  const built = Object.entries(manifest.components).map(([part, c]) => `${part} ${wasm[part]} (sha256 ${c.component.sha256})`);
+  console.log(`transpiled ${built.join(', ')} into ${out}: ${Object.keys(manifest.files).join(', ')}`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -1,32 +1,48 @@
-// The transpiled component in component/ is never hand-edited and never stale: it must be
-// exactly what scripts/build-component.mjs makes of the current component (the .wasm the
-// Rust host builds and embeds), whose sha256 it records.
+// The transpiled components in component/ (build output, not in git: `pretest` and
+// `prepack` write it) are never hand-edited and never stale: they must be exactly what
+// scripts/build-component.mjs makes of the current components (the .wasm files the Rust
+// host builds and embeds, `SESSION_TOOLS_*_WASM`), transpiled afresh here into a temporary
+// directory and compared byte for byte.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { checkComponent, defaultWasm, DEFAULT_OUT, sha256 } from '../scripts/build-component.mjs';
-import { ALLOWED_IMPORTS } from '../lib/wasi.mjs';
+import { checkComponent, defaultWasm, DEFAULT_OUT, PARTS, sha256 } from '../scripts/build-component.mjs';
+import { ALLOWED_IMPORTS, GUARD_IMPORTS, WIRE_IMPORTS } from '../lib/wasi.mjs';
 import { DEFAULT_TOOL_NAMES } from '../lib/plugin.mjs';
 
-test('the transpiled component was built from the current component, unedited', async () => {
+const manifest = () => JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
+
+test('component/ is a fresh transpile of the current components, unedited', async () => {
   const wasm = defaultWasm();
-  const manifest = JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
-  assert.equal(
-    manifest.component.sha256,
-    sha256(readFileSync(wasm)),
-    `component/ was transpiled from another build of the component than ${wasm}: run \`npm run build\` in plugin/`,
-  );
+  const built = manifest();
+  assert.deepEqual(Object.keys(built.components).sort(), Object.keys(PARTS).sort(), 'the tools, the guarded tools, the guard and the wire');
+  for (const [part, path] of Object.entries(wasm)) {
+    assert.equal(
+      built.components[part].component.sha256,
+      sha256(readFileSync(path)),
+      `component/ holds the ${part} of another build than ${path}: run \`npm run build\` in plugin/`,
+    );
+  }
   const problems = await checkComponent(wasm, DEFAULT_OUT);
-  assert.deepEqual(problems, [], `component/ is not what the build makes of ${wasm} (${problems.join('; ')}): run \`npm run build\` in plugin/, never edit it`);
+  assert.deepEqual(problems, [], `component/ is not what the build makes of the components (${problems.join('; ')}): run \`npm run build\` in plugin/, never edit it`);
 });
 
-test('the component imports nothing but the gateway, the host services and inert WASI', () => {
-  const manifest = JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
-  assert.deepEqual(manifest.imports.filter((i) => !ALLOWED_IMPORTS.includes(i)), []);
-  assert.ok(!manifest.imports.some((i) => /filesystem|sockets|clocks|random|http/.test(i)), manifest.imports.join(' '));
+test('the components import nothing but the gateway, the host services, inert WASI (the guard its tree and audit, the wire its transport and runs)', () => {
+  const { components } = manifest();
+  assert.deepEqual(components.tools.imports.filter((i) => !ALLOWED_IMPORTS.includes(i)), []);
+  for (const part of ['guarded', 'guard']) {
+    assert.deepEqual(components[part].imports.filter((i) => !ALLOWED_IMPORTS.includes(i) && !GUARD_IMPORTS.includes(i)), [], part);
+    for (const i of GUARD_IMPORTS) assert.ok(components[part].imports.includes(i), `${part} imports ${i}`);
+  }
+  assert.deepEqual(components.wire.imports.filter((i) => !WIRE_IMPORTS.includes(i)), []);
+  for (const [part, c] of Object.entries(components)) {
+    // The wire's one exception: std's hash-map seed, which the worker answers with a constant.
+    const granting = c.imports.filter((i) => /filesystem|sockets|clocks|random|http/.test(i) && !(part === 'wire' && i === 'wasi:random/insecure-seed'));
+    assert.deepEqual(granting, [], part);
+  }
 });
 
 test('the kept tool descriptions are the five tools, in order', () => {

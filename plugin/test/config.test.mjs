@@ -42,7 +42,7 @@ test('an instance is given none of the config secrets, and all it reads', async 
   // Through the service, as the hostile component was configured.
   const runtime = await hostileRuntime();
   const gateway = new TreeGateway([]);
-  const svc = new Service({ runtime, gateway, tree: gateway, config: new DeploymentConfig(fixture.config), stateDir: '/state', limits: new AgentLimits() });
+  const svc = new Service({ runtime, gateway, config: new DeploymentConfig(fixture.config), stateDir: '/state', limits: new AgentLimits() });
   try {
     for (const who of [{ agentSessionKey: 'agent:main:main' }, { agentSessionKey: 'agent:main:main', sandboxed: true }]) {
       const given = JSON.parse(await svc.call(who, 'config', '{}'));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { DeploymentConfig } from '../lib/config.mjs';
 import { DirJobStore } from '../lib/jobs.mjs';
-import { KeyRules } from '../lib/keys.mjs';
+import { KeyRules } from '../lib/guard.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { TreeGateway } from './helpers.mjs';
@@ -66,7 +66,6 @@ export function flowService(runtime, stateDir, gateway, log = () => {}) {
   return new Service({
     runtime,
     gateway,
-    tree: gateway,
     config: new DeploymentConfig(CONFIG),
     stateDir,
     limits: new AgentLimits(),

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
-import { buildComponent, REPO_DIR } from '../scripts/build-component.mjs';
-import { KeyRules, parseAgentKey, normalizeAgentId } from '../lib/keys.mjs';
+import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
+import { KeyRules, normalizeAgentId } from '../lib/guard.mjs';
 import { DEFAULT_LIMITS } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
@@ -33,14 +33,30 @@ export function hostileWasm(fs = false) {
   return found[0];
 }
 
+/**
+ * The hostile component behind the N15 guard, composed as the host composes it
+ * (`compose_guarded`, written by the Rust plugin tests' set-up: tests/src/plugin.rs).
+ */
+export function hostileGuardedWasm() {
+  const file = process.env.HOSTILE_GUEST_GUARDED_WASM;
+  if (!file) {
+    throw new Error(
+      'HOSTILE_GUEST_GUARDED_WASM is not set: the hostile component behind the guard is composed by the host\'s compose_guarded; run the plugin tests through `cargo test --release -p session-tools-tests --test plugin`, which writes it',
+    );
+  }
+  if (!existsSync(file)) throw new Error(`HOSTILE_GUEST_GUARDED_WASM=${file} does not exist`);
+  return file;
+}
+
 let hostile = null;
 
-/** The hostile component, transpiled (once per process) into a temporary directory. */
+/** The hostile component (plain and behind the guard, with the guard and the wire), transpiled once per process into a temporary directory. */
 export async function hostileRuntime() {
   if (!hostile) {
     hostile = (async () => {
       const dir = mkdtempSync(join(tmpdir(), 'session-tools-hostile-'));
-      await buildComponent(hostileWasm(), dir, { describe: false });
+      const { guard, wire } = defaultWasm();
+      await buildComponent({ tools: hostileWasm(), guarded: hostileGuardedWasm(), guard, wire }, dir, { describe: false });
       return new Runtime(dir);
     })();
   }
@@ -61,11 +77,24 @@ export function recorder() {
   return { lines, log };
 }
 
+/** An error as the gateway answers it: its message, and the frame the gateway wire reads. */
+export function gatewayError(code, message) {
+  return Object.assign(new Error(message), { frame: { code, message } });
+}
+
+/** The agent of a key `agent:<id>:…` (as the gateway's `sessions.list {agentId}` filter reads it), else undefined. */
+function agentOf(key) {
+  const parts = key.split(':');
+  return parts[0] === 'agent' && parts.length >= 3 ? normalizeAgentId(parts[1]) : undefined;
+}
+
 /**
  * A gateway with sessions and runs in memory and a real spawn tree: the gateway JSON
- * methods (`call`, `histories`) and the tree the N15 guard asks (`canonicalKey`, …).
- * Sessions: `{key, spawnedBy?, sessionId?, label?, deliveryContext?, lastTo?, lastChannel?}`
- * in canonical spelling.
+ * methods (`call`, `histories`), answering as OpenClaw's (keys canonicalised by the guard
+ * component's key rules, errors with their frame), and whose each run is (`runSession`, as
+ * the bridge keeps it). The N15 guard asks it of the spawn tree through the gateway wire,
+ * as it asks a real gateway. Sessions: `{key, spawnedBy?, sessionId?, label?,
+ * deliveryContext?, lastTo?, lastChannel?}` in canonical spelling.
  *
  * As OpenClaw's gateway, `agent` and `send` drop a repeated idempotency key (`agent`
  * answers the run it started for it, registered before the message is appended; `send`
@@ -88,30 +117,6 @@ export class TreeGateway {
     return this.rules.canonical(key);
   }
 
-  async spawnedTrees(roots) {
-    const seen = new Set(roots);
-    let frontier = [...roots];
-    while (frontier.length > 0) {
-      const next = [];
-      for (const s of this.sessions.values()) {
-        if (s.spawnedBy !== undefined && frontier.includes(s.spawnedBy) && !seen.has(s.key)) {
-          seen.add(s.key);
-          next.push(s.key);
-        }
-      }
-      frontier = next;
-    }
-    return seen;
-  }
-
-  async rowsOf(keys) {
-    return [...keys].map((k) => this.sessions.get(k)).filter(Boolean);
-  }
-
-  async exists(key) {
-    return this.sessions.has(this.canonicalKey(key));
-  }
-
   runSession(runId) {
     return this.runs.get(runId)?.sessionKey;
   }
@@ -122,7 +127,7 @@ export class TreeGateway {
         try {
           return { ok: await this.call('chat.history', p) };
         } catch (e) {
-          return { error: e.message };
+          return { error: e.message, frame: e.frame };
         }
       }),
     );
@@ -136,7 +141,7 @@ export class TreeGateway {
         let rows = [...this.sessions.values()];
         if (params.spawnedBy !== undefined) rows = rows.filter((r) => r.spawnedBy === this.canonicalKey(params.spawnedBy));
         if (params.label !== undefined) rows = rows.filter((r) => r.label === params.label);
-        if (params.agentId !== undefined) rows = rows.filter((r) => normalizeAgentId(parseAgentKey(r.key)?.agentId) === normalizeAgentId(params.agentId));
+        if (params.agentId !== undefined) rows = rows.filter((r) => agentOf(r.key) === normalizeAgentId(params.agentId));
         if (params.search !== undefined) rows = rows.filter((r) => r.key.toLowerCase().includes(params.search.toLowerCase()));
         return { path: '/state/agents/main/sessions/sessions.json', sessions: rows.slice(0, params.limit ?? rows.length) };
       }
@@ -145,7 +150,7 @@ export class TreeGateway {
         if (params.key !== undefined) row = find(params.key);
         else if (params.sessionId !== undefined) row = [...this.sessions.values()].find((r) => r.sessionId === params.sessionId.trim());
         else if (params.label !== undefined) row = [...this.sessions.values()].find((r) => r.label === params.label);
-        if (!row) throw new Error(`No session found: ${params.key ?? params.sessionId ?? params.label}`);
+        if (!row) throw gatewayError('INVALID_REQUEST', `No session found: ${params.key ?? params.sessionId ?? params.label}`);
         return { ok: true, key: row.key };
       }
       case 'chat.history': {
@@ -194,7 +199,7 @@ export class TreeGateway {
         this.sessions.delete(this.canonicalKey(params.key));
         return { ok: true };
       default:
-        throw new Error(`unknown method ${method}`);
+        throw gatewayError('INVALID_REQUEST', `unknown method ${method}`);
     }
   }
 }

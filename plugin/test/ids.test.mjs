@@ -61,7 +61,7 @@ test("a call's ids are the ones its seed gives, the same every time it is made",
 
 test('two calls with the same arguments send different keys: each call has an intent of its own', async () => {
   const gateway = new TreeGateway([{ key: 'agent:main:main', sessionId: 's-main' }]);
-  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway, tree: gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits() });
+  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits() });
   try {
     // Two calls with the same arguments: two intents, so two different keys.
     for (let i = 0; i < 2; i++) await svc.call({ agentSessionKey: 'agent:main:main' }, 'sessions_spawn', JSON.stringify({ task: 'same task' }));

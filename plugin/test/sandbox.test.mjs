@@ -245,5 +245,5 @@ test('waits on the gateway are cut to the wall limit and to the gateway time', a
 
 test('a component that imports the file system is refused at build', async () => {
   const out = mkdtempSync(join(tmpdir(), 'session-tools-fs-'));
-  await assert.rejects(buildComponent(hostileWasm(true), out, { describe: false }), /imports wasi:filesystem\/.*a guest gets no files/);
+  await assert.rejects(buildComponent({ tools: hostileWasm(true) }, out, { describe: false }), /imports wasi:filesystem\/.*a guest gets no files/);
 });

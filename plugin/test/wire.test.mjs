@@ -12,16 +12,16 @@ import { pathToFileURL } from 'node:url';
 
 import * as records from '../lib/records.mjs';
 import { capMemory } from '../lib/memcap.mjs';
-import { KeyRules, normalizeAgentId, targetFromKey, isSubagentKey } from '../lib/keys.mjs';
 import { BoundedOutput, wasiImports } from '../lib/wasi.mjs';
 import { DEFAULT_OUT } from '../scripts/build-component.mjs';
 
 /** A wire instance speaking `protocol` whose transport answers with `answer(method, params)` and records each request. */
 async function wireOver(answer, protocol = 3) {
   const manifest = JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
-  const { instantiate } = await import(pathToFileURL(join(DEFAULT_OUT, manifest.wire.js)).href);
+  const wire = manifest.components.wire;
+  const { instantiate } = await import(pathToFileURL(join(DEFAULT_OUT, wire.js)).href);
   const modules = Object.fromEntries(
-    await Promise.all(manifest.wire.coreModules.map(async (f) => [f, await WebAssembly.compile(readFileSync(join(DEFAULT_OUT, f)))])),
+    await Promise.all(wire.coreModules.map(async (f) => [f, await WebAssembly.compile(readFileSync(join(DEFAULT_OUT, f)))])),
   );
   const asked = [];
   const runs = [];
@@ -148,21 +148,6 @@ test('the caller context takes only known string fields', () => {
     sandboxed: false,
     requesterAgentIdOverride: undefined,
   });
-});
-
-test('keys canonicalise as the gateway does', () => {
-  const r = new KeyRules();
-  assert.equal(r.canonical(' main '), 'agent:main:main');
-  assert.equal(r.canonical('agent:ops:main'), 'agent:ops:main');
-  assert.equal(r.canonical('agent:Ops:main'), 'agent:Ops:main');
-  assert.equal(r.canonical('discord:group:x'), 'agent:main:discord:group:x');
-  assert.equal(r.canonical('global'), 'global');
-  assert.equal(new KeyRules({ scopeGlobal: true }).canonical('agent:ops:main'), 'global');
-  assert.equal(normalizeAgentId(' Ops Team! '), 'ops-team');
-  assert.equal(normalizeAgentId(''), 'main');
-  assert.ok(isSubagentKey('agent:main:SubAgent:x') && !isSubagentKey('agent:main:main'));
-  assert.deepEqual(targetFromKey('agent:main:discord:channel:118'), { channel: 'discord', to: 'channel:118', threadId: undefined });
-  assert.deepEqual(targetFromKey('telegram:group:-100:topic:7'), { channel: 'telegram', to: 'group:-100', threadId: '7' });
 });
 
 function module(memorySection) {

@@ -27,6 +27,11 @@ pub struct Setup {
     pub path: String,
     /// The component the host embeds, written to a file.
     pub component: PathBuf,
+    /// The N15 guard the host embeds, and the tools behind it as the host composes them.
+    pub guard: PathBuf,
+    pub guarded: PathBuf,
+    /// The hostile test component behind the guard, composed the same way (issue 22).
+    pub hostile_guarded: PathBuf,
     /// The gateway wire the host embeds, written to a file.
     pub wire: PathBuf,
     _dir: tempfile::TempDir,
@@ -95,6 +100,9 @@ pub fn command(setup: &Setup, program: &Path, args: &[&str]) -> Command {
         .env("PATH", &setup.path)
         .env("SESSION_TOOLS_GUEST_WASM", &setup.component)
         .env("SESSION_TOOLS_WIRE_WASM", &setup.wire)
+        .env("SESSION_TOOLS_GUARD_WASM", &setup.guard)
+        .env("SESSION_TOOLS_GUARDED_WASM", &setup.guarded)
+        .env("HOSTILE_GUEST_GUARDED_WASM", &setup.hostile_guarded)
         .env("HOSTILE_GUEST_WASM", env!("HOSTILE_GUEST_WASM"))
         .env("HOSTILE_GUEST_FS_WASM", env!("HOSTILE_GUEST_FS_WASM"))
         .env("npm_config_update_notifier", "false")
@@ -114,11 +122,19 @@ fn prepare() -> Result<Setup, String> {
     };
     // The component the host embeds, byte for byte, is what the plugin is built from.
     let dir = tempfile::tempdir().map_err(|e| format!("a temporary directory: {e}"))?;
-    let component = dir.path().join("session_tools_guest.wasm");
-    std::fs::write(&component, session_tools_host::COMPONENT).map_err(|e| format!("writing the component: {e}"))?;
-    let wire = dir.path().join("session_tools_wire.wasm");
-    std::fs::write(&wire, session_tools_host::WIRE_COMPONENT).map_err(|e| format!("writing the gateway wire: {e}"))?;
-    let setup = Setup { node, path, component, wire, _dir: dir };
+    let write = |name: &str, bytes: &[u8]| -> Result<PathBuf, String> {
+        let file = dir.path().join(name);
+        std::fs::write(&file, bytes).map_err(|e| format!("writing {}: {e}", file.display()))?;
+        Ok(file)
+    };
+    let component = write("session_tools_guest.wasm", session_tools_host::COMPONENT)?;
+    // The guard and both guarded compositions, by the host's one composing function.
+    let guard = write("session_tools_guard.wasm", session_tools_host::GUARD_COMPONENT)?;
+    let guarded = write("session_tools_guarded.wasm", &session_tools_host::guarded_component(session_tools_host::COMPONENT)?)?;
+    let hostile = std::fs::read(env!("HOSTILE_GUEST_WASM")).map_err(|e| format!("reading the hostile guest: {e}"))?;
+    let hostile_guarded = write("hostile_guest_guarded.wasm", &session_tools_host::guarded_component(&hostile)?)?;
+    let wire = write("session_tools_wire.wasm", session_tools_host::WIRE_COMPONENT)?;
+    let setup = Setup { node, path, component, wire, guard, guarded, hostile_guarded, _dir: dir };
 
     let plugin = plugin_dir();
     if !plugin.join("node_modules/@bytecodealliance/jco-transpile/package.json").is_file() {

@@ -64,11 +64,6 @@ thread_local! {
     static ERA: Cell<Option<Era>> = const { Cell::new(None) };
 }
 
-/// The era `configure` set; protocol 3's until then (as the codecs say in the WIT).
-fn era() -> Era {
-    ERA.with(Cell::get).unwrap_or_default()
-}
-
 fn with_wire<R>(f: impl FnOnce(&Wire<Imported, ImportedRuns>) -> GatewayResult<R>) -> Result<R, types::GatewayError> {
     match ERA.with(Cell::get) {
         Some(era) => f(&Wire::new(Imported, ImportedRuns, era)).map_err(IntoWit::into_wit),
@@ -91,16 +86,6 @@ impl out_wire::Guest for Component {
 
     fn decode_wait(answer: Result<String, wit_transport::TransportError>) -> Result<types::WaitResult, types::GatewayError> {
         gateway::decode_wait(answer.map_err(error_of)).map(IntoWit::into_wit).map_err(IntoWit::into_wit)
-    }
-
-    fn encode_list(params: types::ListParams, offset: u32) -> wit_transport::Request {
-        to_wit(gateway::encode_list(era(), &FromWit::from_wit(params), offset))
-    }
-
-    fn next_page(params: types::ListParams, offset: u32, page: u32, answer: String) -> Result<Option<u32>, types::GatewayError> {
-        let answer: serde_json::Value = serde_json::from_str(&answer)
-            .map_err(|e| contract::GatewayError::new(format!("the gateway's answer to sessions.list is not JSON: {e}")).into_wit())?;
-        gateway::next_page(era(), &FromWit::from_wit(params), offset, page, &answer).map_err(IntoWit::into_wit)
     }
 
     fn documents_config(config: String) -> Result<String, String> {

@@ -52,9 +52,8 @@ pub fn decode_wait(answer: Result<String, TransportError>) -> GatewayResult<Wait
 }
 
 /// One page of a `sessions.list` as a request, in `era`: at `offset` (protocol 4), its limit
-/// explicit there (E6). With [`next_page`], how every host walks a list, the wire's own
-/// walk included.
-pub fn encode_list(era: Era, p: &ListParams, offset: u32) -> Request {
+/// explicit there (E6). With [`next_page`], how the wire walks a list.
+fn encode_list(era: Era, p: &ListParams, offset: u32) -> Request {
     read("sessions.list", params::list(era, p, offset))
 }
 
@@ -62,7 +61,7 @@ pub fn encode_list(era: Era, p: &ListParams, offset: u32) -> Request {
 /// first): `None` when the list is whole (protocol 3 answers in one page, and a list with a
 /// limit of its own is one page); on protocol 4 the next offset while the gateway says
 /// there is more, and an error past [`MAX_PAGES`] pages (E6: nothing is cut silently).
-pub fn next_page(era: Era, p: &ListParams, offset: u32, page: u32, answer: &Value) -> GatewayResult<Option<u32>> {
+fn next_page(era: Era, p: &ListParams, offset: u32, page: u32, answer: &Value) -> GatewayResult<Option<u32>> {
     if era != Era::V4 || p.limit.is_some() {
         return Ok(None);
     }

@@ -28,14 +28,14 @@ use crate::gateway::SessionTree;
 include!("../../build-support/compose.rs");
 
 /// The guard component, built beside the tools.
-static GUARD_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_GUARD_COMPONENT"));
+pub(crate) static GUARD_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_GUARD_COMPONENT"));
 
 /// The built-in tools behind the guard, composed at build time.
 static GUARDED_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_GUARDED_COMPONENT"));
 
 /// The guarded composition of `tools`: the build's for the built-in component, else
 /// composed now.
-pub(super) fn guarded_bytes(tools: &[u8]) -> Result<std::borrow::Cow<'static, [u8]>, String> {
+pub(crate) fn guarded_bytes(tools: &[u8]) -> Result<std::borrow::Cow<'static, [u8]>, String> {
     if tools == crate::COMPONENT {
         return Ok(GUARDED_COMPONENT.into());
     }
