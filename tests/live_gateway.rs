@@ -19,7 +19,7 @@ use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::cli::{command, stderr, stdout};
 use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, OPENCLAW_PACKAGE, TODAY_PACKAGE};
-use session_tools_tests::{engine_options, imported_sample, sample_copy, Served};
+use session_tools_tests::{engine_options, freshen_child_links, imported_sample, sample_copy, Served};
 
 fn start(state: &Path, extra_config: Value) -> Gateway {
     start_package(state, extra_config, GatewayOptions::default().package.as_str())
@@ -476,6 +476,11 @@ fn the_tools_work_through_a_running_openclaw_2026_9_gateway() {
     let model = MockModel::start(flows_model).unwrap();
     let import = |what: &str| imported_sample(|_| {}).unwrap_or_else(|e| panic!("importing the sample for {what} failed:\n{e}"));
     let (live_state, embedded_state) = (import("the gateway"), import("the embedded gateway"));
+    // Its child as a child that was just active, in both copies alike (see the helper).
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    for state in [&live_state, &embedded_state] {
+        assert_eq!(freshen_child_links(state.path(), now), Ok(1), "the sample has one child session");
+    }
     let mut config = model.model_config("mock", "mock-1");
     // Every spawn then patches its child's model first (as a configured sub-agent model
     // does), which 2026.9 must take before the child's `sessions.create`.
