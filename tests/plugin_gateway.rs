@@ -31,7 +31,7 @@ use session_tools_tests::openclaw::{
     DEFAULT_PACKAGE, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
-use session_tools_tests::{engine_options, imported_sample, sample_copy};
+use session_tools_tests::{engine_options, imported_sample, root, sample_copy};
 
 /// The core session tools, and the plugin's default names for them (`plugin/README.md`).
 const CORE: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];
@@ -59,34 +59,22 @@ fn packed() -> &'static Path {
     }
 }
 
-/// A stand-in `docker` that answers what the gateway asks before a sandboxed run: the
-/// image exists, no container exists yet, create/start/rm succeed. Today's gateway, when it
-/// finds itself in a container (this machine may be one), first inspects its own container
-/// by hostname for its mounts and checks with an `exec` that the daemon sees the very same
-/// container (`dist/docker-*.mjs`): the stand-in answers that the host's `/` is bound at
-/// `/`, and runs the check's probe here, which then names this machine, as the real
-/// container would.
-fn fake_docker(dir: &Path) -> PathBuf {
+/// A stand-in `docker` on the gateway's PATH: `tests/fixtures/stand-in-docker.mjs`, run by the
+/// gateway's own Node, answers what a Docker daemon answers for the sandbox containers the
+/// gateway creates, starts, inspects and removes for a sandboxed session, and runs nothing in
+/// them (see the script: today's gateway reads a container's id and mount table before it
+/// uses it, and inspects its own container when it runs in one).
+fn fake_docker(dir: &Path, node: &Path) -> PathBuf {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = bin.join("docker");
-    let id = "5e55107f00150c0a1e5e55107f00150c0a1e5e55107f00150c0a1e5e55107f00";
-    std::fs::write(
-        &script,
-        format!(
-            r#"#!/bin/sh
-for last; do :; done
-case "$1" in
-  inspect)
-    case "$*" in *'"Mounts"'*) if [ "$last" = "$(hostname)" ]; then echo '{{"Id":"{id}","Mounts":[{{"Type":"bind","Source":"/","Destination":"/","RW":true}}],"Tmpfs":null}}'; exit 0; fi ;; esac
-    echo "Error: No such object: $last" >&2; exit 1 ;;
-  exec) if [ "$2" = "{id}" ]; then shift 2; exec "$@"; fi; exit 0 ;;
-  *) exit 0 ;;
-esac
-"#
-        ),
-    )
-    .unwrap();
+    let stand_in = root().join("tests/fixtures/stand-in-docker.mjs");
+    assert!(stand_in.is_file(), "{} is missing", stand_in.display());
+    let state = dir.join("containers.json");
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', r"'\''"));
+    // The arguments go on stdin, NUL-separated (see the script).
+    let text = format!("#!/bin/sh\nprintf '%s\\0' \"$@\" | exec {} {} {}\n", quote(node), quote(&stand_in), quote(&state));
+    std::fs::write(&script, text).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     bin
@@ -158,11 +146,18 @@ fn start(package: &str) -> Scene {
     if !today {
         // Retired by 2026.9, which fixes the ping-pong at 5 turns (E2).
         config["session"] = json!({"agentToAgent": {"maxPingPongTurns": 2}});
+    } else {
+        // 2026.9 refuses a run whose explicit allow-list leaves it no tool ("No callable
+        // tools remain"): a sandboxed child, denied the plugin's tools (N12), keeps
+        // `sessions_yield`, which 2026.9's own default sandbox allow-list has.
+        let mut allow: Vec<&str> = PLUGIN.to_vec();
+        allow.push("sessions_yield");
+        config["tools"]["sandbox"]["tools"]["allow"] = json!(allow);
     }
     let docker = tempfile::tempdir().unwrap();
     let path = format!(
         "{}:{}:{}",
-        fake_docker(docker.path()).display(),
+        fake_docker(docker.path(), &installation.node).display(),
         installation.node.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
@@ -348,6 +343,12 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
         scene.rust(CHANNEL, true, "sessions_list", "{}"),
         scene.gateway.rpc("sessions.list", json!({"spawnedBy": CHANNEL})).unwrap_or_default()
     );
+    // The child's row changes while its run goes on: the lists are compared once its run
+    // has ended and its completion was announced to the channel (the second announce).
+    let announces =
+        |r: &[ModelRequest]| r.iter().filter(|r| r.last_user_text().unwrap_or_default().contains("Sub-agent announce step")).count();
+    scene.wait_for("the channel's child's completion announce", Duration::from_secs(120), |r| announces(r) >= 2);
+    let own = scene.turn(CHANNEL, "st_sessions_list", "{}").json();
     assert_eq!(own, scene.rust(CHANNEL, true, "sessions_list", "{}"), "the same list as the Rust host's");
 }
 
