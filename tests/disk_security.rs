@@ -71,7 +71,7 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Option<Vec<u8>>> {
 
 /// Loads the real component with its cache in `dir`; answers what the cache did.
 fn load(dir: &Path) -> CacheOutcome {
-    let options = EngineOptions { pooling: false, pool_instances: 8, cache_dir: Some(dir.to_path_buf()) };
+    let options = EngineOptions::default().with_pooling(false).with_pool_instances(8).with_cache_dir(Some(dir.to_path_buf()));
     let runtime =
         Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default()).expect("the component loads whatever the cache holds");
     runtime.cache_outcome().clone()
@@ -130,7 +130,7 @@ fn a_cache_is_made_private_and_then_loaded() {
     let bytes = std::fs::read(&files[0]).unwrap();
     assert_eq!(&bytes[bytes.len() - 40..bytes.len() - 32], b"stcwasm1", "the file ends with its format and digest");
     // Loaded, the file checked is what wasmtime maps (its code shared from the page cache).
-    let options = EngineOptions { pooling: false, pool_instances: 8, cache_dir: Some(cache.clone()) };
+    let options = EngineOptions::default().with_pooling(false).with_pool_instances(8).with_cache_dir(Some(cache.clone()));
     let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default()).unwrap();
     assert_eq!(runtime.cache_outcome(), &CacheOutcome::Loaded);
     let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
@@ -315,7 +315,7 @@ fn every_file_and_directory_the_host_creates_is_private() {
     let root = tempfile::tempdir().unwrap();
     let places = Places::at(root.path(), "fresh");
     let gateway = write_one_of_each(&places, 0);
-    assert!(gateway.runs().wait_idle(Duration::from_secs(30)));
+    assert!(gateway.wait_runs_idle(Duration::from_secs(30)));
     assert_eq!(load(&root.path().join("fresh/cache")), CacheOutcome::Filled);
     let mut checked = (0, 0);
     let mut wrong = Vec::new();
@@ -395,7 +395,7 @@ fn another_user_opens_none_of_the_files_the_host_writes_while_it_writes_them() {
     }
     let caches = caches.join().unwrap();
     for gateway in &gateways {
-        assert!(gateway.runs().wait_idle(Duration::from_secs(30)));
+        assert!(gateway.wait_runs_idle(Duration::from_secs(30)));
     }
     drop(reader.stdin.take());
     let output = reader.wait_with_output().unwrap();

@@ -122,15 +122,7 @@ fn uuid_v4() -> String {
 fn sandbox(rt: &Runtime, gateway: Arc<dyn Gateway>, limits: Limits) -> Sandbox {
     let config =
         json!({"tools": {"agentToAgent": {"enabled": true}}, "agents": {"list": [{"id": "main", "subagents": {"allowAgents": ["*"]}}]}});
-    rt.instantiate(&AgentSetup {
-        name: "faults".into(),
-        gateway,
-        services: Arc::new(Quiet),
-        config: GuestConfig::of(&config),
-        state_dir: "/state".into(),
-        limits,
-    })
-    .unwrap()
+    rt.instantiate(&AgentSetup::new("faults", gateway, Arc::new(Quiet), GuestConfig::of(&config), "/state", limits)).unwrap()
 }
 
 fn caller() -> Caller {
@@ -292,7 +284,8 @@ impl Gateway for Flood {
 
 #[test]
 fn oversized_answers_are_refused_before_they_reach_the_guest() {
-    let limits = Limits { max_gateway_answer_bytes: 2 << 20, ..Limits::default() };
+    let mut limits = Limits::default();
+    limits.max_gateway_answer_bytes = 2 << 20;
     let gateway: Arc<dyn Gateway> = Arc::new(Flood);
     let mut sb = sandbox(runtime(), gateway.clone(), limits);
     let list = sb.call_tool("sessions_list", &caller(), "{}").unwrap_err().to_string();
@@ -311,7 +304,8 @@ fn oversized_answers_are_refused_before_they_reach_the_guest() {
 #[test]
 fn a_slow_gateway_is_bounded_by_the_call_s_wall_time() {
     let gateway: Arc<dyn Gateway> = Arc::new(Faulty::new(healthy()).on("chat.history", Fault::Delay(Duration::from_millis(400))));
-    let limits = Limits { wall_per_call: Duration::from_millis(300), ..Limits::default() };
+    let mut limits = Limits::default();
+    limits.wall_per_call = Duration::from_millis(300);
     let mut sb = sandbox(runtime(), gateway.clone(), limits);
     let started = Instant::now();
     // One history call per row: the second starts after the call's time is up.

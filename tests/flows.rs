@@ -158,6 +158,31 @@ fn a_restart_resumes_the_pending_announce() {
     assert!(deliveries[0]["message"].as_str().unwrap().contains("Result:\nDone: resume me"));
 }
 
+/// `jobs --wait` draws its progress only on a terminal (issue 25): with standard error a
+/// pipe, as here, nothing of the bar is written to either stream, and standard output
+/// holds the report alone.
+#[test]
+fn jobs_wait_draws_no_progress_when_stderr_is_not_a_terminal() {
+    let state = configured_sample();
+    let dir = state.path().to_str().unwrap();
+    let call = ["call", "--as", "agent:main:main", "--channel", "discord", "--to", "user:1", "--wait", "0"];
+    let spawned = ok_json(cli(&[&["--state", dir][..], &call, &["sessions_spawn", r#"{"task":"quietly"}"#]].concat()));
+    assert_eq!(spawned["status"], "accepted");
+    // Debug lines too, so the library's job-step events (what moves the bar) are written.
+    let resumed = cli(&["--state", dir, "--log-level", "debug", "jobs", "--wait", "30"]);
+    assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
+    let (out, err) = (String::from_utf8_lossy(&resumed.stdout), String::from_utf8_lossy(&resumed.stderr));
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].starts_with("2 pending jobs; ") && lines[0].ends_with("1 still pending"), "{out}");
+    assert_eq!(lines.len(), 2, "the report and the job still pending, nothing else: {out}");
+    assert!(err.contains("job_step") || err.contains("job step"), "the steps were made and logged: {err}");
+    for (stream, text) in [("stdout", &out), ("stderr", &err)] {
+        for drawn in ["steps made", "pending at the start", "\r", "\x1b["] {
+            assert!(!text.contains(drawn), "{stream} has {drawn:?} of a progress bar: {text:?}");
+        }
+    }
+}
+
 fn service_with_clock(dir: &Path, clock: Arc<AtomicU64>, runtime: Option<ScriptedRuntime>) -> Arc<Served> {
     let clock: session_tools_host::gateway::embedded::Clock = Arc::new(move || clock.load(Ordering::SeqCst));
     let served = Served::open(

@@ -34,18 +34,17 @@ fn hostile() -> &'static [u8] {
 }
 
 fn limits() -> Limits {
-    Limits {
-        memory_bytes: MEMORY,
-        cpu_per_call: CPU,
-        max_result_bytes: MAX_RESULT,
-        max_gateway_calls_per_call: MAX_GATEWAY_CALLS,
-        wall_per_call: WALL,
-        ..Limits::default()
-    }
+    let mut limits = Limits::default();
+    limits.memory_bytes = MEMORY;
+    limits.cpu_per_call = CPU;
+    limits.max_result_bytes = MAX_RESULT;
+    limits.max_gateway_calls_per_call = MAX_GATEWAY_CALLS;
+    limits.wall_per_call = WALL;
+    limits
 }
 
 fn small_engine() -> EngineOptions {
-    EngineOptions { pool_instances: 32, ..engine_options() }
+    engine_options().with_pool_instances(32)
 }
 
 /// The hostile component, compiled once, with the small limits.
@@ -128,14 +127,7 @@ impl Gateway for Stub {
 fn sandbox(limits: Limits) -> (Sandbox, Arc<Stub>, Arc<Recorder>) {
     let stub = Arc::new(Stub::default());
     let recorder = Arc::new(Recorder::default());
-    let setup = AgentSetup {
-        name: "hostile".into(),
-        gateway: stub.clone(),
-        services: recorder.clone(),
-        config: GuestConfig::empty(),
-        state_dir: "/nonexistent".into(),
-        limits,
-    };
+    let setup = AgentSetup::new("hostile", stub.clone(), recorder.clone(), GuestConfig::empty(), "/nonexistent", limits);
     (hostile_runtime().instantiate(&setup).expect("instantiating the hostile guest"), stub, recorder)
 }
 
@@ -295,7 +287,8 @@ fn waits_on_the_gateway_are_cut_to_the_wall_limit() {
 
 #[test]
 fn time_in_gateway_calls_is_bounded_per_call() {
-    let limits = Limits { wall_per_call: Duration::from_secs(30), gateway_time_per_call: Duration::from_millis(700), ..limits() };
+    let mut limits = limits();
+    (limits.wall_per_call, limits.gateway_time_per_call) = (Duration::from_secs(30), Duration::from_millis(700));
     let (mut sandbox, stub, _) = sandbox(limits);
     let started = Instant::now();
     let answer = call(&mut sandbox, "flood", json!({"import": "wait", "stopOnError": true})).unwrap();
@@ -455,7 +448,7 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
     assert!(gateway.find(OPS_SLACK).unwrap().is_some() && gateway.find(DISCORD).unwrap().is_some());
     assert!(gateway.find("agent:main:planted").unwrap().is_none());
     assert_eq!(gateway.find("agent:ops:main").unwrap().unwrap().entry.get("label"), None);
-    assert!(gateway.outbox().read_all().unwrap().is_empty());
+    assert!(gateway.deliveries().unwrap().is_empty());
 
     // Its own session (in its spellings) and the sub-agent it spawned are allowed.
     for case in table["allowed"].as_array().unwrap() {
@@ -482,7 +475,7 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
     keys.sort();
     assert_eq!(keys, [OWN, CHILD, spawned]);
     assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), refused.len());
-    assert_eq!(gateway.outbox().read_all().unwrap().len(), 1);
+    assert_eq!(gateway.deliveries().unwrap().len(), 1);
     // An unrestricted caller of the same agent sees everything (the guard is per caller).
     let everything = spy(&service, &caller(OWN, false), json!({"method": "sessions-list"}));
     let all = everything["ok"].as_array().unwrap();
@@ -537,7 +530,16 @@ fn a_component_that_imports_the_file_system_is_refused_at_load() {
     assert!(names.contains(&"wasi:filesystem/preopens@0.2.x".to_string()), "{names:?}");
     let error = match Runtime::new(&bytes, &small_engine(), &limits()) {
         Ok(_) => panic!("a component importing wasi:filesystem was loaded"),
-        Err(e) => format!("{e:#}"),
+        Err(e) => {
+            // The library's error says what failed; its `source` chain says why.
+            let mut text = e.to_string();
+            let mut cause = std::error::Error::source(&e);
+            while let Some(c) = cause {
+                text = format!("{text}: {c}");
+                cause = c.source();
+            }
+            text
+        }
     };
     assert_eq!(
         error,
@@ -635,7 +637,7 @@ fn a_guest_that_re_enters_the_host_while_the_host_answers_it_is_stopped() {
 fn many_callers_cannot_exhaust_the_instance_slots() {
     // 8 slots: the send-policy instance takes one, idle instances at most 6.
     let state = sample_copy();
-    let (service, _lines) = hostile_service_in(state.path(), EngineOptions { pool_instances: 8, ..engine_options() });
+    let (service, _lines) = hostile_service_in(state.path(), engine_options().with_pool_instances(8));
     // 40 sandboxed sessions, each with a pool of its own, twice round.
     for round in 1..=2 {
         for i in 0..40 {
@@ -696,14 +698,7 @@ impl Gateway for Panicker {
 #[test]
 fn a_host_panic_while_answering_an_import_is_a_tool_error_that_discards_the_instance() {
     let recorder = Arc::new(Recorder::default());
-    let setup = AgentSetup {
-        name: "hostile".into(),
-        gateway: Arc::new(Panicker),
-        services: recorder.clone(),
-        config: GuestConfig::empty(),
-        state_dir: "/nonexistent".into(),
-        limits: limits(),
-    };
+    let setup = AgentSetup::new("hostile", Arc::new(Panicker), recorder.clone(), GuestConfig::empty(), "/nonexistent", limits());
     let mut sandbox = hostile_runtime().instantiate(&setup).unwrap();
     let error = call(&mut sandbox, "spy", json!({"method": "sessions-resolve", "key": "main"})).unwrap_err();
     assert_eq!(
@@ -753,7 +748,9 @@ fn job_files(state: &std::path::Path) -> Vec<Value> {
 
 #[test]
 fn background_work_a_guest_starts_is_bounded() {
-    let limits = Limits { max_jobs_per_call: 3, max_steps_per_job: 5, max_pending_jobs: 4, max_wait: Duration::from_secs(1), ..limits() };
+    let mut limits = limits();
+    (limits.max_jobs_per_call, limits.max_steps_per_job, limits.max_pending_jobs) = (3, 5, 4);
+    limits.max_wait = Duration::from_secs(1);
     let main = caller("agent:main:main", false);
 
     // At most 3 jobs a call; every wait clamped.

@@ -1708,14 +1708,7 @@ fn text_scanners_never_panic() {
 // ---------------------------------------------------------------------------------------
 
 fn setup(config: &Value, gateway: Arc<ScriptedGateway>, services: Arc<Services>) -> AgentSetup {
-    AgentSetup {
-        name: "properties".into(),
-        gateway,
-        services,
-        config: GuestConfig::of(config),
-        state_dir: "/state".into(),
-        limits: Limits::default(),
-    }
+    AgentSetup::new("properties", gateway, services, GuestConfig::of(config), "/state", Limits::default())
 }
 
 #[test]

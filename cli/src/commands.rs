@@ -226,10 +226,17 @@ pub fn run(cli: Cli) -> Result<i32> {
             let service = opened.service.clone();
             crate::stop::Stop::install(Some(service.clone()));
             let before = service.pending_jobs().len();
-            let steps = service.run_jobs(Duration::from_secs(wait));
-            if !opened.wait_for_runs(Duration::from_secs(wait.max(10))) {
-                eprintln!("warning: runs still going on are cut short as the process exits");
-            }
+            let steps = {
+                // Cleared before the result goes to stdout.
+                let progress = crate::progress::Progress::job_steps("jobs");
+                progress.detail(format_args!("({before} pending at the start; for up to {wait} s)"));
+                let steps = service.run_jobs(Duration::from_secs(wait));
+                progress.detail(format_args!("(waiting for the runs still going on)"));
+                if !opened.wait_for_runs(Duration::from_secs(wait.max(10))) {
+                    crate::note!("warning: runs still going on are cut short as the process exits");
+                }
+                steps
+            };
             let after = service.pending_jobs();
             crate::outln!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
             for job in after {

@@ -158,7 +158,7 @@ pub fn run(global: &Global) -> Result<i32> {
     }
 
     heading("The outbox: what was delivered to channels (latest 2)");
-    let deliveries = gateway.outbox().read_all()?;
+    let deliveries = gateway.deliveries()?;
     for d in deliveries.iter().rev().take(2).rev() {
         crate::outln!("  -> {}:{}", d["channel"].as_str().unwrap_or(""), d["to"].as_str().unwrap_or(""));
         for line in d["message"].as_str().unwrap_or("").lines() {

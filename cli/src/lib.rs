@@ -14,6 +14,7 @@ mod metrics;
 mod options;
 mod out;
 mod owner;
+pub mod progress;
 mod sample;
 mod show;
 mod stop;

@@ -1,6 +1,7 @@
 //! The command line's log: the `tracing` subscriber for the library's events and lines
 //! (`session_tools_host::telemetry`) and the command line's own, on standard error (never
-//! standard output: `mcp` speaks its protocol there).
+//! standard output: `mcp` speaks its protocol there), above a progress bar when one is
+//! drawn (`progress.rs`, whose job-step count is a layer here too).
 //!
 //! `--log-level` is a level for the project's own targets (`warn` by default, `info` with
 //! `--verbose`), or a list of `target=level` directives for any target (e.g.
@@ -18,6 +19,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::Layer;
 
 use crate::metrics::Metrics;
+use crate::progress::Stderr;
 
 /// The targets a bare level applies to: the library's and the command line's.
 const OWN_TARGETS: &str = "session_tools";
@@ -59,13 +61,13 @@ pub fn filter(level: Option<&str>, verbose: bool) -> Result<Targets> {
 pub fn install(args: &LogArgs, verbose: bool, metrics: Option<Metrics>) -> Result<()> {
     let filter = filter(args.log_level.as_deref(), verbose)?;
     let log = match args.log_format {
-        LogFormat::Text => tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).boxed(),
-        LogFormat::Json => tracing_subscriber::fmt::layer().json().with_writer(std::io::stderr).with_current_span(true).boxed(),
+        LogFormat::Text => tracing_subscriber::fmt::layer().with_writer(Stderr).with_ansi(false).boxed(),
+        LogFormat::Json => tracing_subscriber::fmt::layer().json().with_writer(Stderr).with_current_span(true).boxed(),
     }
     .with_filter(filter);
     let counted = metrics.map(|m| m.layer());
     // A program that embeds this crate may have installed its own: that one stays.
-    let _ = tracing_subscriber::registry().with(log).with(counted).try_init();
+    let _ = tracing_subscriber::registry().with(log).with(counted).with(crate::progress::layer()).try_init();
     Ok(())
 }
 

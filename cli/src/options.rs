@@ -88,7 +88,7 @@ impl Opened {
     /// own, whatever happens to this process.
     pub fn wait_for_runs(&self, wait: Duration) -> bool {
         match &self.backend {
-            Backend::Embedded(gateway) => gateway.runs().wait_idle(wait),
+            Backend::Embedded(gateway) => gateway.wait_runs_idle(wait),
             Backend::Live(_) => true,
         }
     }

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
 use serde_json::{json, Map, Value};
-use session_tools_host::gateway::embedded::transcript::iso_time;
+use session_tools_host::gateway::embedded::iso_time;
 use session_tools_host::gateway::embedded::Patch;
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::gateway::{Gateway, HistoryParams, ListParams, SessionTree, WaitParams};
@@ -69,7 +69,7 @@ pub fn outbox(opened: &Opened, json: bool) -> Result<i32> {
             return Ok(2);
         }
     };
-    let deliveries = gateway.outbox().read_all()?;
+    let deliveries = gateway.deliveries()?;
     if json {
         print_json(&Value::Array(deliveries))?;
     } else if deliveries.is_empty() {
@@ -103,7 +103,7 @@ fn decision_word(decision: Decision) -> &'static str {
 /// `policy`: the effective send policy of a session, and why.
 pub fn policy(opened: &Opened, key: &str) -> Result<i32> {
     let (canonical, (decision, why)) = match &opened.backend {
-        Backend::Embedded(gateway) => (gateway.rules().canonical(key), gateway.session_policy(key).map_err(gw)?),
+        Backend::Embedded(gateway) => (gateway.canonical_key(key), gateway.session_policy(key).map_err(gw)?),
         Backend::Live(gateway) => {
             // The component evaluates the gateway's config on the session's row, as the
             // gateway's own enforcement does (ref §4).

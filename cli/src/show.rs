@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use serde_json::Value;
-use session_tools_host::gateway::embedded::transcript::iso_time;
+use session_tools_host::gateway::embedded::iso_time;
 use session_tools_host::gateway::{SessionRow, TranscriptMessage};
 
 pub fn print_json(value: &Value) -> Result<()> {

@@ -6,7 +6,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod calls;
+pub mod policy;
 pub mod wit;
+
+pub use calls::{Caller, Job, ToolError, ToolOutput, Wake, Wakeup};
 
 /// What kind of failure a gateway error is (WIT `error-kind`): what the tools decide on a
 /// failure, they decide on this, never on the message's words.

@@ -19,14 +19,17 @@ pub trait IntoWit<W> {
 #[macro_export]
 macro_rules! __wit_plain {
     ($w:ident, $c:ident, $name:ident { $($field:ident),* $(,)? }) => {
-        impl $crate::wit::FromWit<$w::$name> for $c::$name {
-            fn from_wit(r: $w::$name) -> $c::$name {
+        $crate::__wit_plain!($w, $c, $name => $name { $($field),* });
+    };
+    ($w:ident, $c:ident, $wname:ident => $name:ident { $($field:ident),* $(,)? }) => {
+        impl $crate::wit::FromWit<$w::$wname> for $c::$name {
+            fn from_wit(r: $w::$wname) -> $c::$name {
                 $c::$name { $($field: r.$field),* }
             }
         }
-        impl $crate::wit::IntoWit<$w::$name> for $c::$name {
-            fn into_wit(self) -> $w::$name {
-                $w::$name { $($field: self.$field),* }
+        impl $crate::wit::IntoWit<$w::$wname> for $c::$name {
+            fn into_wit(self) -> $w::$wname {
+                $w::$wname { $($field: self.$field),* }
             }
         }
     };
@@ -216,6 +219,173 @@ macro_rules! wit_records {
             $crate::__wit_plain!(w, c, SendParams { to, message, channel, account_id, idempotency_key });
             $crate::__wit_plain!(w, c, PatchParams { key, label, model });
             $crate::__wit_plain!(w, c, DeleteParams { key, delete_transcript });
+        };
+    };
+}
+
+/// Implements [`FromWit`] and [`IntoWit`] between the contract's call, job and policy
+/// records ([`calls`](crate::calls), [`policy`](crate::policy)) and those generated for the
+/// exported `tools`, `jobs` and `policy` interfaces at the given paths, which must see the
+/// `types` records converted by [`wit_records!`](crate::wit_records). The tools component
+/// converts one way and the host the other; both use this one copy.
+#[macro_export]
+macro_rules! wit_calls {
+    (tools: $($tools:ident)::+, jobs: $($jobs:ident)::+, policy: $($policy:ident)::+ $(,)?) => {
+        #[allow(unused_imports, clippy::all)]
+        const _: () = {
+            use $crate::calls as c;
+            use $crate::policy as p;
+            use $crate::wit::{FromWit, IntoWit};
+            use $($jobs)::+ as wj;
+            use $($policy)::+ as wp;
+            use $($tools)::+ as wt;
+
+            $crate::__wit_plain!(wt, c, CallerContext => Caller {
+                agent_session_key, agent_channel, agent_account_id, agent_to, agent_thread_id,
+                agent_group_id, agent_group_channel, agent_group_space, sandboxed, requester_agent_id_override,
+            });
+
+            impl FromWit<wt::ToolError> for c::ToolError {
+                fn from_wit(e: wt::ToolError) -> c::ToolError {
+                    match e {
+                        wt::ToolError::UnknownTool(name) => c::ToolError::UnknownTool(name),
+                        wt::ToolError::InvalidArguments(msg) => c::ToolError::InvalidArguments(msg),
+                        wt::ToolError::Failed(msg) => c::ToolError::Failed(msg),
+                        wt::ToolError::NotConfigured => c::ToolError::NotConfigured,
+                    }
+                }
+            }
+            impl IntoWit<wt::ToolError> for c::ToolError {
+                fn into_wit(self) -> wt::ToolError {
+                    match self {
+                        c::ToolError::UnknownTool(name) => wt::ToolError::UnknownTool(name),
+                        c::ToolError::InvalidArguments(msg) => wt::ToolError::InvalidArguments(msg),
+                        c::ToolError::Failed(msg) => wt::ToolError::Failed(msg),
+                        c::ToolError::NotConfigured => wt::ToolError::NotConfigured,
+                    }
+                }
+            }
+            impl FromWit<wt::ToolOutput> for c::ToolOutput {
+                fn from_wit(o: wt::ToolOutput) -> c::ToolOutput {
+                    c::ToolOutput { result: o.result, jobs: o.jobs.into_iter().map(c::Job::from_wit).collect() }
+                }
+            }
+            impl IntoWit<wt::ToolOutput> for c::ToolOutput {
+                fn into_wit(self) -> wt::ToolOutput {
+                    wt::ToolOutput { result: self.result, jobs: self.jobs.into_iter().map(IntoWit::into_wit).collect() }
+                }
+            }
+
+            impl FromWit<wj::Wake> for c::Wake {
+                fn from_wit(w: wj::Wake) -> c::Wake {
+                    match w {
+                        wj::Wake::Now => c::Wake::Now,
+                        wj::Wake::RunEnd(params) => c::Wake::RunEnd(FromWit::from_wit(params)),
+                        wj::Wake::At(t) => c::Wake::At(t),
+                    }
+                }
+            }
+            impl IntoWit<wj::Wake> for c::Wake {
+                fn into_wit(self) -> wj::Wake {
+                    match self {
+                        c::Wake::Now => wj::Wake::Now,
+                        c::Wake::RunEnd(params) => wj::Wake::RunEnd(params.into_wit()),
+                        c::Wake::At(t) => wj::Wake::At(t),
+                    }
+                }
+            }
+            impl FromWit<wj::Wakeup> for c::Wakeup {
+                fn from_wit(w: wj::Wakeup) -> c::Wakeup {
+                    match w {
+                        wj::Wakeup::Now => c::Wakeup::Now,
+                        wj::Wakeup::Timer => c::Wakeup::Timer,
+                        wj::Wakeup::RunEnded(r) => c::Wakeup::RunEnded(r.map(FromWit::from_wit).map_err(FromWit::from_wit)),
+                    }
+                }
+            }
+            impl IntoWit<wj::Wakeup> for c::Wakeup {
+                fn into_wit(self) -> wj::Wakeup {
+                    match self {
+                        c::Wakeup::Now => wj::Wakeup::Now,
+                        c::Wakeup::Timer => wj::Wakeup::Timer,
+                        c::Wakeup::RunEnded(r) => wj::Wakeup::RunEnded(r.map(IntoWit::into_wit).map_err(IntoWit::into_wit)),
+                    }
+                }
+            }
+            impl FromWit<wj::Job> for c::Job {
+                fn from_wit(j: wj::Job) -> c::Job {
+                    c::Job { id: j.id, kind: j.kind, session_key: j.session_key, state: j.state, wake: c::Wake::from_wit(j.wake) }
+                }
+            }
+            impl IntoWit<wj::Job> for c::Job {
+                fn into_wit(self) -> wj::Job {
+                    wj::Job { id: self.id, kind: self.kind, session_key: self.session_key, state: self.state, wake: self.wake.into_wit() }
+                }
+            }
+
+            impl FromWit<wp::Decision> for p::Decision {
+                fn from_wit(d: wp::Decision) -> p::Decision {
+                    match d {
+                        wp::Decision::Allow => p::Decision::Allow,
+                        wp::Decision::Deny => p::Decision::Deny,
+                    }
+                }
+            }
+            impl IntoWit<wp::Decision> for p::Decision {
+                fn into_wit(self) -> wp::Decision {
+                    match self {
+                        p::Decision::Allow => wp::Decision::Allow,
+                        p::Decision::Deny => wp::Decision::Deny,
+                    }
+                }
+            }
+            $crate::__wit_plain!(wp, p, PolicyEntry { send_policy, channel, last_channel, chat_type });
+            impl FromWit<wp::PolicyInput> for p::PolicyInput {
+                fn from_wit(i: wp::PolicyInput) -> p::PolicyInput {
+                    p::PolicyInput { entry: i.entry.map(FromWit::from_wit), session_key: i.session_key, channel: i.channel, chat_type: i.chat_type }
+                }
+            }
+            impl IntoWit<wp::PolicyInput> for p::PolicyInput {
+                fn into_wit(self) -> wp::PolicyInput {
+                    wp::PolicyInput { entry: self.entry.map(IntoWit::into_wit), session_key: self.session_key, channel: self.channel, chat_type: self.chat_type }
+                }
+            }
+            impl FromWit<wp::SendMode> for p::SendMode {
+                fn from_wit(m: wp::SendMode) -> p::SendMode {
+                    match m {
+                        wp::SendMode::Allow => p::SendMode::Allow,
+                        wp::SendMode::Deny => p::SendMode::Deny,
+                        wp::SendMode::Inherit => p::SendMode::Inherit,
+                    }
+                }
+            }
+            impl IntoWit<wp::SendMode> for p::SendMode {
+                fn into_wit(self) -> wp::SendMode {
+                    match self {
+                        p::SendMode::Allow => wp::SendMode::Allow,
+                        p::SendMode::Deny => wp::SendMode::Deny,
+                        p::SendMode::Inherit => wp::SendMode::Inherit,
+                    }
+                }
+            }
+            impl FromWit<wp::SendCommand> for p::SendCommand {
+                fn from_wit(s: wp::SendCommand) -> p::SendCommand {
+                    match s {
+                        wp::SendCommand::Show => p::SendCommand::Show,
+                        wp::SendCommand::Set(mode) => p::SendCommand::Set(FromWit::from_wit(mode)),
+                        wp::SendCommand::Invalid(word) => p::SendCommand::Invalid(word),
+                    }
+                }
+            }
+            impl IntoWit<wp::SendCommand> for p::SendCommand {
+                fn into_wit(self) -> wp::SendCommand {
+                    match self {
+                        p::SendCommand::Show => wp::SendCommand::Show,
+                        p::SendCommand::Set(mode) => wp::SendCommand::Set(mode.into_wit()),
+                        p::SendCommand::Invalid(word) => wp::SendCommand::Invalid(word),
+                    }
+                }
+            }
         };
     };
 }

@@ -5,9 +5,9 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::config::Config;
-use crate::context::{Caller, Env, Job, ToolError, Wake, Wakeup};
+use crate::context::{Caller, Env, Job, ToolError, Wakeup};
 use crate::jobs;
-use crate::policy::{self, Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
+use crate::policy::{self, PolicyInput};
 use crate::ports::wit::{FromWit, IntoWit};
 use crate::ports::{self, GatewayResult, LogLevel};
 use crate::tools;
@@ -34,6 +34,11 @@ fn config() -> Option<Rc<Config>> {
 struct WitGateway;
 
 session_tools_contract::wit_records!(crate::component::openclaw::session_tools::types);
+session_tools_contract::wit_calls!(
+    tools: crate::component::exports::openclaw::session_tools::tools,
+    jobs: crate::component::exports::openclaw::session_tools::jobs,
+    policy: crate::component::exports::openclaw::session_tools::policy,
+);
 
 fn gw_err(e: wit_gw::GatewayError) -> ports::GatewayError {
     ports::GatewayError::from_wit(e)
@@ -110,26 +115,6 @@ fn with_env<T>(f: impl FnOnce(&Env) -> T) -> Option<T> {
     Some(f(&Env { gw: &WitGateway, host: &WitHost, cfg: &cfg }))
 }
 
-fn wake_to_wit(wake: Wake) -> wit_jobs::Wake {
-    match wake {
-        Wake::Now => wit_jobs::Wake::Now,
-        Wake::RunEnd(p) => wit_jobs::Wake::RunEnd(wit_gw::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }),
-        Wake::At(t) => wit_jobs::Wake::At(t),
-    }
-}
-
-fn wake_from_wit(wake: wit_jobs::Wake) -> Wake {
-    match wake {
-        wit_jobs::Wake::Now => Wake::Now,
-        wit_jobs::Wake::RunEnd(p) => Wake::RunEnd(ports::WaitParams { run_id: p.run_id, timeout_ms: p.timeout_ms }),
-        wit_jobs::Wake::At(t) => Wake::At(t),
-    }
-}
-
-fn job_to_wit(job: Job) -> wit_jobs::Job {
-    wit_jobs::Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake: wake_to_wit(job.wake) }
-}
-
 struct Component;
 
 impl wit_setup::Guest for Component {
@@ -154,76 +139,29 @@ impl wit_tools::Guest for Component {
     }
 
     fn call(tool: String, caller: wit_tools::CallerContext, arguments: String) -> Result<wit_tools::ToolOutput, wit_tools::ToolError> {
-        let caller = Caller {
-            agent_session_key: caller.agent_session_key,
-            agent_channel: caller.agent_channel,
-            agent_account_id: caller.agent_account_id,
-            agent_to: caller.agent_to,
-            agent_thread_id: caller.agent_thread_id,
-            agent_group_id: caller.agent_group_id,
-            agent_group_channel: caller.agent_group_channel,
-            agent_group_space: caller.agent_group_space,
-            sandboxed: caller.sandboxed,
-            requester_agent_id_override: caller.requester_agent_id_override,
-        };
+        let caller = Caller::from_wit(caller);
         let outcome = with_env(|env| tools::call_tool(env, &tool, &caller, &arguments)).unwrap_or(Err(ToolError::NotConfigured));
-        match outcome {
-            Ok(out) => Ok(wit_tools::ToolOutput { result: out.result, jobs: out.jobs.into_iter().map(job_to_wit).collect() }),
-            Err(ToolError::UnknownTool(name)) => Err(wit_tools::ToolError::UnknownTool(name)),
-            Err(ToolError::InvalidArguments(msg)) => Err(wit_tools::ToolError::InvalidArguments(msg)),
-            Err(ToolError::Failed(msg)) => Err(wit_tools::ToolError::Failed(msg)),
-            Err(ToolError::NotConfigured) => Err(wit_tools::ToolError::NotConfigured),
-        }
+        outcome.map(IntoWit::into_wit).map_err(IntoWit::into_wit)
     }
 }
 
 impl wit_jobs::Guest for Component {
     fn resume(job: wit_jobs::Job, wakeup: wit_jobs::Wakeup) -> Result<Vec<wit_jobs::Job>, String> {
-        let job = Job { id: job.id, kind: job.kind, session_key: job.session_key, state: job.state, wake: wake_from_wit(job.wake) };
-        let wakeup = match wakeup {
-            wit_jobs::Wakeup::Now => Wakeup::Now,
-            wit_jobs::Wakeup::Timer => Wakeup::Timer,
-            wit_jobs::Wakeup::RunEnded(r) => Wakeup::RunEnded(r.map(wait_result_from).map_err(gw_err)),
-        };
+        let (job, wakeup) = (Job::from_wit(job), Wakeup::from_wit(wakeup));
         let next = with_env(|env| jobs::resume(env, job, wakeup)).unwrap_or_else(|| Err("the session tools are not configured".into()))?;
-        Ok(next.into_iter().map(job_to_wit).collect())
+        Ok(next.into_iter().map(IntoWit::into_wit).collect())
     }
 }
 
 impl wit_policy::Guest for Component {
     fn evaluate_send_policy(input: wit_policy::PolicyInput) -> wit_policy::Verdict {
-        let input = PolicyInput {
-            entry: input.entry.map(|e| PolicyEntry {
-                send_policy: e.send_policy,
-                channel: e.channel,
-                last_channel: e.last_channel,
-                chat_type: e.chat_type,
-            }),
-            session_key: input.session_key,
-            channel: input.channel,
-            chat_type: input.chat_type,
-        };
         let cfg = config().unwrap_or_default();
-        let (decision, reason) = policy::evaluate(&cfg, &input);
-        wit_policy::Verdict {
-            decision: match decision {
-                Decision::Allow => wit_policy::Decision::Allow,
-                Decision::Deny => wit_policy::Decision::Deny,
-            },
-            reason,
-        }
+        let (decision, reason) = policy::evaluate(&cfg, &PolicyInput::from_wit(input));
+        wit_policy::Verdict { decision: decision.into_wit(), reason }
     }
 
     fn parse_send_command(text: String) -> Option<wit_policy::SendCommand> {
-        policy::parse_send_command(&text).map(|command| match command {
-            SendCommand::Show => wit_policy::SendCommand::Show,
-            SendCommand::Set(mode) => wit_policy::SendCommand::Set(match mode {
-                SendMode::Allow => wit_policy::SendMode::Allow,
-                SendMode::Deny => wit_policy::SendMode::Deny,
-                SendMode::Inherit => wit_policy::SendMode::Inherit,
-            }),
-            SendCommand::Invalid(word) => wit_policy::SendCommand::Invalid(word),
-        })
+        policy::parse_send_command(&text).map(IntoWit::into_wit)
     }
 }
 

@@ -3,29 +3,7 @@
 use crate::config::{normalize_send_policy, Config, PolicyAction};
 use crate::keys::{channel_from_group_key, key_rest};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decision {
-    Allow,
-    Deny,
-}
-
-/// The session entry fields the policy reads.
-#[derive(Debug, Clone, Default)]
-pub struct PolicyEntry {
-    pub send_policy: Option<String>,
-    pub channel: Option<String>,
-    pub last_channel: Option<String>,
-    pub chat_type: Option<String>,
-}
-
-/// A send to evaluate.
-#[derive(Debug, Clone, Default)]
-pub struct PolicyInput {
-    pub entry: Option<PolicyEntry>,
-    pub session_key: Option<String>,
-    pub channel: Option<String>,
-    pub chat_type: Option<String>,
-}
+pub use crate::ports::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 
 /// `normalizeChatType`: `direct` (also `dm`), `group`, `channel`, else none.
 pub fn normalize_chat_type(value: Option<&str>) -> Option<&'static str> {
@@ -102,22 +80,6 @@ pub fn evaluate(cfg: &Config, input: &PolicyInput) -> (Decision, String) {
         Some(PolicyAction::Allow) => (Decision::Allow, "no rule matches and session.sendPolicy.default is allow".to_string()),
         None => (Decision::Allow, "no rule matches and there is no session.sendPolicy.default".to_string()),
     }
-}
-
-/// A per-session override mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SendMode {
-    Allow,
-    Deny,
-    Inherit,
-}
-
-/// The owner command `/send [mode]` (reference §4).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SendCommand {
-    Show,
-    Set(SendMode),
-    Invalid(String),
 }
 
 /// Parses `/^\/send(?:\s+([a-zA-Z]+))?\s*$/i`.

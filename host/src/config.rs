@@ -13,7 +13,7 @@ pub use guest::{GuestConfig, PATHS_FILE};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use session_tools_guest::keys::{normalize_agent_id, normalize_main_key, DEFAULT_AGENT_ID};
+use session_tools_grammar::keys::{normalize_agent_id, normalize_main_key, DEFAULT_AGENT_ID};
 
 use crate::error::{Error, Result};
 
@@ -55,11 +55,15 @@ pub struct DeploymentConfig {
     /// The config as every instance is given it: the paths the component reads, nothing
     /// else (N16).
     pub guest: GuestConfig,
+    /// The whole config as read (JSON5 parsed), for the host's own reading; the guest never gets it.
     pub raw: Value,
+    /// `session.mainKey`, normalised (`main` when unset).
     pub main_key: String,
+    /// Whether `session.scope` is `global`.
     pub scope_global: bool,
     /// `agents.list[].id`, normalised, in order.
     pub agent_ids: Vec<String>,
+    /// The default agent id (the one marked default in `agents.list`, else the first, else `main`).
     pub default_agent: String,
     /// `session.store`, when set.
     pub store: Option<String>,

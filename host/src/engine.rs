@@ -17,8 +17,10 @@ use crate::limits::Limits;
 /// granularity.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// How the engine is set up.
+/// How the engine is set up: [`EngineOptions::default`], changed with the `with_` methods
+/// (fields may be added in a minor release).
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct EngineOptions {
     /// Keep instance memories in a pre-reserved pool (fast instantiation). The pool's size
     /// is `pool_instances`.
@@ -32,6 +34,29 @@ pub struct EngineOptions {
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions { pooling: true, pool_instances: 1_000, cache_dir: default_cache_dir() }
+    }
+}
+
+impl EngineOptions {
+    /// Whether instance memories come from a pre-reserved pool.
+    #[must_use]
+    pub fn with_pooling(mut self, pooling: bool) -> Self {
+        self.pooling = pooling;
+        self
+    }
+
+    /// How many instances the pool holds at most.
+    #[must_use]
+    pub fn with_pool_instances(mut self, pool_instances: u32) -> Self {
+        self.pool_instances = pool_instances;
+        self
+    }
+
+    /// Where compiled components are cached (`None`: no cache).
+    #[must_use]
+    pub fn with_cache_dir(mut self, cache_dir: Option<PathBuf>) -> Self {
+        self.cache_dir = cache_dir;
+        self
     }
 }
 
@@ -86,8 +111,9 @@ pub fn build_engine_with(
         // a reused slot then starts with no page faults (BENCHMARKS.md: instantiate and
         // configure 19.9 -> 8.2 us).
         pool.pagemap_scan(wasmtime::Enabled::Auto);
-        // The world is synchronous: no async fiber stacks (2 ms off engine creation).
-        pool.total_stacks(0);
+        // The world is synchronous, and wasmtime is built without `async` (issue 25: the
+        // host answers WASI itself), so the pool reserves no fiber stacks (2 ms off engine
+        // creation, BENCHMARKS.md).
         // Reserve just what the memory cap allows, so thousands of pooled slots fit in the
         // address space; bounds checks stay elided by the guard region.
         config.memory_reservation(limits.memory_bytes as u64);

@@ -9,15 +9,31 @@ use crate::sandbox::CallError;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Error {
-    /// The component could not be compiled, loaded or linked.
-    Component(String),
+    /// The component could not be compiled, loaded or linked: what wasmtime (or the
+    /// cache, or the composition) said, with its causes as the error's `source` chain.
+    Component(Box<dyn std::error::Error + Send + Sync + 'static>),
     /// A config (a file, or a value given in code) is not valid: where it came from, and
     /// what is wrong with it.
-    Config { origin: String, message: String },
+    Config {
+        /// The file, or what in the code gave the value.
+        origin: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The state directory does not exist (and may not be created), or is not usable.
-    StateDir { path: PathBuf, message: String },
+    StateDir {
+        /// The directory.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A file could not be read or written.
-    Io { what: String, source: std::io::Error },
+    Io {
+        /// What was being read or written.
+        what: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
     /// An instance the service needs from the start (the send-policy one) could not be
     /// started or configured.
     Instance(CallError),
@@ -31,7 +47,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 impl std::fmt::Display for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Error::Component(message) => write!(f, "the component cannot be loaded: {message}"),
+            Error::Component(_) => f.write_str("the component cannot be loaded"),
             Error::Config { origin, message } => write!(f, "{origin}: {message}"),
             Error::StateDir { path, message } => write!(f, "the state directory {} {message}", path.display()),
             Error::Io { what, source } => write!(f, "{what}: {source}"),
@@ -46,6 +62,7 @@ impl std::error::Error for Error {
         match self {
             Error::Io { source, .. } => Some(source),
             Error::Instance(error) => Some(error),
+            Error::Component(cause) => Some(cause.as_ref()),
             _ => None,
         }
     }

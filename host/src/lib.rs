@@ -7,7 +7,8 @@
 //! its own (pooled per agent and per visibility scope, bounded by [`Limits`]), checks
 //! restricted callers' gateway calls itself (N15), and runs the background jobs tool calls
 //! start (the agent-to-agent ping-pong and announce, sub-agent completions). It works over
-//! any type that implements [`Gateway`] (the RPCs the tools make) and [`SessionTree`] (what
+//! any type that implements [`Gateway`](gateway::Gateway) (the RPCs the tools make) and
+//! [`SessionTree`](gateway::SessionTree) (what
 //! the guard must know of the sessions); the library brings an
 //! [embedded gateway](gateway::embedded) over an OpenClaw state directory, a
 //! live one (`gateway::live`, feature `live`) for a running OpenClaw gateway, and a
@@ -79,20 +80,23 @@
 //! The library is synchronous: every call blocks its thread and none needs an async
 //! runtime. [`Service::call`] blocks while the tool runs (bounded by the agent's
 //! [`Limits`]: CPU, gateway time and wall time); opening a service blocks while the
-//! component is compiled or loaded from the cache. A [`Gateway`] is called from many
+//! component is compiled or loaded from the cache. A [`Gateway`](gateway::Gateway) is called from many
 //! threads at once and may block in each call. See [`Service`] for each method.
 //!
 //! # The component and the host
 //!
-//! Every decision a tool makes, and the send policy, runs in the component. The host links
-//! the guest crate only for the types of the contract and for OpenClaw's key and channel
-//! grammar (which the embedded gateway and the guard must read as the tools do); who is
+//! Every decision a tool makes, and the send policy, runs in the component. The host does
+//! not link the tools' crate: it speaks the contract's types (`session-tools-contract`,
+//! re-exported here) and reads keys with OpenClaw's grammar (`session-tools-grammar`), as
+//! the embedded gateway and the guard must read them as the tools do; who is
 //! restricted (N15) is the host's own reading of the config, so the guard never depends
 //! on what it guards. `ARCHITECTURE.md` is the map.
 
 // The one unsafe operation is loading compiled code (`engine.rs`, where it says why it
 // is sound); everything else is checked by the compiler.
 #![deny(unsafe_code)]
+// Every public item says what it is for (issue 25; host/public-api.txt lists them).
+#![deny(missing_docs)]
 
 mod bindings;
 #[allow(unsafe_code)] // `Component::deserialize` of the checked cache (see engine.rs)
@@ -106,6 +110,7 @@ mod poison;
 mod sandbox;
 mod service;
 pub mod telemetry;
+mod wasi;
 
 pub mod config;
 #[cfg(feature = "conformance")]
@@ -119,9 +124,9 @@ pub use jobs::Scheduler;
 pub use limits::{AgentLimits, Limits};
 pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
 pub use service::{tracing_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
-pub use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
-pub use session_tools_guest::ports::LogLevel;
-pub use session_tools_guest::{Caller, Job, ToolError, Wake, Wakeup};
+pub use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
+pub use session_tools_contract::LogLevel;
+pub use session_tools_contract::{Caller, Job, ToolError, Wake, Wakeup};
 
 /// The component this library was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
@@ -149,5 +154,15 @@ pub mod unstable {
     pub use crate::engine::{build_engine, build_engine_with, load_component, load_component_cached};
     pub use crate::gateway::native::Native;
     pub use crate::json5::from_str as json5_from_str;
+    pub use crate::sandbox::link_wasi;
     pub use crate::sandbox::StoreState;
+
+    /// What the benchmark writes 2026.9 state directories with (the embedded gateway's own
+    /// SQLite writers, so the generated states are what the gateway reads).
+    pub mod sqlite {
+        pub use crate::gateway::embedded::sqlite::db::put_node;
+        pub use crate::gateway::embedded::sqlite::entries::native_shape;
+        pub use crate::gateway::embedded::sqlite::events;
+        pub use crate::gateway::embedded::sqlite::{AGENT_DB, SCHEMA_VERSION};
+    }
 }

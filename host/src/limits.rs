@@ -14,8 +14,10 @@ pub fn deadline(after: Duration) -> Instant {
 /// then and may set it again.
 pub const MAX_TIMER: Duration = Duration::from_secs(30 * 86_400);
 
-/// What one agent's instance may use.
+/// What one agent's instance may use: [`Limits::default`], with fields changed as needed
+/// (limits may be added in a minor release, so the struct is not built field by field).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Limits {
     /// Linear memory, in bytes (also the size of a pooled memory slot).
     pub memory_bytes: usize,
@@ -26,9 +28,11 @@ pub struct Limits {
     pub wasm_stack_bytes: usize,
     /// Elements of a table.
     pub table_elements: u32,
-    /// Core instances, tables and memories an instance may create.
+    /// Core instances an instance may create.
     pub instances: usize,
+    /// Tables an instance may create.
     pub tables: usize,
+    /// Memories an instance may create.
     pub memories: usize,
     /// Size of a tool call's JSON arguments.
     pub max_argument_bytes: usize,
@@ -144,12 +148,16 @@ impl Limits {
 
 /// Limits for every agent, with per-agent overrides.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct AgentLimits {
+    /// The limits of every agent without its own.
     pub default: Limits,
+    /// Agents with limits of their own, by agent id.
     pub agents: std::collections::HashMap<String, Limits>,
 }
 
 impl AgentLimits {
+    /// The limits of an agent (its own, else the default).
     pub fn for_agent(&self, agent: &str) -> &Limits {
         self.agents.get(agent).unwrap_or(&self.default)
     }
@@ -174,7 +182,7 @@ impl AgentLimits {
         if let Some(list) = object.get("agents") {
             let list = list.as_object().ok_or_else(|| format!("{origin}: agents must be an object of agent ids"))?;
             for (id, overrides) in list {
-                let id = session_tools_guest::keys::normalize_agent_id(id);
+                let id = session_tools_grammar::keys::normalize_agent_id(id);
                 agents.insert(id.clone(), default.with_overrides(overrides, &format!("{origin}: agents.{id}"))?);
             }
         }

@@ -150,7 +150,7 @@ fn tree_digest(dir: &Path) -> u64 {
 
 /// Engine options for tests: the compiled-component cache lives in the target dir.
 pub fn engine_options() -> EngineOptions {
-    EngineOptions { cache_dir: Some(root().join("target/component-cache")), ..EngineOptions::default() }
+    EngineOptions::default().with_cache_dir(Some(root().join("target/component-cache")))
 }
 
 /// One runtime (the component compiled once) per test process.
@@ -186,7 +186,7 @@ impl Served {
 
     /// Waits until the gateway's runs have ended; answers whether they all did in time.
     pub fn wait_for_runs(&self, timeout: std::time::Duration) -> bool {
-        self.gateway.runs().wait_idle(timeout)
+        self.gateway.wait_runs_idle(timeout)
     }
 }
 

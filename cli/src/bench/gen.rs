@@ -14,8 +14,8 @@ use anyhow::{Context, Result};
 use serde_json::{json, Map, Value};
 use sha2::{Digest, Sha256};
 
-use session_tools_host::gateway::embedded::layout::Layout;
-use session_tools_host::gateway::embedded::transcript::iso_time;
+use session_tools_host::gateway::embedded::iso_time;
+use session_tools_host::gateway::embedded::Layout;
 
 use super::gen_sqlite::AgentWriter;
 

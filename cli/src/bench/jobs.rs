@@ -29,7 +29,7 @@ fn generate(dir: &Path, cache: &Path, flows: usize, agents: usize) -> Result<()>
     let config = json!({"agents": {"list": list, "defaults": {"subagents": {"archiveAfterMinutes": 0}}}});
     std::fs::write(dir.join("openclaw.json"), config.to_string())?;
     let gateway = EmbeddedGateway::builder(dir).with_runtime(Arc::new(EchoRuntime)).with_clock(system_clock()).open()?;
-    let options = session_tools_host::EngineOptions { cache_dir: Some(cache.to_path_buf()), ..Default::default() };
+    let options = session_tools_host::EngineOptions::default().with_cache_dir(Some(cache.to_path_buf()));
     let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(tracing_log()).build()?;
     let threads = 4usize;
     std::thread::scope(|scope| -> Result<()> {
@@ -60,7 +60,7 @@ fn generate(dir: &Path, cache: &Path, flows: usize, agents: usize) -> Result<()>
         }
         Ok(())
     })?;
-    if !gateway.runs().wait_idle(Duration::from_secs(600)) {
+    if !gateway.wait_runs_idle(Duration::from_secs(600)) {
         bail!("the children's runs did not end");
     }
     let pending = service.pending_jobs().len();
@@ -74,7 +74,7 @@ pub fn run(ctx: &mut Ctx, flows: usize, agents: usize) -> Result<()> {
     let dir = ctx.work.join(format!("jobs-{flows}"));
     let t = Instant::now();
     generate(&dir, &ctx.cache, flows, agents)?;
-    eprintln!("  {flows} pending flows of {agents} agents made in {:.1} s", t.elapsed().as_secs_f64());
+    crate::note!("  {flows} pending flows of {agents} agents made in {:.1} s", t.elapsed().as_secs_f64());
     let exe = std::env::current_exe()?;
     let t = Instant::now();
     let child = Command::new(exe)
@@ -130,7 +130,7 @@ pub fn isolation(ctx: &mut Ctx) -> Result<()> {
     });
     std::fs::write(dir.join("openclaw.json"), config.to_string())?;
     let gateway = EmbeddedGateway::builder(&dir).with_runtime(Arc::new(EchoRuntime)).open()?;
-    let options = session_tools_host::EngineOptions { cache_dir: Some(ctx.cache.clone()), ..Default::default() };
+    let options = session_tools_host::EngineOptions::default().with_cache_dir(Some(ctx.cache.clone()));
     let service = ServiceBuilder::over_embedded(&gateway).with_engine(options).with_log(tracing_log()).build()?;
     let quiet = Caller {
         agent_session_key: Some("agent:quiet:discord:channel:2".into()),
@@ -154,7 +154,7 @@ pub fn isolation(ctx: &mut Ctx) -> Result<()> {
     for n in 0..bound {
         service.call(&noisy, "sessions_spawn", &json!({"task": format!("task {n}")}).to_string()).map_err(|e| anyhow!("spawn {n}: {e}"))?;
     }
-    gateway.runs().wait_idle(Duration::from_secs(600));
+    gateway.wait_runs_idle(Duration::from_secs(600));
     let pending = service.pending_jobs().iter().filter(|j| j.agent == "noisy").count();
     if pending != bound {
         bail!("the noisy agent has {pending} pending jobs, not its bound of {bound}");

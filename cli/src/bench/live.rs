@@ -106,17 +106,18 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
     let mut package = String::new();
     for &n in sizes {
         let t = Instant::now();
+        ctx.progress.detail(format_args!("live gateway: {n} sessions: generating the state"));
         let manifest = gen::generate(&ctx.work.join(format!("live-{n}")), &Spec::openclaw(n, 20))?;
-        eprintln!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        crate::note!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        ctx.progress.detail(format_args!("live gateway: {n} sessions: starting OpenClaw's gateway"));
         let t = Instant::now();
         let gateway =
             Gateway::start(&manifest.dir, GatewayOptions::default()).map_err(|e| anyhow!("starting the real OpenClaw gateway: {e}"))?;
         package = gateway.installation().package.clone();
-        eprintln!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
+        crate::note!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
         let live = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).open()?);
-        let service = ServiceBuilder::over_live(&live)
-            .with_engine(EngineOptions { cache_dir: Some(ctx.cache.clone()), ..EngineOptions::default() })
-            .build()?;
+        let service =
+            ServiceBuilder::over_live(&live).with_engine(EngineOptions::default().with_cache_dir(Some(ctx.cache.clone()))).build()?;
         let (port, token) = (gateway.port(), gateway.token().to_string());
         let main = Caller { agent_session_key: Some(REQUESTER.into()), ..Caller::default() };
         let call = |service: &Service, tool: &str, args: &str| -> Result<Value> {
@@ -125,6 +126,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         };
         let theirs = |tool: &str, args: Value| invoke_tool(port, &token, tool, &args, REQUESTER);
         let size = super::report::thousands(n as f64);
+        ctx.progress.detail(format_args!("live gateway: {n} sessions: measuring ours against OpenClaw's"));
 
         // Our sessions_list answers at most 200 rows (N3, N18); OpenClaw's is asked for as
         // many, so both do the same work. What OpenClaw answers by default (every row) is
@@ -181,9 +183,8 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         // The same call with every history a `chat.history` request (a gateway on another
         // machine): bound by the gateway's own cost a request (it copies its whole store).
         let rpc_only = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).with_histories_on_disk(false).open()?);
-        let over_rpc = ServiceBuilder::over_live(&rpc_only)
-            .with_engine(EngineOptions { cache_dir: Some(ctx.cache.clone()), ..EngineOptions::default() })
-            .build()?;
+        let over_rpc =
+            ServiceBuilder::over_live(&rpc_only).with_engine(EngineOptions::default().with_cache_dir(Some(ctx.cache.clone()))).build()?;
         let (rpc_stats, theirs_again, c, _) = pair(
             ctx,
             || call(&over_rpc, "sessions_list", r#"{"messageLimit":5}"#),
@@ -231,7 +232,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let (ours, theirs_stats, a, b) =
             pair(ctx, || call(&service, "sessions_history", &args), || theirs("sessions_history", json!({"sessionKey": key})))?;
         if a != b {
-            eprintln!(
+            crate::note!(
                 "  note: sessions_history answers differ between ours and OpenClaw's ({} vs {} messages)",
                 count(&a, "messages"),
                 count(&b, "messages")

@@ -47,8 +47,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
+use crate::note;
+use crate::progress::Progress;
 use report::{Figure, Report, Unit};
-use session_tools_host::gateway::embedded::layout::Layout;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
@@ -140,6 +142,8 @@ pub struct Ctx {
     pub report: Report,
     pub budget: Duration,
     pub args: BenchArgs,
+    /// The run's stages on a terminal (`crate::progress`).
+    pub progress: Progress,
 }
 
 impl Ctx {
@@ -153,14 +157,19 @@ impl Ctx {
     }
 
     fn wants(&self, section: &str) -> bool {
-        if self.args.live || self.args.plugin {
-            return (self.args.live && section == "live") || (self.args.plugin && section == "plugin");
-        }
-        if section == "variants" && self.args.variants {
-            return true;
-        }
-        (self.args.only.is_empty() && !matches!(section, "variants" | "live" | "plugin")) || self.args.only.iter().any(|s| s == section)
+        wants(&self.args, section)
     }
+}
+
+/// Whether `args` ask for `section`.
+fn wants(args: &BenchArgs, section: &str) -> bool {
+    if args.live || args.plugin {
+        return (args.live && section == "live") || (args.plugin && section == "plugin");
+    }
+    if section == "variants" && args.variants {
+        return true;
+    }
+    (args.only.is_empty() && !matches!(section, "variants" | "live" | "plugin")) || args.only.iter().any(|s| s == section)
 }
 
 fn or_default(given: &[usize], full: &[usize], quick: &[usize], is_quick: bool) -> Vec<usize> {
@@ -190,9 +199,9 @@ pub fn run(args: &BenchArgs) -> Result<i32> {
     }
     let machine = sysinfo::Machine::detect();
     if machine.profile == "debug" {
-        eprintln!("warning: this is a debug build; the figures say little (use cargo run --release)");
+        note!("warning: this is a debug build; the figures say little (use cargo run --release)");
     }
-    eprintln!(
+    note!(
         "session-tools bench{}: {} ({} cores), {}, {}, wasmtime {}",
         if args.quick { " --quick" } else { "" },
         machine.cpu,
@@ -238,12 +247,15 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     }
     let load_at_start = sysinfo::load_average();
     if load_at_start.split_whitespace().next().and_then(|l| l.parse::<f64>().ok()).is_some_and(|l| l > 1.0) {
-        eprintln!("note: the machine is busy (load average {load_at_start}); figures will be slower and noisier");
+        note!("note: the machine is busy (load average {load_at_start}); figures will be slower and noisier");
     }
     let mut report = Report { machine, mode, figures: Vec::new(), sections: Vec::new(), started, load_at_start };
 
-    eprintln!("== engine");
-    let options = EngineOptions { cache_dir: Some(cache.clone()), ..EngineOptions::default() };
+    // The engine and the states, then each section asked for.
+    let stages = 2 + SECTIONS.iter().filter(|s| wants(args, s)).count();
+    let progress = Progress::stages("bench", stages as u64);
+    progress.stage("engine");
+    let options = EngineOptions::default().with_cache_dir(Some(cache.clone()));
     let t = Instant::now();
     let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     report.add(
@@ -251,7 +263,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
             .note("Cranelift, in this process; done once per component and machine"),
     );
     let budget = Duration::from_secs_f64(args.budget.unwrap_or(if args.quick { 0.5 } else { 4.0 }));
-    let mut ctx = Ctx { quick: args.quick, work: work.to_path_buf(), cache, runtime, report, budget, args: args.clone() };
+    let mut ctx = Ctx { quick: args.quick, work: work.to_path_buf(), cache, runtime, report, budget, args: args.clone(), progress };
     let plan = Plan::new(1, if ctx.quick { 3 } else { 10 }, 50, ctx.budget);
     let from_cache = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
@@ -268,7 +280,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         drop(engine);
         Ok(ns)
     })?;
-    let small_pool = EngineOptions { pool_instances: 16, ..options.clone() };
+    let small_pool = options.clone().with_pool_instances(16);
     let engine_small = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
         let engine = session_tools_host::unstable::build_engine(&small_pool, &limits)?;
@@ -276,7 +288,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         drop(engine);
         Ok(ns)
     })?;
-    let unpooled = EngineOptions { pooling: false, ..options.clone() };
+    let unpooled = options.clone().with_pooling(false);
     let engine_unpooled = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
         let engine = session_tools_host::unstable::build_engine(&unpooled, &limits)?;
@@ -312,46 +324,46 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     );
     ctx.report.add(Figure::time("engine", "drop of a Runtime", dropping).note("pool unmapped; the epoch thread woken and joined"));
 
-    eprintln!("== states");
+    ctx.progress.stage("states");
     let t = Instant::now();
     let small = gen::generate(&work.join("state-10"), &gen::Spec::openclaw(10, 20))?;
-    eprintln!("  state-10 generated in {:.1} s", t.elapsed().as_secs_f64());
+    note!("  state-10 generated in {:.1} s", t.elapsed().as_secs_f64());
 
     if ctx.wants("sizes") {
-        eprintln!("== sizes");
+        ctx.progress.stage("sizes");
         process::sizes(&mut ctx)?;
     }
     if ctx.wants("instantiate") || ctx.wants("roundtrip") || ctx.wants("variants") {
         let opened = tools::open(&small.dir)?;
         if ctx.wants("instantiate") {
-            eprintln!("== instantiate");
+            ctx.progress.stage("instantiate");
             micro::instantiation(&mut ctx, &opened)?;
         }
         if ctx.wants("roundtrip") {
-            eprintln!("== roundtrip");
+            ctx.progress.stage("roundtrip");
             micro::round_trip(&mut ctx, &opened)?;
         }
         if ctx.wants("variants") {
-            eprintln!("== engine variants");
+            ctx.progress.stage("engine variants");
             variants::run(&mut ctx, &opened)?;
         }
     }
     if ctx.wants("tools") {
-        eprintln!("== tools");
+        ctx.progress.stage("tools");
         let sessions = or_default(&args.sessions, &[10, 1_000, 10_000], &[10, 1_000], ctx.quick);
         let messages = or_default(&args.messages, &[1_000, 10_000], &[1_000], ctx.quick);
         tools::run(&mut ctx, &small, &sessions, &messages)?;
     }
     if ctx.wants("guard") {
-        eprintln!("== the N15 guard");
+        ctx.progress.stage("the N15 guard");
         guard::run(&mut ctx, 1_000)?;
     }
     if ctx.wants("scale") {
-        eprintln!("== scale");
+        ctx.progress.stage("scale");
         scale::run(&mut ctx)?;
     }
     if ctx.wants("jobs") {
-        eprintln!("== pending jobs resumed");
+        ctx.progress.stage("pending jobs resumed");
         let (flows, agents) = match ctx.args.pending_flows {
             Some(flows) => (flows, (flows / 10).max(1)),
             None if ctx.quick => (1_000, 100),
@@ -361,7 +373,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         jobs::isolation(&mut ctx)?;
     }
     if ctx.wants("memory") {
-        eprintln!("== memory");
+        ctx.progress.stage("memory");
         let agents = or_default(&args.agents, &[1_000, 10_000], &[1_000], ctx.quick);
         process::memory(&mut ctx, &small, &agents)?;
         let big = ctx.args.big_sessions.unwrap_or(300_000);
@@ -369,22 +381,23 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         process::big_store(&mut ctx, big, Layout::Files)?;
     }
     if ctx.wants("cold") {
-        eprintln!("== cold start");
+        ctx.progress.stage("cold start");
         process::cold_start(&mut ctx, &small)?;
     }
     #[cfg(feature = "bench-gateway")]
     if ctx.wants("live") {
-        eprintln!("== live gateway");
+        ctx.progress.stage("live gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
         live::run(&mut ctx, &sessions)?;
     }
     #[cfg(feature = "bench-gateway")]
     if ctx.wants("plugin") {
-        eprintln!("== plugin in the gateway");
+        ctx.progress.stage("plugin in the gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
         plugin::run(&mut ctx, &sessions)?;
     }
 
+    ctx.progress.clear();
     let table = ctx.report.table();
     crate::outln!("\n{table}");
     let markdown = ctx.report.markdown();
@@ -392,7 +405,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         crate::outln!("{markdown}");
     } else {
         std::fs::write(&ctx.args.out, &markdown).with_context(|| format!("writing {}", ctx.args.out.display()))?;
-        eprintln!("markdown written to {} ({:.0} s in all)", ctx.args.out.display(), started.elapsed().as_secs_f64());
+        note!("markdown written to {} ({:.0} s in all)", ctx.args.out.display(), started.elapsed().as_secs_f64());
     }
     Ok(0)
 }

@@ -59,19 +59,22 @@ fn check_built(dir: &Path) -> Result<()> {
 pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
     let dir = plugin_dir(ctx)?;
     check_built(&dir)?;
+    ctx.progress.detail(format_args!("plugin: installing OpenClaw and packing the plugin"));
     let installation = install(DEFAULT_PACKAGE).map_err(|e| anyhow!("installing the real OpenClaw gateway: {e}"))?;
     let archive = pack(&installation, &dir, &ctx.work).map_err(|e| anyhow!("{e}"))?;
     let mut rows: Vec<String> = Vec::new();
     for &n in sizes {
         let t = Instant::now();
+        ctx.progress.detail(format_args!("plugin: {n} sessions: generating the state"));
         let manifest = gen::generate(&ctx.work.join(format!("plugin-{n}")), &Spec::openclaw(n, 20))?;
-        eprintln!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        crate::note!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        ctx.progress.detail(format_args!("plugin: {n} sessions: starting OpenClaw's gateway with the plugin"));
         let plugins = install_plugin(&installation, &manifest.dir, &archive).map_err(|e| anyhow!("{e}"))?;
         let t = Instant::now();
         let options = GatewayOptions { extra_config: json!({"plugins": plugins}), ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
-        eprintln!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
+        crate::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
         let (port, token) = (gateway.port(), gateway.token().to_string());
         let invoke = |tool: &str, args: &Value| -> Result<Value> {
             invoke_tool(port, &token, tool, args, REQUESTER).map_err(|e| anyhow!("{e}\n{}", gateway.log_tail(20)))
@@ -86,6 +89,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
             ("agents_list", json!({}), json!({}), Some(1.0)),
         ];
         for (name, ours_args, theirs_args, target) in cases {
+            ctx.progress.detail(format_args!("plugin: {n} sessions: {name}"));
             let tool = name.split_whitespace().next().unwrap_or(name);
             let ours_tool = format!("st_{tool}");
             let (ours, theirs, a, b) = pair(ctx, || invoke(&ours_tool, &ours_args), || invoke(tool, &theirs_args))?;
@@ -93,7 +97,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
                 same_rows(name, &a, &b)?;
             } else if a != b {
                 // The project's decisions change some answers (DECISIONS.md); the figures stand.
-                eprintln!("  note: {name}: the plugin's answer differs from OpenClaw's");
+                crate::note!("  note: {name}: the plugin's answer differs from OpenClaw's");
             }
             let speedup = theirs.median / ours.median;
             let mut figure = Figure::value("plugin", format!("OpenClaw's / the plugin's, {name}, {size} sessions"), speedup, Unit::Ratio)

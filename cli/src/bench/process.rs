@@ -17,7 +17,7 @@ use super::sysinfo::{pss, Rss};
 use super::tools::{main_caller, open};
 use super::{BenchArgs, Ctx};
 use crate::sample::copy_dir;
-use session_tools_host::gateway::embedded::layout::Layout;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 use session_tools_host::Runtime;
@@ -40,7 +40,7 @@ pub fn sizes(ctx: &mut Ctx) -> Result<()> {
     ));
     match cwasm_in(&ctx.cache) {
         Some((_, len)) => ctx.report.add(Figure::value("sizes", "compiled component (.cwasm in the cache)", len as f64, Unit::Bytes)),
-        None => eprintln!("  no .cwasm in {}", ctx.cache.display()),
+        None => crate::note!("  no .cwasm in {}", ctx.cache.display()),
     }
     if let Ok(exe) = std::env::current_exe().and_then(std::fs::metadata) {
         ctx.report.add(Figure::value("sizes", "session-tools executable", exe.len() as f64, Unit::Bytes));
@@ -133,7 +133,7 @@ struct MemoryFigures {
 /// In the child: `n` live, configured instances, then one `sessions_list` on each.
 pub fn memory_child(args: &BenchArgs, n: usize) -> Result<i32> {
     let state = args.child_state.clone().ok_or_else(|| anyhow!("--child-state is required"))?;
-    let options = EngineOptions { pooling: true, pool_instances: n as u32 + 16, cache_dir: args.child_cache.clone() };
+    let options = EngineOptions::default().with_pooling(true).with_pool_instances(n as u32 + 16).with_cache_dir(args.child_cache.clone());
     let t = Instant::now();
     let runtime = Runtime::new(session_tools_host::COMPONENT, &options, &Limits::default())?;
     let pool_ns = ns_since(t);
@@ -217,7 +217,7 @@ pub fn memory(ctx: &mut Ctx, small: &Manifest, agents: &[usize]) -> Result<()> {
     for &n in agents {
         let m = spawn_memory_child(ctx, small, n, false)?;
         if let Some(e) = &m.error {
-            eprintln!("  {n} instances: stopped at {}: {e}", m.live);
+            crate::note!("  {n} instances: stopped at {}: {e}", m.live);
         }
         most_live = most_live.max(m.live);
         let per = |a: &Rss, b: &Rss| {
@@ -330,7 +330,7 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize, layout: Layout) -> Result<()> {
         Layout::Sqlite => (format!("big-{sessions}-sqlite"), "openclaw-agent.sqlite", ", 2026.9 SQLite"),
     };
     let manifest = super::gen::generate(&ctx.work.join(dir), &spec)?;
-    eprintln!(
+    crate::note!(
         "  store of {} sessions{suffix} ({} MiB) generated in {:.1} s",
         thousands(sessions as f64),
         manifest.store_bytes >> 20,

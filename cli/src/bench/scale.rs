@@ -138,13 +138,16 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
         history_messages: 5,
         seed: 7,
         transcripts: true,
-        layout: session_tools_host::gateway::embedded::layout::Layout::Files,
+        layout: session_tools_host::gateway::embedded::Layout::Files,
     };
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join("state-agents"), &spec)?;
-    eprintln!("  {n_agents} agents × {per_agent} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+    crate::note!("  {n_agents} agents × {per_agent} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
     let gateway = EmbeddedGateway::builder(&manifest.dir).open()?;
-    let engine = EngineOptions { cache_dir: Some(ctx.cache.clone()), pool_instances: (n_agents as u32 + 64).max(1_000), pooling: true };
+    let engine = EngineOptions::default()
+        .with_cache_dir(Some(ctx.cache.clone()))
+        .with_pool_instances((n_agents as u32 + 64).max(1_000))
+        .with_pooling(true);
     let service = ServiceBuilder::over_embedded(&gateway).with_engine(engine).with_log(tracing_log()).build()?;
     let world = Arc::new(World {
         service,
@@ -241,7 +244,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
     let errors = world.errors.load(Ordering::Relaxed);
     let first = world.first_violation.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(first) = &first {
-        eprintln!("  first problem: {first}");
+        crate::note!("  first problem: {first}");
     }
     ctx.report.add(
         Figure::value("scale", "answers with another agent's data (isolation violations)", violations as f64, Unit::Count)

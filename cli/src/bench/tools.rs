@@ -17,8 +17,8 @@ use super::stats::{ns_since, sample, sample_pair, Plan, Stats};
 use super::sysinfo::minor_faults;
 use super::Ctx;
 use session_tools_host::config::DeploymentConfig;
-use session_tools_host::gateway::embedded::layout::Layout;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
 use session_tools_host::Limits;
 use session_tools_host::{tracing_log, SystemServices};
@@ -38,14 +38,7 @@ pub fn open(dir: &Path) -> Result<Opened> {
     let cfg = session_tools_guest::Config::from_value(&config.raw, &state_dir).map_err(anyhow::Error::msg)?;
     let gateway = EmbeddedGateway::open(dir, config.clone(), Arc::new(EchoRuntime), system_clock())?;
     let services = Arc::new(SystemServices::new(tracing_log()));
-    let setup = AgentSetup {
-        name: "main".into(),
-        gateway: gateway.clone(),
-        services: services.clone(),
-        config: config.guest.clone(),
-        state_dir,
-        limits: Limits::default(),
-    };
+    let setup = AgentSetup::new("main", gateway.clone(), services.clone(), config.guest.clone(), state_dir, Limits::default());
     Ok(Opened { gateway, cfg, services, setup })
 }
 
@@ -103,7 +96,7 @@ fn compare(ctx: &Ctx, o: &Opened, sandbox: &mut Sandbox, tool: &str, args: &str)
     let b = wasm(sandbox, tool, &caller, args)?;
     let identical = a == b;
     if !identical {
-        eprintln!("  warning: {tool} {args}: the component and the native build answer differently ({} vs {} bytes)", b.len(), a.len());
+        crate::note!("  warning: {tool} {args}: the component and the native build answer differently ({} vs {} bytes)", b.len(), a.len());
     }
     let mut plan = ctx.plan(per_call);
     plan.warmup = plan.warmup.min(if per_call > Duration::from_millis(200) { 1 } else { 3 });
@@ -180,7 +173,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
                 Layout::Sqlite => format!("state-{n}-sqlite"),
             };
             let manifest = gen::generate(&ctx.work.join(dir), &Spec { layout, ..Spec::openclaw(n, m) })?;
-            eprintln!(
+            crate::note!(
                 "  state of {n} sessions × {m} messages{suffix} generated in {:.1} s ({} {:.1} MiB, transcripts {:.1} MiB)",
                 t.elapsed().as_secs_f64(),
                 store_name(layout),
@@ -294,7 +287,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
         let t = Instant::now();
         let dir = if layout == Layout::Files { "state-history" } else { "state-history-sqlite" };
         let manifest = gen::generate(&ctx.work.join(dir), &spec)?;
-        eprintln!("  history state{suffix} generated in {:.1} s", t.elapsed().as_secs_f64());
+        crate::note!("  history state{suffix} generated in {:.1} s", t.elapsed().as_secs_f64());
         let o = open(&manifest.dir)?;
         let mut sandbox = ctx.runtime.instantiate(&o.setup).map_err(|e| anyhow!("{e}"))?;
         let agent = &manifest.agents[0];

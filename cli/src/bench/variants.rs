@@ -15,6 +15,7 @@ use super::stats::{ns_since, sample};
 use super::sysinfo::minor_faults;
 use super::tools::Opened;
 use super::Ctx;
+use session_tools_host::unstable::link_wasi;
 use session_tools_host::unstable::Settings;
 use session_tools_host::unstable::StoreState;
 use session_tools_host::unstable::{build_engine_with, load_component};
@@ -26,12 +27,12 @@ type Tweak = fn(&mut Config, &mut PoolingAllocationConfig);
 
 /// `build_engine` of `engine.rs` (pooling, 1,000 slots), then `tweak`.
 fn engine(limits: &Limits, tweak: Tweak) -> Result<Engine> {
-    let options = EngineOptions { pooling: true, pool_instances: 1_000, cache_dir: None };
+    let options = EngineOptions::default().with_pooling(true).with_pool_instances(1_000).with_cache_dir(None);
     build_engine_with(&options, limits, tweak)
 }
 
-const VARIANTS: [(&str, Tweak); 7] = [
-    ("as engine.rs (baseline: pagemap_scan(Auto), total_stacks(0))", |_, _| {}),
+const VARIANTS: [(&str, Tweak); 6] = [
+    ("as engine.rs (baseline: pagemap_scan(Auto), no fiber stacks)", |_, _| {}),
     ("pagemap_scan(No)", |_, p| {
         p.pagemap_scan(Enabled::No);
     }),
@@ -44,9 +45,6 @@ const VARIANTS: [(&str, Tweak); 7] = [
     ("memory_init_cow(false) + keep_resident(2 MiB)", |c, p| {
         c.memory_init_cow(false);
         p.linear_memory_keep_resident(2 << 20);
-    }),
-    ("total_stacks(1,000), wasmtime's default (async stacks the synchronous world never uses)", |_, p| {
-        p.total_stacks(1_000);
     }),
     ("epoch_interruption(false) (no CPU budget: for scale only)", |c, _| {
         c.epoch_interruption(false);
@@ -64,7 +62,7 @@ impl Raw {
         let component = load_component(&engine, session_tools_host::COMPONENT, Some(&ctx.cache))?;
         let mut linker = Linker::new(&engine);
         SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |s| s)?;
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        link_wasi(&mut linker)?;
         let pre = SessionToolsPre::new(linker.instantiate_pre(&component)?)?;
         Ok(Raw { engine, pre })
     }

@@ -7,9 +7,9 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 use serde_json::{json, Value};
-use session_tools_guest::policy::{Decision, PolicyEntry, PolicyInput};
-use session_tools_guest::ports::{Host, LogLevel};
-use session_tools_guest::{Caller, ToolError};
+use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput};
+use session_tools_contract::{Caller, ToolError};
+use session_tools_contract::{Host, LogLevel};
 
 use crate::config::GuestConfig;
 use crate::gateway::pattern::{self, matches};
@@ -26,25 +26,35 @@ pub const STATE_DIR: &str = "/state";
 /// One case file.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Case {
+    /// The case's name.
     pub name: String,
     #[serde(default)]
+    /// Where the expectation comes from (a reference section, a decision).
     pub source: Option<String>,
     #[serde(default)]
+    /// The scripted clock, in ms since the epoch.
     pub now: Option<i64>,
     #[serde(default)]
+    /// The deployment config the case runs with.
     pub config: Option<Value>,
     #[serde(default)]
+    /// The caller's context.
     pub context: Option<Value>,
     #[serde(default)]
+    /// The scripted gateway's answers.
     pub gateway: Option<Value>,
+    /// The tool call.
     pub call: Value,
+    /// What the call must answer (a pattern).
     pub expect: Value,
 }
 
 /// A case as loaded from disk (or embedded).
 #[derive(Debug, Clone)]
 pub struct CaseFile {
+    /// The file name.
     pub file: String,
+    /// The file's text.
     pub text: String,
 }
 
@@ -142,13 +152,16 @@ enum Produced {
 /// The outcome of one case.
 #[derive(Debug, Clone)]
 pub struct CaseReport {
+    /// The case file.
     pub file: String,
+    /// The case's name.
     pub name: String,
     /// Empty when the case passed.
     pub failures: Vec<String>,
 }
 
 impl CaseReport {
+    /// Whether every expectation held.
     pub fn passed(&self) -> bool {
         self.failures.is_empty()
     }

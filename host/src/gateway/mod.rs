@@ -18,7 +18,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-pub use session_tools_guest::ports::{
+pub use session_tools_contract::{
     AgentAccepted, AgentParams, DeleteParams, DeliveryContext, ErrorKind, GatewayError, GatewayResult, History, HistoryParams, ListParams,
     PatchParams, ResolveParams, SendParams, SessionList, SessionRow, ThreadId, TranscriptMessage, Usage, WaitParams, WaitResult,
 };

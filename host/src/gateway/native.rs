@@ -2,7 +2,7 @@
 //! natively over it: for the benchmark's baseline and for tests that compare the native
 //! logic with the component. The host itself never runs tool logic natively.
 
-use session_tools_guest::ports as native;
+use session_tools_contract as native;
 
 use super::Gateway;
 

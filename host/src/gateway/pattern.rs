@@ -10,6 +10,7 @@ use serde_json::Value;
 pub struct Mismatch {
     /// JSON-pointer-like path, e.g. `/sessions/0/kind`.
     pub path: String,
+    /// The pattern expected there.
     pub expected: String,
     /// The value found, or `(missing)`.
     pub actual: String,

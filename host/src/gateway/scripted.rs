@@ -17,7 +17,9 @@ use session_tools_wire::Era;
 /// A gateway call as it would go over the wire.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RecordedCall {
+    /// The gateway method.
     pub method: String,
+    /// Its params, as they would go over the wire.
     pub params: Value,
 }
 
@@ -59,6 +61,7 @@ struct Script {
     now: i64,
 }
 
+/// The conformance format's mock gateway: answers from a script, runs in virtual time.
 pub struct ScriptedGateway(Mutex<Script>);
 
 fn field_str(v: &Value, key: &str) -> Option<String> {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use session_tools_guest::{Caller, Job, Wakeup};
+use session_tools_contract::{Caller, Job, Wakeup};
 
 use super::runner::{JobRunner, StepHost};
 use super::store::{JobRecord, JobStore};
@@ -48,8 +48,8 @@ impl StepHost for OneInstance<'_> {
     fn wait(
         &self,
         _record: &JobRecord,
-        params: &session_tools_guest::ports::WaitParams,
-    ) -> session_tools_guest::ports::GatewayResult<session_tools_guest::ports::WaitResult> {
+        params: &session_tools_contract::WaitParams,
+    ) -> session_tools_contract::GatewayResult<session_tools_contract::WaitResult> {
         self.gateway.agent_wait(params)
     }
 }

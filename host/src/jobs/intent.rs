@@ -18,8 +18,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
-use session_tools_guest::ports::{self, LogLevel};
-use session_tools_guest::Caller;
+use session_tools_contract::Caller;
+use session_tools_contract::{self as ports, LogLevel};
 use sha2::{Digest, Sha256};
 
 use crate::faults::fault_point;
@@ -290,7 +290,7 @@ impl ports::Host for SeededIds {
 mod tests {
     use super::*;
     use crate::service::SystemServices;
-    use session_tools_guest::ports::Host;
+    use session_tools_contract::Host;
 
     #[test]
     fn seeded_ids_repeat_for_the_same_seed_and_look_like_v4() {

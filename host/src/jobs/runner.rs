@@ -23,8 +23,8 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use session_tools_guest::ports::{GatewayResult, LogLevel, WaitParams, WaitResult};
-use session_tools_guest::{Caller, Job, Wake, Wakeup};
+use session_tools_contract::{Caller, Job, Wake, Wakeup};
+use session_tools_contract::{GatewayResult, LogLevel, WaitParams, WaitResult};
 
 use super::intent::{CallIntent, Held, IntentRecorder};
 use super::store::{JobRecord, JobStore, WakeRecord};

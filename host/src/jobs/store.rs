@@ -20,8 +20,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
-use session_tools_guest::ports::WaitParams;
-use session_tools_guest::{Caller, Job, Wake};
+use session_tools_contract::WaitParams;
+use session_tools_contract::{Caller, Job, Wake};
 
 use super::intent::CallIntent;
 use crate::gateway::embedded::files::{create_exclusively, sweep_temporaries, write_atomically, Durability};

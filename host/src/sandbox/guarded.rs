@@ -12,10 +12,10 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use session_tools_contract as ports;
+use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::access::{Restriction, Scope};
 use session_tools_guard::visibility::Audit as _;
-use session_tools_guest::keys::KeyRules;
-use session_tools_guest::ports;
 use wasmtime::component::{InstancePre, Linker};
 use wasmtime::Engine;
 

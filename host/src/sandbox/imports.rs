@@ -3,7 +3,7 @@
 //! and `host` (clock, ids, a bounded log). A panic of the host while it answers is caught
 //! here and becomes a trap that discards the instance.
 
-use session_tools_guest::ports::{self, LogLevel};
+use session_tools_contract::{self as ports, LogLevel};
 
 use super::store::StoreState;
 use crate::bindings::{self, wit_gw, wit_host};

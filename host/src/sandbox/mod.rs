@@ -2,8 +2,9 @@
 //!
 //! The guest gets no files, sockets, environment, clocks or randomness (N16): its imports
 //! are the project's `gateway` and `host` interfaces plus the few WASI interfaces that
-//! `wasm32-wasip2` std links, and those grant nothing (empty environment, closed stdin,
-//! stdout and stderr captured into the host's log, bounded). Every call runs under a CPU
+//! `wasm32-wasip2` std links, answered by the host's own `crate::wasi`, and those grant
+//! nothing (empty environment, closed stdin, stdout and stderr captured into the host's
+//! log, bounded). Every call runs under a CPU
 //! budget and a memory cap; a guest that breaks a limit or traps gets a clear error and
 //! its instance is discarded.
 
@@ -16,9 +17,10 @@ mod store;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
-use session_tools_guest::ports::LogLevel;
-use session_tools_guest::{Caller, Job, ToolError, ToolOutput, Wakeup};
+use session_tools_contract::policy::{Decision, PolicyInput, SendCommand};
+use session_tools_contract::wit::{FromWit, IntoWit};
+use session_tools_contract::LogLevel;
+use session_tools_contract::{Caller, Job, ToolError, ToolOutput, Wakeup};
 use wasmtime::component::Linker;
 use wasmtime::{Engine, Store, UpdateDeadline};
 
@@ -30,16 +32,20 @@ use crate::gateway::{Gateway, SessionTree};
 use crate::limits::Limits;
 pub(crate) use guarded::{guarded_bytes, NativeAudit, NativeTree, GUARD_COMPONENT};
 use guarded::{wit_restriction, GuardedPre};
+use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::access::Restriction;
-use session_tools_guest::keys::KeyRules;
 pub use store::Services;
 pub use store::StoreState;
 
 /// A tool description as the component gives it.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ToolDescription {
+    /// The tool's name (`sessions_list`, …).
     pub name: String,
+    /// A short human label.
     pub label: String,
+    /// What the tool does, for a model.
     pub description: String,
     /// The JSON schema of the arguments.
     pub parameters: String,
@@ -47,18 +53,35 @@ pub struct ToolDescription {
 
 /// Why a call into the guest failed.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum CallError {
     /// The tool answered with an error (bad arguments, an unknown tool, a gateway error it
     /// does not handle).
     Tool(ToolError),
     /// The arguments or the result are larger than the limit allows.
-    TooLarge { what: &'static str, size: usize, limit: usize },
+    TooLarge {
+        /// What was too large (`tool arguments`, `tool result`, …).
+        what: &'static str,
+        /// Its size, in bytes.
+        size: usize,
+        /// The limit, in bytes.
+        limit: usize,
+    },
     /// The guest used up its CPU budget for the call.
-    CpuLimit { budget_ms: u128 },
+    CpuLimit {
+        /// The budget, in ms of guest CPU time.
+        budget_ms: u128,
+    },
     /// The call took longer than its wall-clock limit.
-    WallLimit { budget_ms: u128 },
+    WallLimit {
+        /// The budget, in ms.
+        budget_ms: u128,
+    },
     /// The guest tried to grow past its memory cap.
-    MemoryLimit { limit: usize },
+    MemoryLimit {
+        /// The cap, in bytes.
+        limit: usize,
+    },
     /// The guest trapped (panicked, hit unreachable code, overflowed its stack, ...).
     Trap(String),
     /// The guest answered something the host does not accept: a result that is not JSON,
@@ -145,43 +168,54 @@ pub struct Runtime {
     _ticker: EpochTicker,
 }
 
-/// What an agent's instance is given.
+/// What an agent's instance is given ([`AgentSetup::new`]).
 #[derive(Clone)]
+#[non_exhaustive]
 pub struct AgentSetup {
     /// A name for logs (usually the agent id).
     pub name: String,
+    /// The gateway the instance's calls reach.
     pub gateway: Arc<dyn Gateway>,
+    /// The clock, ids and log the instance is given.
     pub services: Arc<dyn Services>,
     /// The deployment config, as much of it as the component reads (N16).
     pub config: GuestConfig,
+    /// The state directory, as the component is told it (for paths it reports).
     pub state_dir: String,
+    /// What the instance may use.
     pub limits: Limits,
+}
+
+impl AgentSetup {
+    /// An instance's set-up: a name for logs, its gateway and services, the config it
+    /// reads, the state directory it reports, and its limits.
+    pub fn new(
+        name: impl Into<String>,
+        gateway: Arc<dyn Gateway>,
+        services: Arc<dyn Services>,
+        config: GuestConfig,
+        state_dir: impl Into<String>,
+        limits: Limits,
+    ) -> AgentSetup {
+        AgentSetup { name: name.into(), gateway, services, config, state_dir: state_dir.into(), limits }
+    }
 }
 
 fn link(linker: &mut Linker<StoreState>) -> anyhow::Result<()> {
     use wasmtime::component::HasSelf;
-    use wasmtime_wasi::cli::WasiCli;
-    use wasmtime_wasi::p2::bindings::sync::cli;
 
     SessionTools::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     // The guarded composition's imports beyond the tools' (the guard's spawn tree, audit).
     bindings::guard::wit_tree::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     bindings::guard::wit_audit::add_to_linker::<StoreState, HasSelf<StoreState>>(linker, |s| s)?;
     // Only what std's runtime imports; see the module docs.
-    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
-    wasmtime_wasi::p2::bindings::sync::io::poll::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
-    wasmtime_wasi::p2::bindings::sync::io::streams::add_to_linker::<StoreState, store::HasTable>(linker, |s| &mut s.table)?;
-    cli::exit::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::environment::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::stdout::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::stderr::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_input::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_output::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_stdin::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_stdout::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
-    cli::terminal_stderr::add_to_linker::<StoreState, WasiCli>(linker, StoreState::cli)?;
+    link_wasi(linker)?;
     Ok(())
+}
+
+/// The sandbox's WASI (`crate::wasi`, without `insecure-seed`) into `linker`.
+pub fn link_wasi(linker: &mut Linker<StoreState>) -> wasmtime::Result<()> {
+    crate::wasi::add_to_linker(linker, |s| &mut s.wasi)
 }
 
 impl Runtime {
@@ -195,7 +229,7 @@ impl Runtime {
             let pre = SessionToolsPre::new(linker.instantiate_pre(&compiled)?)?;
             Ok((engine, linker, pre, cache))
         })();
-        let (engine, linker, pre, cache) = prepared.map_err(|e| crate::Error::Component(format!("{e:#}")))?;
+        let (engine, linker, pre, cache) = prepared.map_err(|e| crate::Error::Component(e.into()))?;
         let ticker = EpochTicker::start(&engine);
         Ok(Runtime {
             engine,
@@ -217,6 +251,9 @@ impl Runtime {
             .map_err(|e| CallError::Setup(format!("the guarded component: {e}")))
     }
 
+    /// The wasmtime engine the component is compiled for: for the project's benchmark and
+    /// tests, not part of the stable API (it would tie the library's semver to wasmtime's).
+    #[doc(hidden)]
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
@@ -354,8 +391,10 @@ impl Sandbox {
         })
     }
 
-    /// Sets the gateway the next calls use (a caller's view of it).
-    pub fn set_gateway(&mut self, gateway: Arc<dyn Gateway>) {
+    /// Sets the gateway the next calls use (a caller's view of it). Crate-private: once an
+    /// instance serves a caller through the N15 guard, nothing outside may swap its
+    /// gateway for an unguarded one.
+    pub(crate) fn set_gateway(&mut self, gateway: Arc<dyn Gateway>) {
         self.store.data_mut().set_gateway(gateway);
     }
 
@@ -423,7 +462,7 @@ impl Sandbox {
             crate::telemetry::limit_hit(&self.store.data().name, "too_large");
             return Err(CallError::TooLarge { what: "tool arguments", size: arguments.len(), limit: self.limits.max_argument_bytes });
         }
-        let context = bindings::caller(caller);
+        let context: wit_tools::CallerContext = caller.clone().into_wit();
         let answer = self.enter(format_args!("calling {tool}"), |tools, store| {
             tools.openclaw_session_tools_tools().call_call(store, tool, &context, arguments)
         })?;
@@ -441,35 +480,30 @@ impl Sandbox {
                 if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(&output.result) {
                     return Err(CallError::BadAnswer(format!("the result is not JSON: {e}")));
                 }
-                Ok(ToolOutput { result: output.result, jobs: output.jobs.into_iter().map(bindings::job_from_wit).collect() })
+                Ok(ToolOutput::from_wit(output))
             }
-            Err(e) => Err(CallError::Tool(match e {
-                wit_tools::ToolError::UnknownTool(name) => ToolError::UnknownTool(name),
-                wit_tools::ToolError::InvalidArguments(msg) => ToolError::InvalidArguments(msg),
-                wit_tools::ToolError::Failed(msg) => ToolError::Failed(msg),
-                wit_tools::ToolError::NotConfigured => ToolError::NotConfigured,
-            })),
+            Err(e) => Err(CallError::Tool(ToolError::from_wit(e))),
         }
     }
 
     /// Resumes a background job.
     pub fn resume_job(&mut self, job: Job, wakeup: Wakeup) -> Result<Vec<Job>, CallError> {
-        let job = bindings::job_to_wit(job);
-        let wakeup = bindings::wakeup_to_wit(wakeup);
+        let job: bindings::wit_jobs::Job = job.into_wit();
+        let wakeup: bindings::wit_jobs::Wakeup = wakeup.into_wit();
         self.enter(format_args!("resuming a {} job", job.kind), |tools, store| {
             tools.openclaw_session_tools_jobs().call_resume(store, &job, &wakeup)
         })?
-        .map(|jobs| jobs.into_iter().map(bindings::job_from_wit).collect())
+        .map(|jobs| jobs.into_iter().map(Job::from_wit).collect())
         .map_err(CallError::BadAnswer)
     }
 
     /// Evaluates the send policy.
     pub fn evaluate_send_policy(&mut self, input: &PolicyInput) -> Result<(Decision, String), CallError> {
-        let input = bindings::policy_input(input);
+        let input: bindings::wit_policy::PolicyInput = input.clone().into_wit();
         let verdict = self.enter(format_args!("evaluating the send policy"), |tools, store| {
             tools.openclaw_session_tools_policy().call_evaluate_send_policy(store, &input)
         })?;
-        Ok((bindings::decision(verdict.decision), verdict.reason))
+        Ok((Decision::from_wit(verdict.decision), verdict.reason))
     }
 
     /// Parses a standalone message as a `/send` command.
@@ -477,6 +511,6 @@ impl Sandbox {
         let parsed = self.enter(format_args!("parsing a command"), |tools, store| {
             tools.openclaw_session_tools_policy().call_parse_send_command(store, text)
         })?;
-        Ok(parsed.map(bindings::send_command))
+        Ok(parsed.map(SendCommand::from_wit))
     }
 }

@@ -2,16 +2,16 @@
 //! call may use (CPU and wall time, gateway calls and time, memory, log output). The host
 //! side of the imports is in `imports.rs`.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use session_tools_guest::ports::{self, LogLevel};
-use wasmtime::component::{HasData, ResourceTable};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use session_tools_contract::{self as ports, LogLevel};
 
 use super::output::GuestOutput;
 use super::AgentSetup;
 use crate::bindings::wit_gw;
 use crate::gateway::{Gateway, SessionTree};
+use crate::wasi::Wasi;
 
 /// The clock, ids and log an instance may be given.
 pub trait Services: ports::Host + Send + Sync {}
@@ -140,8 +140,7 @@ pub struct LogBudget {
 /// The store's data.
 pub struct StoreState {
     pub(super) name: String,
-    wasi: WasiCtx,
-    pub(super) table: ResourceTable,
+    pub(super) wasi: Wasi,
     pub(super) limiter: Limiter,
     pub(super) meter: CpuMeter,
     pub(super) services: std::sync::Arc<dyn Services>,
@@ -156,31 +155,17 @@ pub struct StoreState {
     stderr: GuestOutput,
 }
 
-/// `wasi:io` is given the resource table only.
-pub struct HasTable;
-
-impl HasData for HasTable {
-    type Data<'a> = &'a mut ResourceTable;
-}
-
-impl WasiView for StoreState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
-    }
-}
-
 impl StoreState {
+    /// The state of a new instance's store, from its set-up.
     pub fn new(setup: &AgentSetup) -> StoreState {
         let limits = &setup.limits;
         let stdout = GuestOutput::new(limits.max_log_bytes_per_call);
         let stderr = GuestOutput::new(limits.max_log_bytes_per_call);
-        // Nothing is granted: no args, no environment, no preopened directories, no
-        // network; stdin is empty and output goes to the host's log.
-        let wasi = WasiCtx::builder().stdout(stdout.clone()).stderr(stderr.clone()).allow_tcp(false).allow_udp(false).build();
+        // Nothing is granted (see `crate::wasi`); output goes to the host's log.
+        let wasi = Wasi::with_output(Arc::new(stdout.clone()), Arc::new(stderr.clone()));
         StoreState {
             name: setup.name.clone(),
             wasi,
-            table: ResourceTable::new(),
             limiter: Limiter {
                 memory_limit: limits.memory_bytes,
                 table_elements: limits.table_elements as usize,
@@ -227,10 +212,6 @@ impl StoreState {
 
     pub(super) fn tree(&self) -> Option<&std::sync::Arc<dyn SessionTree>> {
         self.tree.as_ref()
-    }
-
-    pub fn cli(&mut self) -> wasmtime_wasi::cli::WasiCliCtxView<'_> {
-        wasmtime_wasi::cli::WasiCliView::cli(self)
     }
 
     /// Sends what the guest printed during the call to the log, and resets the budget.

@@ -3,8 +3,8 @@
 //! is the guard's rule (`session_tools_guard::access`, the same code the guard component is
 //! built from, issue 22); what is the host's here is only the pool.
 
+use session_tools_contract::Caller;
 use session_tools_guard::access::{decide, CallerIdentity, Restriction, Scope};
-use session_tools_guest::Caller;
 
 use crate::config::DeploymentConfig;
 

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use session_tools_guest::ports::{self, LogLevel};
+use session_tools_contract::{self as ports, LogLevel};
 
 use super::broker::Broker;
 use super::policy::ComponentPolicy;
@@ -20,7 +20,7 @@ use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
 use crate::limits::{AgentLimits, Limits};
 use crate::sandbox::{AgentSetup, Runtime, Services};
-use session_tools_guest::keys::KeyRules;
+use session_tools_grammar::keys::KeyRules;
 
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;

@@ -11,9 +11,9 @@ mod policy;
 use std::sync::Arc;
 use std::time::Duration;
 
-use session_tools_guest::policy::{Decision, PolicyInput};
-use session_tools_guest::ports;
-use session_tools_guest::{Caller, Job, ToolOutput, Wakeup};
+use session_tools_contract as ports;
+use session_tools_contract::policy::{Decision, PolicyInput};
+use session_tools_contract::{Caller, Job, ToolOutput, Wakeup};
 
 use crate::config::DeploymentConfig;
 use crate::gateway::embedded::PolicyEvaluator;
@@ -29,8 +29,8 @@ use access::{access, Access};
 use broker::Broker;
 pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
 use policy::ComponentPolicy;
+use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::visibility::Guarded;
-use session_tools_guest::keys::KeyRules;
 
 /// The session tools over one gateway.
 ///

@@ -5,7 +5,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use session_tools_guest::policy::{Decision, PolicyInput, SendCommand};
+use session_tools_contract::policy::{Decision, PolicyInput, SendCommand};
 
 use crate::gateway::embedded::PolicyEvaluator;
 use crate::sandbox::{AgentSetup, CallError, Runtime, Sandbox};

@@ -5,7 +5,7 @@
 
 use crate::gateway::*;
 use serde_json::{json, Value};
-use session_tools_guest::policy::Decision;
+use session_tools_contract::policy::Decision;
 
 use std::sync::Arc;
 

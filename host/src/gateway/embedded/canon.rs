@@ -1,9 +1,9 @@
 //! How the gateway canonicalises keys (reference §1.4, `resolveSessionStoreKey`).
 
 use serde_json::{Map, Value};
-use session_tools_guest::keys::normalize_agent_id;
+use session_tools_grammar::keys::normalize_agent_id;
 
-pub use session_tools_guest::keys::KeyRules;
+pub use session_tools_grammar::keys::KeyRules;
 
 /// `canonicalizeSessionKeyForAgent`: how a stored key is listed.
 pub fn for_agent(agent_id: &str, key: &str) -> String {

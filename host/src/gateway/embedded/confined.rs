@@ -67,7 +67,7 @@ impl Confined {
     /// The same file reached from `root` when its directory is below `root` (by name): then
     /// no link between `root` and the file is followed either (a sessions directory that is
     /// a link out of the state directory is not used).
-    pub fn from_root(self, root: &Path) -> Confined {
+    pub fn reached_from(self, root: &Path) -> Confined {
         let root = normalize(root);
         match self.root.strip_prefix(&root) {
             Ok(between) if root != self.root => Confined { relative: between.join(&self.relative), root },
@@ -252,7 +252,7 @@ mod tests {
         let real = std::fs::canonicalize(&sessions).unwrap();
         assert_eq!(inside(alias.join("s.jsonl").to_str().unwrap()), Some(real.join("s.jsonl")));
         // From the state directory, the directories between are on the way.
-        let file = Confined::inside(&sessions, Path::new("s.jsonl")).unwrap().from_root(dir.path());
+        let file = Confined::inside(&sessions, Path::new("s.jsonl")).unwrap().reached_from(dir.path());
         assert_eq!(file.relative, Path::new("agents/main/sessions/s.jsonl"));
     }
 

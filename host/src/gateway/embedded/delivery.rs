@@ -16,7 +16,7 @@ pub struct Delivery {
 
 /// `normalizeMessageChannel`: trimmed and lower-cased, built-in aliases mapped.
 pub fn normalize_channel(raw: &str) -> Option<String> {
-    session_tools_guest::channels::normalize_message_channel(raw)
+    session_tools_grammar::channels::normalize_message_channel(raw)
 }
 
 fn text(v: Option<&Value>) -> Option<&str> {

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use crate::gateway::*;
 use serde_json::{json, Map, Value};
-use session_tools_guest::keys::{is_subagent_key, normalize_agent_id};
+use session_tools_grammar::keys::{is_subagent_key, normalize_agent_id};
 
 use super::layout::Layout;
 use super::registry::{lookup, spellings, Found, Place};
@@ -55,7 +55,9 @@ impl Labels for DbLabels<'_> {
 pub struct Patch {
     /// `Some(None)` clears.
     pub label: Option<Option<String>>,
+    /// The model override; `Some(None)` clears.
     pub model: Option<Option<String>>,
+    /// The session's send-policy override (`allow`, `deny`); `Some(None)` clears.
     pub send_policy: Option<Option<String>>,
     /// `Some(None)` asks to clear it (refused once set).
     pub spawned_by: Option<Option<String>>,
@@ -64,8 +66,11 @@ pub struct Patch {
 /// What `sessions.delete` did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Deleted {
+    /// The canonical key of the session.
     pub key: String,
+    /// Whether an entry was removed.
     pub deleted: bool,
+    /// The transcripts archived (renamed `.deleted.<time>`).
     pub archived: Vec<PathBuf>,
 }
 

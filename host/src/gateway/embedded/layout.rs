@@ -16,6 +16,7 @@ pub enum Layout {
 }
 
 impl Layout {
+    /// The layout in words, for messages.
     pub fn describe(self) -> &'static str {
         match self {
             Layout::Files => "OpenClaw 2026.1 session files (sessions.json)",

@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
-use session_tools_guest::keys::{normalize_agent_id, parse_agent_key};
-use session_tools_guest::ports::SessionRow;
+use session_tools_contract::SessionRow;
+use session_tools_grammar::keys::{normalize_agent_id, parse_agent_key};
 
 use super::canon::{for_agent, merge_entries, spawned_by_for_agent, KeyRules};
 use super::rows::build_row;

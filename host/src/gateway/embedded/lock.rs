@@ -309,22 +309,6 @@ impl FileLock {
         }
     }
 
-    /// Non-blocking: takes the store-protocol lock `<target>.lock` if it is free or stale.
-    pub fn try_store(target: &Path) -> std::io::Result<Option<FileLock>> {
-        let path = lock_path(target);
-        let record = owner_record(Kind::Store);
-        for _ in 0..2 {
-            if let Some(file) = create(&path, &record)? {
-                let identity = file.metadata().ok().as_ref().and_then(identity);
-                return Ok(Some(FileLock { path, file, identity, keeper: None }.keep_fresh()));
-            }
-            if !break_if_stale(Kind::Store, &path) {
-                return Ok(None);
-            }
-        }
-        Ok(None)
-    }
-
     /// Refreshes the lock's mtime while it is held, so a long hold (a large store on a
     /// slow disk) is never taken for a stale one.
     fn keep_fresh(mut self) -> FileLock {

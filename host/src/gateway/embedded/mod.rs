@@ -4,43 +4,43 @@
 //! usable by OpenClaw running beside it.
 //!
 //! Concepts, one module each:
-//! - [`registry`]: which stores there are (one per agent, or one fixed file) and finding a
+//! - `registry`: which stores there are (one per agent, or one fixed file) and finding a
 //!   session in them, legacy spellings of its key merged (G4);
-//! - [`queries`]: the read methods, `sessions.list`, `sessions.resolve`, `chat.history`;
-//! - [`entries`]: changing entries, `sessions.patch`, `sessions.delete`, transcript appends;
-//! - [`owner`]: the send policy at the gateway's enforcement points and the owner's
+//! - `queries`: the read methods, `sessions.list`, `sessions.resolve`, `chat.history`;
+//! - `entries`: changing entries, `sessions.patch`, `sessions.delete`, transcript appends;
+//! - `owner`: the send policy at the gateway's enforcement points and the owner's
 //!   `chat.send` (`/send on|off|inherit`);
-//! - [`agent_runs`]: `agent` and `agent.wait`, over the [`runs`] registry and a pluggable
+//! - `agent_runs`: `agent` and `agent.wait`, over the `runs` registry and a pluggable
 //!   [`runtime`];
-//! - on disk, in one of two layouts found there ([`layout`], E1): OpenClaw 2026.1's files,
-//!   [`store`] (`sessions.json`), [`transcript`] (`<sessionId>.jsonl`), [`lock`] (OpenClaw's
-//!   lock files); or 2026.9's per-agent databases, [`sqlite`]. Besides them, [`outbox`]
-//!   (what `send` delivered); [`files`] (every file born private) and [`confined`]
+//! - on disk, in one of two layouts found there (`layout`, E1): OpenClaw 2026.1's files,
+//!   `store` (`sessions.json`), `transcript` (`<sessionId>.jsonl`), `lock` (OpenClaw's
+//!   lock files); or 2026.9's per-agent databases, `sqlite`. Besides them, `outbox`
+//!   (what `send` delivered); `files` (every file born private) and `confined`
 //!   (transcripts and the outbox reached without following links);
-//! - shared rules: [`canon`] (keys), [`delivery`] (delivery fields), [`rows`] and
-//!   [`listing`] (`sessions.list` rows, built once per store version).
+//! - shared rules: `canon` (keys), `delivery` (delivery fields), `rows` and
+//!   `listing` (`sessions.list` rows, built once per store version).
 
-pub mod agent_runs;
-pub mod canon;
-pub mod confined;
-pub mod delivery;
-pub mod entries;
-pub mod files;
-pub mod js_text;
-pub mod layout;
-pub mod listing;
-pub mod lock;
-pub mod outbox;
-pub mod owner;
-pub mod queries;
-pub mod registry;
-pub mod rows;
-pub mod runs;
+pub(crate) mod agent_runs;
+pub(crate) mod canon;
+pub(crate) mod confined;
+pub(crate) mod delivery;
+pub(crate) mod entries;
+pub(crate) mod files;
+pub(crate) mod js_text;
+pub(crate) mod layout;
+pub(crate) mod listing;
+pub(crate) mod lock;
+pub(crate) mod outbox;
+pub(crate) mod owner;
+pub(crate) mod queries;
+pub(crate) mod registry;
+pub(crate) mod rows;
+pub(crate) mod runs;
 pub mod runtime;
-pub mod sqlite;
-pub mod store;
-pub mod timestamps;
-pub mod transcript;
+pub(crate) mod sqlite;
+pub(crate) mod store;
+pub(crate) mod timestamps;
+pub(crate) mod transcript;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -53,8 +53,10 @@ use runs::Runs;
 use runtime::AgentRuntime;
 
 pub use entries::{Deleted, Patch};
+pub use layout::Layout;
 pub use owner::PolicyEvaluator;
 pub use registry::Found;
+pub use transcript::iso_time;
 
 /// `label` bounds (`SESSION_LABEL_MAX_LENGTH`).
 pub const LABEL_MAX: usize = 64;
@@ -62,6 +64,7 @@ pub const LABEL_MAX: usize = 64;
 /// The clock the gateway stamps entries and transcripts with.
 pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
 
+/// The system's wall clock, in ms since the epoch.
 pub fn system_clock() -> Clock {
     Arc::new(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
 }
@@ -101,7 +104,7 @@ fn forbidden(message: impl Into<String>) -> GatewayError {
 /// Channels the gateway knows (built-in chat channels and `webchat`).
 pub fn known_channel(channel: &str) -> bool {
     let lower = channel.trim().to_lowercase();
-    lower == "webchat" || session_tools_guest::channels::normalize_channel_id(&lower).is_some()
+    lower == "webchat" || session_tools_grammar::channels::normalize_channel_id(&lower).is_some()
 }
 
 /// How to open an [`EmbeddedGateway`]. Defaults: the config found in the state directory
@@ -219,18 +222,27 @@ impl EmbeddedGateway {
         }))
     }
 
+    /// The state directory it serves.
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
     }
 
+    /// The deployment config it reads.
     pub fn config(&self) -> &DeploymentConfig {
         &self.config
     }
 
-    pub fn rules(&self) -> &KeyRules {
+    /// The canonical form of a session key under this deployment's config (the main
+    /// key's aliases, the default agent), as the gateway stores it.
+    pub fn canonical_key(&self, key: &str) -> String {
+        self.rules.canonical(key)
+    }
+
+    pub(crate) fn rules(&self) -> &KeyRules {
         &self.rules
     }
 
+    /// Now, by the gateway's clock.
     pub fn now(&self) -> u64 {
         (self.clock)()
     }
@@ -240,12 +252,25 @@ impl EmbeddedGateway {
         &self.clock
     }
 
-    pub fn outbox(&self) -> &outbox::Outbox {
+    /// Every message delivered to a channel (the gateway's outbox: the embedded gateway
+    /// has no channel connections, so deliveries are kept for the owner to read), oldest
+    /// first, as OpenClaw's `send` params.
+    pub fn deliveries(&self) -> std::io::Result<Vec<serde_json::Value>> {
+        self.outbox.read_all()
+    }
+
+    /// Waits until no run this process started is going on, or the timeout passes;
+    /// answers whether none is.
+    pub fn wait_runs_idle(&self, timeout: std::time::Duration) -> bool {
+        self.runs.wait_idle(timeout)
+    }
+
+    pub(crate) fn outbox(&self) -> &outbox::Outbox {
         &self.outbox
     }
 
     /// The runs registry.
-    pub fn runs(&self) -> &Arc<Runs> {
+    pub(crate) fn runs(&self) -> &Arc<Runs> {
         &self.runs
     }
 }

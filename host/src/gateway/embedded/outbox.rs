@@ -14,7 +14,7 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::sync::Mutex;
 
 use serde_json::{json, Value};
-use session_tools_guest::ports::{GatewayResult, SendParams};
+use session_tools_contract::{GatewayResult, SendParams};
 
 use super::confined::Confined;
 use super::lock::OsLock;

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use crate::gateway::*;
-use session_tools_guest::keys::normalize_agent_id;
+use session_tools_grammar::keys::normalize_agent_id;
 
 use super::listing::{deduplicated, IndexedRow, StoreRows};
 use super::runs::RunView;

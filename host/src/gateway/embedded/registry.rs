@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
-use session_tools_guest::keys::normalize_agent_id;
-use session_tools_guest::ports::GatewayResult;
+use session_tools_contract::GatewayResult;
+use session_tools_grammar::keys::normalize_agent_id;
 
 use super::canon::merge_entries;
 use super::confined::Confined;
@@ -78,15 +78,17 @@ pub enum Place {
 pub struct Found {
     /// The canonical key.
     pub key: String,
+    /// The agent whose store holds it.
     pub agent_id: String,
     /// The keys it is stored under (the canonical one and legacy spellings), in file order.
     pub stored_keys: Vec<String>,
     /// The entry (legacy spellings merged in), in the documents' shape.
     pub entry: Map<String, Value>,
-    pub place: Place,
+    pub(crate) place: Place,
 }
 
 impl Found {
+    /// A text field of the entry.
     pub fn text(&self, field: &str) -> Option<&str> {
         self.entry.get(field).and_then(Value::as_str)
     }
@@ -199,7 +201,7 @@ impl EmbeddedGateway {
         self.agent_ids().into_iter().map(|id| (id.clone(), self.store_for(&id))).collect()
     }
 
-    /// The rows of every store as they are on disk now (see [`super::listing::deduplicated`]);
+    /// The rows of every store as they are on disk now (see `listing::deduplicated`);
     /// an error names a store that cannot be read.
     pub fn indexed_stores(&self) -> GatewayResult<Vec<Arc<StoreRows>>> {
         if self.layout() == Layout::Sqlite {
@@ -297,7 +299,7 @@ impl EmbeddedGateway {
     }
 
     /// Where a session's transcript may be, in OpenClaw's order: `sessionFile` (a `.jsonl`
-    /// file inside one of [`Self::transcript_dirs`]), else `<storeDir>/<sessionId>.jsonl`,
+    /// file inside one of `Self::transcript_dirs`), else `<storeDir>/<sessionId>.jsonl`,
     /// else the agent's default sessions directory. Each is reached from the state
     /// directory (or, for a store the config puts elsewhere, from the store's directory)
     /// without following links.
@@ -311,12 +313,14 @@ impl EmbeddedGateway {
         let mut files: Vec<Confined> = Vec::new();
         if let Some(file) = found.text("sessionFile").map(|f| expand_home(Path::new(f))) {
             if file.extension().is_some_and(|e| e == "jsonl") {
-                files.extend(dirs.iter().find_map(|dir| Confined::inside(dir, &file)).map(|f| f.from_root(&self.state_dir)));
+                files.extend(dirs.iter().find_map(|dir| Confined::inside(dir, &file)).map(|f| f.reached_from(&self.state_dir)));
             }
         }
         if let Some(id) = self.session_id(found)? {
             for dir in &dirs {
-                let Some(file) = Confined::inside(dir, &transcript::file_name(id)).map(|f| f.from_root(&self.state_dir)) else { continue };
+                let Some(file) = Confined::inside(dir, &transcript::file_name(id)).map(|f| f.reached_from(&self.state_dir)) else {
+                    continue;
+                };
                 if !files.contains(&file) {
                     files.push(file);
                 }
@@ -335,6 +339,6 @@ impl EmbeddedGateway {
         let Some(id) = self.session_id(found)? else { return Ok(None) };
         let Place::File(store) = &found.place else { return Ok(None) };
         let store_dir = store.path.parent().map(Path::to_path_buf).unwrap_or_default();
-        Ok(Confined::inside(&store_dir, &transcript::file_name(id)).map(|f| f.from_root(&self.state_dir)))
+        Ok(Confined::inside(&store_dir, &transcript::file_name(id)).map(|f| f.reached_from(&self.state_dir)))
     }
 }

@@ -1,7 +1,7 @@
 //! `sessions.list` rows as the gateway builds them (reference §1.4, G1).
 
 use serde_json::{Map, Value};
-use session_tools_guest::ports::{DeliveryContext, SessionRow, ThreadId};
+use session_tools_contract::{DeliveryContext, SessionRow, ThreadId};
 
 use super::delivery::session_delivery;
 
@@ -15,7 +15,7 @@ fn number(entry: &Map<String, Value>, key: &str) -> Option<f64> {
 
 /// `parseGroupKey`: the channel and id of a `<channel>:group|channel:<id>` key.
 pub fn parse_group_key(key: &str) -> Option<(String, String)> {
-    let rest = session_tools_guest::keys::key_rest(key);
+    let rest = session_tools_grammar::keys::key_rest(key);
     let parts: Vec<&str> = rest.split(':').filter(|p| !p.is_empty()).collect();
     if parts.len() >= 3 && (parts[1] == "group" || parts[1] == "channel") {
         Some((parts[0].to_string(), parts[2..].join(":")))

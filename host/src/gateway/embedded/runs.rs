@@ -29,7 +29,7 @@ use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use session_tools_guest::ports::{Usage, WaitResult};
+use session_tools_contract::{Usage, WaitResult};
 use sha2::{Digest, Sha256};
 
 use super::files::{create_exclusively, write_atomically, Durability};

@@ -6,19 +6,26 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use session_tools_guest::ports::Usage;
+use session_tools_contract::Usage;
 
 use crate::gateway::pattern::is_match;
 
 /// What a run is asked to do.
 #[derive(Debug, Clone)]
 pub struct RunRequest {
+    /// The run's id (the caller's idempotency key).
     pub run_id: String,
+    /// The session the run is in.
     pub session_key: String,
+    /// The agent that runs.
     pub agent_id: String,
+    /// The user message the run answers.
     pub message: String,
+    /// Added to the system prompt.
     pub extra_system_prompt: Option<String>,
+    /// The queue lane (`nested`, `subagent`, …).
     pub lane: Option<String>,
+    /// The channel the run replies on.
     pub channel: Option<String>,
     /// The `agent` call's params on the wire (what scripted rules match on).
     pub params: Value,
@@ -29,15 +36,20 @@ pub struct RunRequest {
 pub struct RunResult {
     /// `ok` or `error`.
     pub status: String,
+    /// The assistant's reply.
     pub reply: Option<String>,
+    /// Why the run failed.
     pub error: Option<String>,
+    /// Tokens used.
     pub usage: Option<Usage>,
+    /// The model that ran.
     pub model: Option<String>,
     /// How long the run takes (it is stopped at its timeout).
     pub duration: Duration,
 }
 
 impl RunResult {
+    /// A run that answered `reply` at once.
     pub fn ok(reply: impl Into<String>) -> RunResult {
         RunResult { status: "ok".into(), reply: Some(reply.into()), error: None, usage: None, model: None, duration: Duration::ZERO }
     }
@@ -45,6 +57,7 @@ impl RunResult {
 
 /// Produces the outcome of runs.
 pub trait AgentRuntime: Send + Sync {
+    /// Runs the request to its end (called on a thread of the run's own).
     fn run(&self, request: &RunRequest) -> RunResult;
 }
 
@@ -147,6 +160,7 @@ impl ScriptedRuntime {
         Ok(ScriptedRuntime { rules })
     }
 
+    /// Reads the rules from a JSON file.
     pub fn from_file(path: &std::path::Path) -> Result<ScriptedRuntime, String> {
         let text = std::fs::read_to_string(path).map_err(|e| format!("reading runtime rules {}: {e}", path.display()))?;
         Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))

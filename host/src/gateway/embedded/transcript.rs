@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use session_tools_guest::ports::TranscriptMessage;
+use session_tools_contract::TranscriptMessage;
 
 use super::confined::Confined;
 use super::lock::FileLock;

@@ -12,9 +12,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use session_tools_contract::wit::{FromWit, IntoWit};
 use session_tools_wire::TransportError;
-use wasmtime::component::{HasSelf, Linker, ResourceTable};
+use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Engine, Store};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::gateway::{GatewayError, GatewayResult};
 
@@ -46,8 +45,7 @@ pub(super) trait Carrier: Send + Sync {
 /// A wire instance's store: the carrier, and the inert WASI that std's runtime imports.
 pub(super) struct WireState {
     carrier: Arc<dyn Carrier>,
-    wasi: WasiCtx,
-    table: ResourceTable,
+    wasi: crate::wasi::Wasi,
     memory: MemoryMeter,
 }
 
@@ -64,12 +62,6 @@ impl wasmtime::ResourceLimiter for MemoryMeter {
     }
     fn table_growing(&mut self, _current: usize, _desired: usize, _maximum: Option<usize>) -> wasmtime::Result<bool> {
         Ok(true)
-    }
-}
-
-impl WasiView for WireState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
     }
 }
 
@@ -131,39 +123,10 @@ fn compiled() -> Result<&'static Compiled, String> {
 }
 
 fn link(linker: &mut Linker<WireState>) -> wasmtime::Result<()> {
-    use wasmtime_wasi::cli::WasiCli;
-    use wasmtime_wasi::p2::bindings::sync::{cli, io};
-    use wasmtime_wasi::random::WasiRandom;
-
     GatewayWire::add_to_linker::<WireState, HasSelf<WireState>>(linker, |s| s)?;
-    // Only what std's runtime imports: no files, sockets or clocks; stdio goes nowhere.
-    wasmtime_wasi_io::bindings::wasi::io::error::add_to_linker::<WireState, Table>(linker, |s| &mut s.table)?;
-    io::poll::add_to_linker::<WireState, Table>(linker, |s| &mut s.table)?;
-    io::streams::add_to_linker::<WireState, Table>(linker, |s| &mut s.table)?;
-    cli::exit::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::environment::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::stdin::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::stdout::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::stderr::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::terminal_input::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::terminal_output::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::terminal_stdin::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::terminal_stdout::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    cli::terminal_stderr::add_to_linker::<WireState, WasiCli>(linker, cli_of)?;
-    // The seed of std's hash maps (the wire's JSON objects keep their order regardless).
-    wasmtime_wasi::p2::bindings::random::insecure_seed::add_to_linker::<WireState, WasiRandom>(linker, |s| s.wasi.random())?;
-    Ok(())
-}
-
-fn cli_of(s: &mut WireState) -> wasmtime_wasi::cli::WasiCliCtxView<'_> {
-    wasmtime_wasi::cli::WasiCliView::cli(s)
-}
-
-/// `wasi:io` is given the resource table only.
-struct Table;
-
-impl wasmtime::component::HasData for Table {
-    type Data<'a> = &'a mut ResourceTable;
+    // Only what std's runtime imports, and the seed of its hash maps (the wire's JSON
+    // objects keep their order regardless): no files, sockets or clocks; stdio goes nowhere.
+    crate::wasi::add_to_linker_with_seed(linker, |s| &mut s.wasi)
 }
 
 /// One instance of the wire.
@@ -191,12 +154,7 @@ impl Wires {
 
     fn instance(&self) -> Result<Instance, String> {
         let compiled = compiled()?;
-        let state = WireState {
-            carrier: self.carrier.clone(),
-            wasi: WasiCtx::builder().allow_tcp(false).allow_udp(false).build(),
-            table: ResourceTable::new(),
-            memory: MemoryMeter::default(),
-        };
+        let state = WireState { carrier: self.carrier.clone(), wasi: crate::wasi::Wasi::silent(), memory: MemoryMeter::default() };
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|s| &mut s.memory);
         let wire = compiled.pre.instantiate(&mut store).map_err(|e| format!("starting the gateway wire: {e:#}"))?;

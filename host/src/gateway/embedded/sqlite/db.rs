@@ -2,7 +2,7 @@
 //! schema check, and errors that name the file.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -241,6 +241,3 @@ pub fn put_node(tx: &Connection, key: &str, entry: &Map<String, Value>, fresh: b
     };
     result.map(drop)
 }
-
-/// Shared databases by agent.
-pub type Dbs = Mutex<std::collections::BTreeMap<String, Arc<AgentDb>>>;

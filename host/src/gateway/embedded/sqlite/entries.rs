@@ -60,7 +60,7 @@ pub fn documents_shape(native: &Map<String, Value>) -> Map<String, Value> {
 /// The documents' routing fields, which 2026.9 keeps in `delivery` instead.
 const DOCUMENT_ROUTING: [&str; 7] = ["channel", "deliveryContext", "lastChannel", "lastTo", "lastAccountId", "lastThreadId", "origin"];
 
-/// The inverse of [`documents_shape`]: a January entry's routing fields as 2026.9's
+/// The inverse of `documents_shape`: a January entry's routing fields as 2026.9's
 /// `delivery`, as its `openclaw doctor --fix` imports them (checked against the sample it
 /// imported): `external` with `route`, `context` and `origin` when the entry has a channel
 /// (`deliveryContext`, else `lastChannel`, else `channel`), else `none`. Used to write
@@ -165,7 +165,7 @@ pub fn display_name(key: &str, entry: &Map<String, Value>) -> Option<String> {
     if chosen.is_some() {
         return chosen;
     }
-    if session_tools_guest::keys::parse_agent_key(key).is_some_and(|p| p.rest.starts_with("dashboard:")) {
+    if session_tools_grammar::keys::parse_agent_key(key).is_some_and(|p| p.rest.starts_with("dashboard:")) {
         return None;
     }
     let label = origin.and_then(|o| o.get("label")).and_then(Value::as_str)?;

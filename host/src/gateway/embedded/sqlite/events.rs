@@ -5,7 +5,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde_json::value::RawValue;
 use serde_json::Value;
-use session_tools_guest::ports::TranscriptMessage;
+use session_tools_contract::TranscriptMessage;
 
 use crate::gateway::embedded::transcript::{header_line, message_line, Messages};
 
@@ -34,7 +34,7 @@ fn event_text(json: Option<String>, zstd: Option<Vec<u8>>, bytes: Option<i64>) -
     String::from_utf8(out).map_err(|_| "a zstd event that is not UTF-8".to_string())
 }
 
-/// The last `limit` messages of a transcript ([`Messages`]: the same reading as a JSONL
+/// The last `limit` messages of a transcript (`Messages`: the same reading as a JSONL
 /// file's), reading events from the newest until enough are found.
 pub fn read_messages(conn: &Connection, session_id: &str, limit: usize) -> rusqlite::Result<Result<Vec<TranscriptMessage>, String>> {
     let mut stmt = conn.prepare_cached(
