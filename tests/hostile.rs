@@ -1071,3 +1071,69 @@ fn over_a_scripted_gateway_a_sandboxed_caller_waits_only_for_its_own_runs() {
     }
     assert_eq!(lines.lock().unwrap().iter().filter(|l| l.starts_with("N15: refused ")).count(), 6);
 }
+
+/// A copy of the sample state whose config sets OpenClaw 2026.9's `tools.sessions.visibility`
+/// (E3) and lets agents reach each other (the documents' rule that E3 must not widen).
+fn narrowed_state(visibility: &str) -> tempfile::TempDir {
+    let state = sample_copy();
+    let path = state.path().join("moltbot.json");
+    let mut config: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    config["tools"] = json!({"sessions": {"visibility": visibility}, "agentToAgent": {"enabled": true, "allow": ["*"]}});
+    std::fs::write(&path, config.to_string()).unwrap();
+    state
+}
+
+fn tool(service: &Service, who: &Caller, name: &str, args: Value) -> Value {
+    serde_json::from_str(&service.call(who, name, &args.to_string()).unwrap()).unwrap()
+}
+
+#[test]
+fn the_visibility_setting_of_2026_9_narrows_the_tools_and_the_guard_for_every_caller() {
+    // The tools (the real component): `tree` from a channel session keeps its own tree,
+    // from the main session its agent, never another agent even where a2a allows it.
+    let state = narrowed_state("tree");
+    let service = Served::open(state.path(), |g| g, |s| s).unwrap();
+    let keys = |who: &Caller| -> Vec<String> {
+        let listed = tool(&service, who, "sessions_list", json!({}));
+        listed["sessions"].as_array().unwrap_or_else(|| panic!("{listed}")).iter().map(|s| s["key"].as_str().unwrap().to_string()).collect()
+    };
+    let from_main = keys(&caller(OWN, false));
+    assert!(from_main.contains(&CHILD.to_string()) && from_main.contains(&DISCORD.to_string()), "{from_main:?}");
+    assert!(!from_main.iter().any(|k| k.starts_with("agent:ops:")), "no other agent under tree: {from_main:?}");
+    assert_eq!(keys(&caller(DISCORD, false)), [DISCORD], "another session's tree is itself and what it spawned");
+    let history = tool(&service, &caller(DISCORD, false), "sessions_history", json!({"sessionKey": OWN}));
+    assert_eq!(
+        history,
+        json!({"status": "forbidden", "error": "Session history visibility is restricted to the current session tree (tools.sessions.visibility=tree)."})
+    );
+    let sent =
+        tool(&service, &caller(OWN, false), "sessions_send", json!({"sessionKey": "agent:ops:main", "message": "hi", "timeoutSeconds": 0}));
+    assert_eq!(sent["status"], "forbidden", "{sent}");
+    assert!(
+        sent["error"].as_str().unwrap().starts_with("Session send visibility is restricted. Set tools.sessions.visibility=all"),
+        "{sent}"
+    );
+    // `all` (or unset) leaves the documents' rules: the other agent is listed, a2a allowing.
+    let open_state = narrowed_state("all");
+    let open = Served::open(open_state.path(), |g| g, |s| s).unwrap();
+    let listed = tool(&open, &caller(OWN, false), "sessions_list", json!({}));
+    assert!(listed["sessions"].as_array().unwrap().iter().any(|s| s["key"] == OPS_SLACK), "{listed}");
+
+    // The guard (N15's second enforcement) narrows an unsandboxed caller too, whatever the
+    // component asks: `self` from the child, and nothing of another agent under `agent`.
+    let state = narrowed_state("self");
+    let (service, lines) = hostile_service_in(state.path(), small_engine());
+    let child = caller(CHILD, false);
+    assert_eq!(
+        spy(&service, &child, json!({"method": "chat-history", "key": OWN})),
+        json!({"error": format!("forbidden: session {OWN} is not visible under tools.sessions.visibility=self")})
+    );
+    assert_eq!(spy(&service, &child, json!({"method": "sessions-list"})), json!({"ok": [CHILD]}));
+    assert!(lines.lock().unwrap().iter().any(|l| l.starts_with(&format!("N15: refused chat.history: session {OWN}"))), "audited");
+    let state = narrowed_state("agent");
+    let (service, _lines) = hostile_service_in(state.path(), small_engine());
+    let listed = spy(&service, &caller(OWN, false), json!({"method": "sessions-list"}));
+    let listed: Vec<&str> = listed["ok"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    assert!(listed.contains(&DISCORD) && !listed.contains(&OPS_SLACK), "{listed:?}");
+    assert!(spy(&service, &caller(OWN, false), json!({"method": "chat-history", "key": OPS_SLACK}))["error"].is_string());
+}

@@ -1,9 +1,12 @@
-//! The session tools against a running OpenClaw gateway (npm `clawdbot@2026.1.24-3`, started
-//! by `session_tools_tests::openclaw` on a copy of the sample state), through the host's
-//! live-gateway client: the same answers as the embedded gateway over the same state, the
-//! owner's commands from the command line, the N15 guard, and the background flows
-//! (ping-pong, announce, sub-agent completion) with agent runs answered by a mock model.
-//! Without Node/npm or the npm registry these tests fail saying why; they never skip.
+//! The session tools against a running OpenClaw gateway (npm `clawdbot@2026.1.24-3` and
+//! `openclaw@2026.1.29` at protocol 3, `openclaw@2026.9.6` at protocol 4, started by
+//! `session_tools_tests::openclaw` on a copy of the sample state, imported by 2026.9's own
+//! doctor for that one), through the host's live-gateway client: the same answers as the
+//! embedded gateway over the same state, the owner's commands from the command line, the N15
+//! guard, and the background flows (ping-pong, announce, sub-agent completion) with agent
+//! runs answered by a mock model. 2026.9 is walked by one test on one gateway (its start
+//! takes 15-90 s). Without Node/npm or the npm registry these tests fail saying why; they
+//! never skip.
 
 #![forbid(unsafe_code)]
 
@@ -15,13 +18,22 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::cli::{command, stderr, stdout};
-use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest};
-use session_tools_tests::{engine_options, sample_copy, Served};
+use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, OPENCLAW_PACKAGE, TODAY_PACKAGE};
+use session_tools_tests::{engine_options, freshen_child_links, imported_sample, sample_copy, Served};
 
 fn start(state: &Path, extra_config: Value) -> Gateway {
+    start_package(state, extra_config, GatewayOptions::default().package.as_str())
+}
+
+fn start_package(state: &Path, extra_config: Value, package: &str) -> Gateway {
     let started = Instant::now();
-    let options = GatewayOptions { extra_config, ..GatewayOptions::default() };
-    let gateway = Gateway::start(state, options).unwrap_or_else(|e| panic!("starting the real OpenClaw gateway failed:\n{e}"));
+    let options = GatewayOptions {
+        extra_config,
+        package: package.to_string(),
+        startup_timeout: Duration::from_secs(240),
+        ..GatewayOptions::default()
+    };
+    let gateway = Gateway::start(state, options).unwrap_or_else(|e| panic!("starting the real OpenClaw gateway ({package}) failed:\n{e}"));
     eprintln!(
         "[live_gateway] {} up on port {} in {:.1} s",
         gateway.installation().package,
@@ -97,8 +109,19 @@ const READS: &[(&str, bool, &str, &str)] = &[
 
 #[test]
 fn the_tools_answer_as_over_the_embedded_gateway_on_the_same_state() {
+    answers_as_over_the_embedded_gateway(GatewayOptions::default().package.as_str());
+}
+
+/// The first build after the rename to OpenClaw, the other package of the documents' era.
+#[test]
+fn the_tools_answer_as_over_the_embedded_gateway_on_openclaw_2026_1_29() {
+    answers_as_over_the_embedded_gateway(OPENCLAW_PACKAGE);
+}
+
+fn answers_as_over_the_embedded_gateway(package: &str) {
     let (live_state, embedded_state) = (sample_copy(), sample_copy());
-    let gateway = start(live_state.path(), Value::Null);
+    let gateway = start_package(live_state.path(), Value::Null, package);
+    assert_eq!(live(&gateway).protocol(), 3, "hello-ok's protocol");
     let live = live(&gateway);
     assert_eq!(live.state_dir(), Some(live_state.path().to_str().unwrap()), "the gateway's state directory, from hello-ok");
     assert!(live.reads_histories_on_disk(), "a gateway on loopback with its state here");
@@ -385,3 +408,179 @@ fn the_command_line_works_against_a_running_gateway() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains(&format!("gateway token rejected by {url}")), "{}", stderr(&out));
 }
+
+/// An answer with what differs by design between a 2026.9 gateway and the embedded one
+/// made neutral: the fields its rows fill from its config and catalog rather than from the
+/// session's entry (`tests/sqlite_state.rs`, README "2026.9 state"), what its history
+/// projection drops (E4); and each object's keys sorted (a row's fields come in the order its gateway
+/// keeps them, which differs between the SQLite entry and the embedded reading of it).
+fn comparable(text: &str) -> String {
+    fn sorted(value: Value) -> Value {
+        match value {
+            Value::Object(map) => {
+                let mut entries: Vec<(String, Value)> = map.into_iter().map(|(k, v)| (k, sorted(v))).collect();
+                entries.sort_by(|a, b| a.0.cmp(&b.0));
+                Value::Object(entries.into_iter().collect())
+            }
+            Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+            other => other,
+        }
+    }
+    /// What 2026.9's `chat.history` display projection removes (E4, README; as
+    /// `tests/sqlite_state.rs` shows): assistant control replies, thinking signatures and
+    /// a tool result's `details`.
+    fn displayed(value: &mut Value) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::Array(messages)) = map.get_mut("messages") {
+                    messages.retain(|m| {
+                        let text = m["content"].as_array().and_then(|c| c.first()).and_then(|p| p["text"].as_str()).map(str::trim);
+                        !(m["role"] == "assistant" && matches!(text, Some("NO_REPLY") | Some("ANNOUNCE_SKIP") | Some("REPLY_SKIP")))
+                    });
+                    for m in messages.iter_mut().filter_map(Value::as_object_mut) {
+                        if m.get("role").and_then(Value::as_str) == Some("toolResult") {
+                            m.remove("details");
+                        }
+                        if let Some(Value::Array(parts)) = m.get_mut("content") {
+                            for part in parts.iter_mut().filter_map(Value::as_object_mut) {
+                                part.remove("thinkingSignature");
+                            }
+                        }
+                    }
+                }
+                map.values_mut().for_each(displayed);
+            }
+            Value::Array(items) => items.iter_mut().for_each(displayed),
+            _ => {}
+        }
+    }
+    let Ok(mut value) = serde_json::from_str::<Value>(text) else { return text.to_string() };
+    displayed(&mut value);
+    if let Some(rows) = value.get_mut("sessions").and_then(Value::as_array_mut) {
+        for row in rows.iter_mut().filter_map(Value::as_object_mut) {
+            for field in ["model", "modelProvider", "contextTokens", "totalTokens", "thinkingLevel"] {
+                row.remove(field);
+            }
+        }
+    }
+    sorted(value).to_string()
+}
+
+/// Today's OpenClaw (npm `openclaw@2026.9.6`: protocol 4, SQLite state, the sample imported
+/// by its own `openclaw doctor --fix`), one gateway for the whole walk: the reads answer as
+/// the embedded gateway over a copy of the same state, the command line works, a send
+/// ping-pongs and announces, and a spawn (`sessions.create` then `agent`, E5) runs, is
+/// listed and joins the sandboxed caller's tree, and announces its completion.
+#[test]
+fn the_tools_work_through_a_running_openclaw_2026_9_gateway() {
+    let model = MockModel::start(flows_model).unwrap();
+    let import = |what: &str| imported_sample(|_| {}).unwrap_or_else(|e| panic!("importing the sample for {what} failed:\n{e}"));
+    let (live_state, embedded_state) = (import("the gateway"), import("the embedded gateway"));
+    // Its child as a child that was just active, in both copies alike (see the helper).
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    for state in [&live_state, &embedded_state] {
+        assert_eq!(freshen_child_links(state.path(), now), Ok(1), "the sample has one child session");
+    }
+    let mut config = model.model_config("mock", "mock-1");
+    // Every spawn then patches its child's model first (as a configured sub-agent model
+    // does), which 2026.9 must take before the child's `sessions.create`.
+    config["agents"] = json!({"defaults": {"subagents": {"model": "mock/mock-1"}}});
+    let gateway = start_package(live_state.path(), config, TODAY_PACKAGE);
+    let live = live(&gateway);
+    assert_eq!(live.protocol(), 4, "hello-ok's protocol");
+    assert!(live.reads_histories_on_disk(), "a list's histories read from the gateway's SQLite state here (E4)");
+    assert_eq!(live.config().default_agent, "main", "agents.entries read as agents.list (E2)");
+    assert!(live.config().agent_ids.contains(&"ops".to_string()), "{:?}", live.config().agent_ids);
+    let jobs = tempfile::tempdir().unwrap();
+    let service = service_over(&live, Some(jobs.path()));
+
+    // The reads, as over the embedded gateway on the same (imported) state.
+    let config_path = gateway.config_path().to_path_buf();
+    let embedded = Served::open(embedded_state.path(), |g| g.with_config_path(&config_path), |s| s).unwrap();
+    for (key, sandboxed, tool, args) in READS {
+        let who = caller(key, *sandboxed);
+        let a = comparable(&answer(&service, &who, tool, args, live_state.path()));
+        let b = comparable(&answer(&embedded, &who, tool, args, embedded_state.path()));
+        if a != b {
+            let at = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+            let around = |t: &str| t.chars().skip(at.saturating_sub(300)).take(600).collect::<String>();
+            panic!(
+                "{key} (sandboxed: {sandboxed}) {tool} {args}: live 2026.9 vs embedded differ at char {at}:\nlive:     …{}…\nembedded: …{}…",
+                around(&a),
+                around(&b)
+            );
+        }
+        assert!(!a.starts_with("error:"), "{tool} {args}: {a}");
+    }
+    drop(embedded);
+
+    // The command line, as a new user types it.
+    let out = st(&gateway, &["call", "--as", "agent:main:main", "sessions_list", "{}"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("agent:main:telegram:group:-1001234567890"), "{}", stdout(&out));
+
+    // A send that waits for the reply, then its flow: 2026.9 fixes ping-pong at 5 turns (E2).
+    let main = caller("agent:main:main", false);
+    let sent: Value = serde_json::from_str(
+        &service
+            .call(&main, "sessions_send", &json!({"sessionKey": CHANNEL_KEY, "message": "ping", "timeoutSeconds": 90}).to_string())
+            .unwrap_or_else(|e| panic!("sessions_send: {e}\n{}", gateway.log_tail(40))),
+    )
+    .unwrap();
+    assert_eq!((sent["status"].as_str(), sent["reply"].as_str()), (Some("ok"), Some("pong")), "{sent:#}\n{}", gateway.log_tail(40));
+    service.run_jobs(Duration::from_secs(240));
+    assert_eq!(requests_with(&model, "Agent-to-agent reply step"), 5, "2026.9's fixed ping-pong turns");
+    assert_eq!(requests_with(&model, "Agent-to-agent announce step"), 1);
+    let target = gateway.rpc("chat.history", json!({"sessionKey": CHANNEL_KEY, "limit": 200})).unwrap().to_string();
+    assert!(target.contains("Announced: the ping went through."), "{target}");
+
+    // A spawn from the command line: accepted, the child runs, its completion is announced.
+    let out = st(
+        &gateway,
+        &[
+            "--jobs-dir",
+            jobs.path().to_str().unwrap(),
+            "call",
+            "--as",
+            "agent:main:main",
+            "--wait",
+            "0",
+            "sessions_spawn",
+            r#"{"task": "compute the answer", "label": "answer"}"#,
+        ],
+    );
+    assert!(out.status.success(), "{}\n{}", stderr(&out), gateway.log_tail(40));
+    let spawned: Value = serde_json::from_str(&stdout(&out)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&out)));
+    assert_eq!(spawned["status"], "accepted", "{spawned:#}\n{}", gateway.log_tail(40));
+    let child = spawned["childSessionKey"].as_str().unwrap().to_string();
+    let out = st(&gateway, &["--jobs-dir", jobs.path().to_str().unwrap(), "jobs", "--wait", "240"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let announced = || {
+        model.requests().iter().any(|r| {
+            r.last_user_text().unwrap_or_default().contains("Sub-agent announce step")
+                && r.system_prompt().unwrap_or_default().contains("The answer is 42.")
+        })
+    };
+    if !wait_until(Duration::from_secs(90), announced) {
+        let seen: Vec<String> = model.requests().iter().map(|r| format!("{:?}", r.last_user_text())).collect();
+        panic!("no announce step with the child's result; the model saw: {seen:#?}\n{}", gateway.log_tail(60));
+    }
+    // The child's row: its parent as the gateway keeps it (`parentSessionKey`), its label,
+    // listed as the embedded gateway lists a child, and in the sandboxed caller's tree.
+    let row = live.row(&child).unwrap().unwrap_or_else(|| panic!("{child} is not listed"));
+    assert_eq!(row["parentSessionKey"], "agent:main:main", "{row:#}");
+    let listed: Value = serde_json::from_str(&service.call(&main, "sessions_list", r#"{"kinds": ["other"]}"#).unwrap()).unwrap();
+    assert!(listed["sessions"].as_array().unwrap().iter().any(|s| s["key"] == child.as_str() && s["label"] == "answer"), "{listed:#}");
+    let sandboxed: Value = serde_json::from_str(&service.call(&caller("agent:main:main", true), "sessions_list", "{}").unwrap()).unwrap();
+    let keys: Vec<&str> = sandboxed["sessions"].as_array().unwrap().iter().map(|s| s["key"].as_str().unwrap()).collect();
+    assert!(keys.contains(&child.as_str()), "a new child joins the tree: {keys:?}");
+    assert!(!keys.contains(&CHANNEL_KEY), "{keys:?}");
+    let history: Value = serde_json::from_str(
+        &service.call(&caller("agent:main:main", true), "sessions_history", &json!({"sessionKey": child}).to_string()).unwrap(),
+    )
+    .unwrap();
+    assert!(history.to_string().contains("The answer is 42."), "{history:#}");
+    assert_eq!(live.connections(), 1, "one connection served every call");
+}
+
+const CHANNEL_KEY: &str = "agent:main:discord:channel:1187421193829244938";

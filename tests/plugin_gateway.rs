@@ -1,5 +1,6 @@
 //! The OpenClaw plugin inside a real OpenClaw gateway, for both packages of the reference's
-//! era (`clawdbot@2026.1.24-3`, `openclaw@2026.1.29`): the plugin packed with `npm pack`,
+//! era (`clawdbot@2026.1.24-3`, `openclaw@2026.1.29`) and today's (`openclaw@2026.9.6`, on
+//! the sample its own doctor imports), from one package: the plugin packed with `npm pack`,
 //! installed with the gateway's own `plugins install`, configured as `plugin/README.md`
 //! says, and its tools called by the gateway's agents, whose model is a scripted
 //! OpenAI-compatible server on loopback.
@@ -26,11 +27,11 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::openclaw::{
-    deep_merge, file_tail, install, install_plugin, pack, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, DEFAULT_PACKAGE,
-    OPENCLAW_PACKAGE,
+    deep_merge, file_tail, install, install_plugin, pack, Era, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest,
+    DEFAULT_PACKAGE, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
-use session_tools_tests::{engine_options, sample_copy};
+use session_tools_tests::{engine_options, imported_sample, root, sample_copy};
 
 /// The core session tools, and the plugin's default names for them (`plugin/README.md`).
 const CORE: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];
@@ -58,17 +59,22 @@ fn packed() -> &'static Path {
     }
 }
 
-/// A stand-in `docker` that answers what the gateway asks before a sandboxed run: the
-/// image exists, no container exists yet, create/start/rm succeed.
-fn fake_docker(dir: &Path) -> PathBuf {
+/// A stand-in `docker` on the gateway's PATH: `tests/fixtures/stand-in-docker.mjs`, run by the
+/// gateway's own Node, answers what a Docker daemon answers for the sandbox containers the
+/// gateway creates, starts, inspects and removes for a sandboxed session, and runs nothing in
+/// them (see the script: today's gateway reads a container's id and mount table before it
+/// uses it, and inspects its own container when it runs in one).
+fn fake_docker(dir: &Path, node: &Path) -> PathBuf {
     let bin = dir.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let script = bin.join("docker");
-    std::fs::write(
-        &script,
-        "#!/bin/sh\ncase \"$1\" in\n  inspect) echo \"Error: No such object: $4\" >&2; exit 1 ;;\n  *) exit 0 ;;\nesac\n",
-    )
-    .unwrap();
+    let stand_in = root().join("tests/fixtures/stand-in-docker.mjs");
+    assert!(stand_in.is_file(), "{} is missing", stand_in.display());
+    let state = dir.join("containers.json");
+    let quote = |p: &Path| format!("'{}'", p.display().to_string().replace('\'', r"'\''"));
+    // The arguments go on stdin, NUL-separated (see the script).
+    let text = format!("#!/bin/sh\nprintf '%s\\0' \"$@\" | exec {} {} {}\n", quote(node), quote(&stand_in), quote(&state));
+    std::fs::write(&script, text).unwrap();
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
     bin
@@ -88,7 +94,8 @@ fn script(request: &ModelRequest) -> ModelReply {
     if !request.new_tool_results().is_empty() {
         return ModelReply::Text("done".into());
     }
-    if let Some(call) = user.lines().find_map(|l| l.trim().strip_prefix("CALL ")) {
+    // Today's gateway may put an envelope (a timestamp) before the message's text.
+    if let Some(call) = user.lines().find_map(|l| l.split_once("CALL ").map(|(_, call)| call.trim())) {
         let (tool, args) = call.split_once(' ').unwrap_or((call, "{}"));
         return ModelReply::ToolCalls(vec![(tool.to_string(), args.to_string())]);
     }
@@ -112,7 +119,13 @@ struct Scene {
 fn start(package: &str) -> Scene {
     let tgz = packed();
     let installation = install(package).unwrap_or_else(|e| panic!("installing {package}: {e}"));
-    let state = sample_copy();
+    let today = installation.era == Era::Today;
+    // Today's gateway runs on the sample as its own doctor imports it into SQLite.
+    let state = if today {
+        imported_sample(|_| {}).unwrap_or_else(|e| panic!("importing the sample for {package} failed:\n{e}"))
+    } else {
+        sample_copy()
+    };
     let plugins = install_plugin(&installation, state.path(), tgz).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(plugins["entries"]["session-tools"]["enabled"], true, "{plugins:#}");
     assert!(state.path().join("extensions/session-tools/openclaw.plugin.json").is_file());
@@ -128,13 +141,23 @@ fn start(package: &str) -> Scene {
                 "subagents": {"tools": {"deny": PLUGIN}},
             },
             "agents": {"defaults": {"sandbox": {"mode": "non-main"}, "subagents": {"model": "mock/mock-1"}}},
-            "session": {"agentToAgent": {"maxPingPongTurns": 2}},
         }),
     );
+    if !today {
+        // Retired by 2026.9, which fixes the ping-pong at 5 turns (E2).
+        config["session"] = json!({"agentToAgent": {"maxPingPongTurns": 2}});
+    } else {
+        // 2026.9 refuses a run whose explicit allow-list leaves it no tool ("No callable
+        // tools remain"): a sandboxed child, denied the plugin's tools (N12), keeps
+        // `sessions_yield`, which 2026.9's own default sandbox allow-list has.
+        let mut allow: Vec<&str> = PLUGIN.to_vec();
+        allow.push("sessions_yield");
+        config["tools"]["sandbox"]["tools"]["allow"] = json!(allow);
+    }
     let docker = tempfile::tempdir().unwrap();
     let path = format!(
         "{}:{}:{}",
-        fake_docker(docker.path()).display(),
+        fake_docker(docker.path(), &installation.node).display(),
         installation.node.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
@@ -143,13 +166,16 @@ fn start(package: &str) -> Scene {
     // did already (`ensureClawdbotCliOnPath`); the stand-in must stay first.
     let env =
         vec![("PATH".into(), path), ("CLAWDBOT_PATH_BOOTSTRAPPED".into(), "1".into()), ("OPENCLAW_PATH_BOOTSTRAPPED".into(), "1".into())];
-    let options = GatewayOptions { extra_config: config, env, ..GatewayOptions::default() };
+    let options = GatewayOptions { extra_config: config, env, startup_timeout: Duration::from_secs(240), ..GatewayOptions::default() };
     let gateway = Gateway::start_installed(installation, state.path(), options)
         .unwrap_or_else(|e| panic!("starting {package} with the plugin installed failed:\n{e}"));
     eprintln!("[plugin_gateway] {package} with the plugin up on port {} in {:.1} s", gateway.port(), started.elapsed().as_secs_f64());
     let live = Arc::new(
         LiveGateway::builder(gateway.url())
             .with_token(gateway.token())
+            // On 2026.9 the plugin asks the gateway for a list's histories (its display
+            // projection, E4; README); the Rust host then does the same, to compare alike.
+            .with_histories_on_disk(!today)
             .open()
             .unwrap_or_else(|e| panic!("opening the live gateway: {e}\n{}", gateway.log_tail(30))),
     );
@@ -271,7 +297,8 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
     let count =
         |requests: &[ModelRequest], what: &str| requests.iter().filter(|r| r.system_prompt().unwrap_or_default().contains(what)).count();
     scene.wait_for("the ping-pong's announce step", Duration::from_secs(120), |r| count(r, "Agent-to-agent announce step") == 1);
-    assert_eq!(count(&scene.model.requests(), "Agent-to-agent reply step"), 2, "maxPingPongTurns 2");
+    let turns = if scene.gateway.era() == Era::Today { 5 } else { 2 };
+    assert_eq!(count(&scene.model.requests(), "Agent-to-agent reply step"), turns, "the ping-pong's turns");
 
     // A spawn: the child is not offered the tools (N12), and its completion is announced.
     let spawned = scene.turn(MAIN, "st_sessions_spawn", r#"{"task": "compute the answer", "label": "answer"}"#).json();
@@ -316,6 +343,12 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
         scene.rust(CHANNEL, true, "sessions_list", "{}"),
         scene.gateway.rpc("sessions.list", json!({"spawnedBy": CHANNEL})).unwrap_or_default()
     );
+    // The child's row changes while its run goes on: the lists are compared once its run
+    // has ended and its completion was announced to the channel (the second announce).
+    let announces =
+        |r: &[ModelRequest]| r.iter().filter(|r| r.last_user_text().unwrap_or_default().contains("Sub-agent announce step")).count();
+    scene.wait_for("the channel's child's completion announce", Duration::from_secs(120), |r| announces(r) >= 2);
+    let own = scene.turn(CHANNEL, "st_sessions_list", "{}").json();
     assert_eq!(own, scene.rust(CHANNEL, true, "sessions_list", "{}"), "the same list as the Rust host's");
 }
 
@@ -327,4 +360,12 @@ fn the_plugin_serves_the_agents_of_clawdbot_2026_1_24() {
 #[test]
 fn the_plugin_serves_the_agents_of_openclaw_2026_1_29() {
     the_plugin_serves_the_gateway_s_agents(OPENCLAW_PACKAGE);
+}
+
+/// Today's OpenClaw, from the same packed plugin: its manifest's `contracts.tools`, the
+/// bridge through the plugin SDK's gateway client, protocol 4's spawn, and the five tools
+/// offered directly with Tool Search on (its default).
+#[test]
+fn the_plugin_serves_the_agents_of_openclaw_2026_9_6() {
+    the_plugin_serves_the_gateway_s_agents(TODAY_PACKAGE);
 }

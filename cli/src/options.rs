@@ -47,6 +47,12 @@ pub struct Global {
     /// The running gateway's password (gateway.auth.password), instead of a token.
     #[arg(long, global = true, value_name = "PASSWORD", env = "OPENCLAW_GATEWAY_PASSWORD", hide_env_values = true)]
     pub password: Option<String>,
+    /// This host's device identity for the running gateway (made on first use, 0600),
+    /// presented with a token or password. Needed with a token from another machine on
+    /// OpenClaw 2026.5 or later (approve its pairing there: `openclaw devices approve`);
+    /// default with a password: $XDG_CONFIG_HOME/session-tools/device.json.
+    #[arg(long, global = true, value_name = "FILE")]
+    pub device_identity: Option<PathBuf>,
     /// Where the background jobs of calls against a running gateway are kept (default:
     /// $XDG_STATE_HOME/session-tools/gateways/HOST_PORT/jobs; with `--gateway local`, the
     /// state directory's session-tools/gateway-jobs).
@@ -155,6 +161,9 @@ fn open_live(global: &Global, spec: &str, state: PathBuf) -> Result<Opened> {
         (None, Some(password)) => gateway.with_password(password.clone()),
         (None, None) => gateway,
     };
+    if let Some(path) = &global.device_identity {
+        gateway = gateway.with_device_identity(path);
+    }
     let gateway = Arc::new(gateway.open()?);
     let mut builder = ServiceBuilder::over_live(&gateway)
         .with_limits_file(tools_dir.join("limits.json"))

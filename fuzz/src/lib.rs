@@ -110,8 +110,8 @@ impl Gateway for QueueGateway {
 
     fn chat_history(&self, _: &HistoryParams) -> GatewayResult<History> {
         match self.next() {
-            Some(answer) => answer.map(|v| wire::history(&v)),
-            None => Ok(wire::history(&json!({"messages": [
+            Some(answer) => answer.map(|v| wire::history(session_tools_wire::Era::V4, &v)),
+            None => Ok(wire::history(session_tools_wire::Era::V4, &json!({"messages": [
                 {"role": "user", "content": [{"type": "text", "text": "hi"}]},
                 {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
             ]}))),

@@ -137,6 +137,20 @@ pub fn is_acp_key(key: &str) -> bool {
     has_prefix_ci(key, "acp:") || parse_agent_key(key).is_some_and(|p| has_prefix_ci(&p.rest, "acp:"))
 }
 
+/// `isIncognitoSessionKey` (OpenClaw 2026.9): `agent:<id>:<dashboard|subagent|
+/// internal-session-effects>:incognito-<name>`, as written (no trimming, case kept). Such a
+/// session is never listed or read by the session tools (E3).
+pub fn is_incognito_key(key: &str) -> bool {
+    let mut parts = key.split(':');
+    let (Some("agent"), Some(agent), Some(kind), Some(name), None) = (parts.next(), parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return false;
+    };
+    !agent.is_empty()
+        && matches!(kind, "dashboard" | "subagent" | "internal-session-effects")
+        && name.strip_prefix("incognito-").is_some_and(|rest| !rest.is_empty())
+}
+
 /// `looksLikeSessionId`: a UUID (any case).
 pub fn looks_like_session_id(value: &str) -> bool {
     let v = js_trim(value).as_bytes();
@@ -477,6 +491,24 @@ impl KeyRules {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn incognito_keys_are_2026_9s_pattern_exactly() {
+        assert!(is_incognito_key("agent:main:subagent:incognito-1"));
+        assert!(is_incognito_key("agent:ops:dashboard:incognito-x"));
+        assert!(is_incognito_key("agent:ops:internal-session-effects:incognito-x"));
+        for not in [
+            "agent:main:subagent:incognito-",
+            "agent:main:subagent:incognito-1:thread:2",
+            "agent::subagent:incognito-1",
+            "agent:main:discord:incognito-1",
+            "agent:main:subagent:Incognito-1",
+            " agent:main:subagent:incognito-1",
+            "subagent:incognito-1",
+        ] {
+            assert!(!is_incognito_key(not), "{not}");
+        }
+    }
 
     fn scheme() -> KeyScheme<'static> {
         KeyScheme { main_key: "main", scope_global: false, caller_agent: "main", default_agent: "main" }

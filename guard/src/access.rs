@@ -5,8 +5,9 @@
 //! `spawned` visibility (N10: the agent's own `sandbox.sessionToolsVisibility`, else the
 //! defaults'; absent means `spawned`) is restricted, also where the reference would not
 //! restrict (a sandboxed sub-agent session, ref §2.3) or has nothing to restrict to (no
-//! session: it sees nothing). No logic of the tools takes part: the guard must not depend
-//! on what it guards.
+//! session: it sees nothing); and every caller, sandboxed or not, when OpenClaw 2026.9's
+//! `tools.sessions.visibility` is `self`, `tree` or `agent` (E3: it narrows, never widens).
+//! No logic of the tools takes part: the guard must not depend on what it guards.
 
 use serde_json::Value;
 use session_tools_grammar::js::js_trim;
@@ -20,25 +21,57 @@ pub struct CallerIdentity {
     pub requester_agent_id_override: Option<String>,
 }
 
-/// Which sessions a restricted caller may name (the WIT `visibility-scope`).
+/// How far OpenClaw 2026.9's `tools.sessions.visibility` narrows what a caller sees (E3,
+/// with the meaning 2026.9 gives it, `openclaw-2026.9.md` §4 "Visibility"; the WIT
+/// `visibility-scope`). It narrows the documents' rules, never widens them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {
-    /// N15: its own session and those spawned from it, transitively.
-    Spawned,
-    /// E3 `self`.
+    /// `all`, unset, or a value 2026.9 does not know: no narrowing.
+    All,
+    /// `self`: its own session.
     SelfOnly,
-    /// E3 `tree`.
+    /// `tree`: its own session and the sessions it spawned; from its agent's main
+    /// session, every session of its agent.
     Tree,
-    /// E3 `agent`.
+    /// `agent`: the sessions of its own agent.
     Agent,
 }
 
-/// A restricted caller: the only session it may name besides those its scope adds, and the
-/// agents it may spawn sub-agent sessions in.
+impl Scope {
+    /// The setting's word (for refusals).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::All => "all",
+            Scope::SelfOnly => "self",
+            Scope::Tree => "tree",
+            Scope::Agent => "agent",
+        }
+    }
+}
+
+/// `tools.sessions.visibility` as 2026.9 reads it (trimmed, any case; anything else is
+/// `all`, as there). The documents' era has no such setting, so it is absent there.
+pub fn sessions_visibility(config: &Value) -> Scope {
+    let raw = config.get("tools").and_then(|t| t.get("sessions")).and_then(|s| s.get("visibility")).and_then(Value::as_str);
+    match raw.map(|v| js_trim(v).to_lowercase()).as_deref() {
+        Some("self") => Scope::SelfOnly,
+        Some("tree") => Scope::Tree,
+        Some("agent") => Scope::Agent,
+        _ => Scope::All,
+    }
+}
+
+/// A restricted caller: the sessions it may name (its own session; under N15 those
+/// spawned from it; under E3 what its scope keeps), and the agents it may spawn sub-agent
+/// sessions in.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Restriction {
     /// The caller's own session, as the gateway is to be asked for it (`None`: no session).
     pub own: Option<String>,
+    /// N15: sandboxed under `spawned` visibility, it may name only its own session and the
+    /// sessions spawned from it, transitively.
+    pub spawned_only: bool,
+    /// E3's narrowing, on top.
     pub scope: Scope,
     /// `*` is in `subagents.allowAgents`.
     pub spawn_any: bool,
@@ -115,8 +148,10 @@ pub fn decide(config: &Value, caller: &CallerIdentity) -> Access {
     let agent = normalize_agent_id(&caller.requester_agent_id_override.clone().or(from_key).unwrap_or_default());
     // Visibility is the key's agent's (N10).
     let key_agent = agent_of_key(key);
-    let restricted = caller.sandboxed && matches!(tools_visibility(config, &key_agent), None | Some("spawned"));
-    if !restricted {
+    let spawned_only = caller.sandboxed && matches!(tools_visibility(config, &key_agent), None | Some("spawned"));
+    // E3: 2026.9's setting narrows for every caller, sandboxed or not.
+    let scope = sessions_visibility(config);
+    if !spawned_only && scope == Scope::All {
         return Access { agent, restriction: None };
     }
     // N6: the literal alias is the caller's own main session.
@@ -132,7 +167,7 @@ pub fn decide(config: &Value, caller: &CallerIdentity) -> Access {
     let (spawn_any, mut spawn_agents) = allow_agents(config, &agent);
     spawn_agents.retain(|id| *id != agent);
     spawn_agents.insert(0, agent.clone());
-    Access { agent, restriction: Some(Restriction { own, scope: Scope::Spawned, spawn_any, spawn_agents }) }
+    Access { agent, restriction: Some(Restriction { own, spawned_only, scope, spawn_any, spawn_agents }) }
 }
 
 #[cfg(test)]
@@ -160,6 +195,22 @@ mod tests {
         // No session: restricted to nothing.
         let nobody = decide(&config, &CallerIdentity { sandboxed: true, ..CallerIdentity::default() });
         assert_eq!(nobody.restriction.unwrap().own, None);
+    }
+
+    #[test]
+    fn sessions_visibility_of_2026_9_restricts_every_caller_and_all_leaves_the_documents_rules() {
+        let config =
+            |v: &str| -> Value { serde_json::from_str(&format!(r#"{{"tools": {{"sessions": {{"visibility": {v}}}}}}}"#)).unwrap() };
+        let open = decide(&config(r#""all""#), &caller("agent:main:main", false));
+        assert_eq!(open.restriction, None, "all: the documents' rules only");
+        assert_eq!(decide(&config("5"), &caller("agent:main:main", false)).restriction, None, "not a word 2026.9 knows");
+        let tree = decide(&config(r#"" Tree ""#), &caller("main", false)).restriction.unwrap();
+        assert_eq!((tree.scope, tree.spawned_only, tree.own.as_deref()), (Scope::Tree, false, Some("agent:main:main")));
+        assert_eq!(decide(&config(r#""self""#), &caller("agent:ops:main", false)).restriction.unwrap().scope, Scope::SelfOnly);
+        let sandboxed = decide(&config(r#""agent""#), &caller("agent:main:main", true)).restriction.unwrap();
+        assert_eq!((sandboxed.scope, sandboxed.spawned_only), (Scope::Agent, true), "both narrowings at once");
+        let documents = decide(&Value::Null, &caller("agent:main:main", true)).restriction.unwrap();
+        assert_eq!((documents.scope, documents.spawned_only), (Scope::All, true));
     }
 
     #[test]

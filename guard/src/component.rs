@@ -120,8 +120,9 @@ impl wit_guard::Guest for Component {
         let rules = key_rules(rules);
         let restriction = Restriction {
             own: restriction.own_key,
+            spawned_only: restriction.spawned_only,
             scope: match restriction.scope {
-                wit_guard::VisibilityScope::Spawned => Scope::Spawned,
+                wit_guard::VisibilityScope::All => Scope::All,
                 wit_guard::VisibilityScope::SelfOnly => Scope::SelfOnly,
                 wit_guard::VisibilityScope::Tree => Scope::Tree,
                 wit_guard::VisibilityScope::Agent => Scope::Agent,
@@ -159,8 +160,9 @@ impl wit_guard::Guest for Component {
             agent: access.agent,
             restriction: access.restriction.map(|r| wit_guard::Restriction {
                 own_key: r.own,
+                spawned_only: r.spawned_only,
                 scope: match r.scope {
-                    Scope::Spawned => wit_guard::VisibilityScope::Spawned,
+                    Scope::All => wit_guard::VisibilityScope::All,
                     Scope::SelfOnly => wit_guard::VisibilityScope::SelfOnly,
                     Scope::Tree => wit_guard::VisibilityScope::Tree,
                     Scope::Agent => wit_guard::VisibilityScope::Agent,

@@ -20,6 +20,15 @@
 //!
 //! What does not resolve and what resolves outside the tree get the same answer, so a
 //! restricted caller cannot tell whether a session, a label or a sessionId exists.
+//!
+//! OpenClaw 2026.9's `tools.sessions.visibility` (E3) narrows on top, for any caller:
+//! `self` keeps its own session, `agent` the sessions of its agent, `tree` the sessions it
+//! spawned (and, from its agent's main session, every session of its agent). The sessions
+//! the caller spawned itself stay within reach under every scope (a cross-agent one only
+//! when it is a sub-agent or ACP session, as in 2026.9): the tools' own flows read and wait
+//! on the child a spawn started. What the tools show is narrowed exactly as 2026.9 says by
+//! the tools themselves; this is the second, independent enforcement (N15), and it never
+//! lets more through than the documents' rules do.
 
 use session_tools_grammar::js::js_trim;
 use std::cell::RefCell;
@@ -32,7 +41,7 @@ use session_tools_contract::{
     PatchParams, ResolveParams, SendParams, SessionList, SessionRow, WaitParams, WaitResult,
 };
 use session_tools_grammar::channels::target_from_key;
-use session_tools_grammar::keys::{is_subagent_key, normalize_agent_id, parse_agent_key, KeyRules};
+use session_tools_grammar::keys::{is_acp_key, is_subagent_key, normalize_agent_id, parse_agent_key, KeyRules};
 
 use crate::access::{Restriction, Scope};
 use crate::run_keys::derived_key;
@@ -67,8 +76,11 @@ pub struct Guarded<G, T, H> {
     /// sees nothing.
     own: Option<String>,
     /// The caller's session and its spawned tree, canonical (computed at the first miss,
-    /// and again on every miss).
+    /// and again on every miss; N15, for a caller restricted to it).
     visible: RefCell<BTreeSet<String>>,
+    /// The sessions spawned from the caller's own, canonical (E3's scopes keep them;
+    /// computed with the tree).
+    children: RefCell<BTreeSet<String>>,
     /// Sub-agent sessions this caller created through the guard (a spawn's `sessions.patch`
     /// of its child comes before the `agent` call that records the child's parent): they
     /// are in its tree from the moment they are created.
@@ -95,44 +107,83 @@ impl<G: Gateway, T: Tree, H: Audit> Guarded<G, T, H> {
             restriction,
             own,
             visible: RefCell::new(BTreeSet::new()),
+            children: RefCell::new(BTreeSet::new()),
             adopted: RefCell::new(BTreeSet::new()),
             started: RefCell::new(BTreeSet::new()),
             keys: RefCell::new(BTreeMap::new()),
         }
     }
 
-    /// Recomputes the caller's tree from the host's spawn edges; answers it. When the
-    /// edges cannot be read the tree is the caller's own session only (fail closed).
-    fn refresh(&self) -> BTreeSet<String> {
-        let Some(own) = &self.own else { return self.visible.borrow().clone() };
-        if self.restriction.scope == Scope::SelfOnly {
-            // E3 `self`: its own session, nothing spawned from it.
-            let only = BTreeSet::from([own.clone()]);
-            *self.visible.borrow_mut() = only.clone();
-            return only;
+    /// Recomputes what the caller's restriction needs from the host's spawn edges: the
+    /// tree under N15, the direct children under E3. When the edges cannot be read, what
+    /// could not be read is empty, apart from what this guard saw (fail closed).
+    fn refresh(&self) {
+        let Some(own) = &self.own else { return };
+        let adopted = self.adopted.borrow().clone();
+        if self.restriction.spawned_only {
+            let mut roots = BTreeSet::from([own.clone()]);
+            roots.extend(adopted.iter().cloned());
+            let visible = self.tree.spawned_trees(&roots).unwrap_or(roots);
+            *self.visible.borrow_mut() = visible;
         }
-        // `spawned` (N15); E3's `tree` and `agent` are read as `spawned` until their
-        // wider sets are asked of the host: narrower, never wider (E3).
-        let mut roots = BTreeSet::from([own.clone()]);
-        roots.extend(self.adopted.borrow().iter().cloned());
-        let visible = self.tree.spawned_trees(&roots).unwrap_or(roots);
-        *self.visible.borrow_mut() = visible.clone();
-        visible
+        if self.restriction.scope != Scope::All {
+            let asked = ListParams {
+                spawned_by: Some(own.clone()),
+                include_global: Some(false),
+                include_unknown: Some(false),
+                ..ListParams::default()
+            };
+            let mut children: BTreeSet<String> = match self.inner.sessions_list(&asked) {
+                Ok(list) => list.sessions.into_iter().map(|row| self.rules.canonical(&row.key)).collect(),
+                Err(_) => BTreeSet::new(),
+            };
+            children.extend(adopted);
+            *self.children.borrow_mut() = children;
+        }
     }
 
-    /// Whether a key (in any spelling) is the caller's or in its tree.
-    pub fn can_see(&self, key: &str) -> bool {
-        let canonical = self.rules.canonical(key);
-        if self.visible.borrow().contains(&canonical) {
+    /// Whether a canonical key is within the caller's restriction, by what was last read
+    /// (`parent`: the session's parent, where a row says it).
+    fn within(&self, canonical: &str, parent: Option<&str>) -> bool {
+        let Some(own) = self.own.as_deref() else { return false };
+        if canonical == own {
             return true;
         }
-        self.refresh().contains(&canonical)
+        if self.restriction.spawned_only && !self.visible.borrow().contains(canonical) {
+            return false;
+        }
+        let same_agent = agent_of(canonical).is_some_and(|agent| agent_of(own).as_deref() == Some(agent.as_str()));
+        // A session the caller spawned; one of another agent only as a sub-agent or ACP
+        // session (2026.9's own rule for what a caller owns).
+        let child = (parent.is_some_and(|p| self.rules.canonical(p) == own) || self.children.borrow().contains(canonical))
+            && (same_agent || is_subagent_key(canonical) || is_acp_key(canonical));
+        match self.restriction.scope {
+            Scope::All => true,
+            Scope::SelfOnly => child,
+            Scope::Tree => child || (same_agent && self.rules.is_main(own)),
+            Scope::Agent => child || same_agent,
+        }
+    }
+
+    /// Whether a key (in any spelling) is the caller's or within its restriction.
+    pub fn can_see(&self, key: &str) -> bool {
+        let canonical = self.rules.canonical(key);
+        if self.within(&canonical, None) {
+            return true;
+        }
+        self.refresh();
+        self.within(&canonical, None)
     }
 
     fn refuse<R>(&self, method: &str, what: &str) -> GatewayResult<R> {
         let own = self.own.as_deref().unwrap_or("(none)");
         self.host.refused(method, what, own);
-        Err(GatewayError::of(ErrorKind::Forbidden, format!("forbidden: {what} is not visible from this sandboxed agent session")))
+        let message = if self.restriction.spawned_only {
+            format!("forbidden: {what} is not visible from this sandboxed agent session")
+        } else {
+            format!("forbidden: {what} is not visible under tools.sessions.visibility={}", self.restriction.scope.as_str())
+        };
+        Err(GatewayError::of(ErrorKind::Forbidden, message))
     }
 
     fn check(&self, method: &str, key: &str) -> GatewayResult<()> {
@@ -154,10 +205,11 @@ impl<G: Gateway, T: Tree, H: Audit> Guarded<G, T, H> {
             && parent.is_some_and(|parent| self.can_see(parent))
     }
 
-    /// A new child joins the caller's tree.
+    /// A new child joins the caller's tree, and its children.
     fn adopt(&self, key: &str) {
         let canonical = self.rules.canonical(key);
         self.adopted.borrow_mut().insert(canonical.clone());
+        self.children.borrow_mut().insert(canonical.clone());
         self.visible.borrow_mut().insert(canonical);
     }
 
@@ -179,10 +231,36 @@ impl<G: Gateway, T: Tree, H: Audit> Guarded<G, T, H> {
             .clone()
     }
 
-    /// Delivery targets the caller may post to: those of its visible sessions.
+    /// The rows of the sessions within the caller's restriction: those of its tree under
+    /// N15; else its own, its children's and, where its scope keeps its whole agent, that
+    /// agent's (E3).
+    fn rows_within(&self) -> Vec<SessionRow> {
+        self.refresh();
+        let Some(own) = &self.own else { return Vec::new() };
+        let mut keys: BTreeSet<String> = if self.restriction.spawned_only {
+            self.visible.borrow().clone()
+        } else {
+            let mut keys = self.children.borrow().clone();
+            keys.insert(own.clone());
+            keys
+        };
+        let whole_agent = match self.restriction.scope {
+            Scope::Agent => true,
+            Scope::Tree => self.rules.is_main(own),
+            Scope::All | Scope::SelfOnly => false,
+        };
+        if whole_agent && !self.restriction.spawned_only {
+            let asked =
+                ListParams { agent_id: agent_of(own), include_global: Some(false), include_unknown: Some(false), ..ListParams::default() };
+            keys.extend(self.inner.sessions_list(&asked).map(|l| l.sessions).unwrap_or_default().into_iter().map(|row| row.key));
+        }
+        let rows = self.tree.rows_of(&keys).unwrap_or_default();
+        rows.into_iter().filter(|row| self.within(&self.rules.canonical(&row.key), row.spawned_by.as_deref())).collect()
+    }
+
+    /// Delivery targets the caller may post to: those of the sessions within its restriction.
     fn may_send_to(&self, channel: Option<&str>, to: &str) -> bool {
-        let visible = self.refresh();
-        let rows = self.tree.rows_of(&visible).unwrap_or_default();
+        let rows = self.rows_within();
         rows.iter().any(|row| {
             let dc = row.delivery_context.as_ref();
             let channel_ok = |c: Option<&str>| channel.is_none_or(|want| c.is_some_and(|c| c.eq_ignore_ascii_case(want)));
@@ -197,8 +275,8 @@ impl<G: Gateway, T: Tree, H: Audit> Guarded<G, T, H> {
 impl<G: Gateway, T: Tree, H: Audit> Gateway for Guarded<G, T, H> {
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList> {
         let mut list = self.inner.sessions_list(params)?;
-        let visible = self.refresh();
-        list.sessions.retain(|row| visible.contains(&row.key));
+        self.refresh();
+        list.sessions.retain(|row| self.within(&self.rules.canonical(&row.key), row.spawned_by.as_deref()));
         Ok(list)
     }
 
@@ -293,5 +371,163 @@ impl<G: Gateway, T: Tree, H: Audit> Gateway for Guarded<G, T, H> {
     fn sessions_delete(&self, params: &DeleteParams) -> GatewayResult<()> {
         self.check("sessions.delete", &params.key)?;
         self.inner.sessions_delete(params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::access::{decide, CallerIdentity};
+    use std::cell::Cell;
+
+    /// A gateway of rows `(key, parent)`, answering lists by `spawnedBy` and `agentId`.
+    struct Rows(Vec<(&'static str, Option<&'static str>)>, Cell<usize>);
+
+    fn row(key: &str, parent: Option<&str>) -> SessionRow {
+        SessionRow { key: key.into(), spawned_by: parent.map(str::to_string), last_to: Some(format!("to:{key}")), ..SessionRow::default() }
+    }
+
+    impl Gateway for &Rows {
+        fn sessions_list(&self, p: &ListParams) -> GatewayResult<SessionList> {
+            self.1.set(self.1.get() + 1);
+            let sessions = self
+                .0
+                .iter()
+                .filter(|(_, parent)| p.spawned_by.as_deref().is_none_or(|by| *parent == Some(by)))
+                .filter(|(k, _)| p.agent_id.as_deref().is_none_or(|a| agent_of(k).as_deref() == Some(a)))
+                .map(|(k, parent)| row(k, *parent))
+                .collect();
+            Ok(SessionList { path: None, sessions })
+        }
+        fn sessions_resolve(&self, p: &ResolveParams) -> GatewayResult<String> {
+            Ok(p.key.clone().unwrap_or_default())
+        }
+        fn chat_history(&self, _: &HistoryParams) -> GatewayResult<History> {
+            Ok(History::default())
+        }
+        fn agent(&self, p: &AgentParams) -> GatewayResult<AgentAccepted> {
+            Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) })
+        }
+        fn agent_wait(&self, _: &WaitParams) -> GatewayResult<WaitResult> {
+            Ok(WaitResult::default())
+        }
+        fn send(&self, _: &SendParams) -> GatewayResult<()> {
+            Ok(())
+        }
+        fn sessions_patch(&self, _: &PatchParams) -> GatewayResult<()> {
+            Ok(())
+        }
+        fn sessions_delete(&self, _: &DeleteParams) -> GatewayResult<()> {
+            Ok(())
+        }
+    }
+
+    impl Tree for &Rows {
+        fn spawned_trees(&self, roots: &BTreeSet<String>) -> GatewayResult<BTreeSet<String>> {
+            let mut seen = roots.clone();
+            loop {
+                let next: Vec<String> = self
+                    .0
+                    .iter()
+                    .filter(|(k, p)| p.is_some_and(|p| seen.contains(p)) && !seen.contains(*k))
+                    .map(|(k, _)| k.to_string())
+                    .collect();
+                if next.is_empty() {
+                    return Ok(seen);
+                }
+                seen.extend(next);
+            }
+        }
+        fn rows_of(&self, keys: &BTreeSet<String>) -> GatewayResult<Vec<SessionRow>> {
+            Ok(self.0.iter().filter(|(k, _)| keys.contains(*k)).map(|(k, p)| row(k, *p)).collect())
+        }
+        fn exists(&self, key: &str) -> GatewayResult<bool> {
+            Ok(self.0.iter().any(|(k, _)| *k == key))
+        }
+        fn run_session(&self, _: &str) -> Option<String> {
+            None
+        }
+    }
+
+    struct Quiet;
+    impl Audit for Quiet {
+        fn refused(&self, _: &str, _: &str, _: &str) {}
+    }
+
+    const MAIN: &str = "agent:main:main";
+    const CHILD: &str = "agent:main:subagent:c";
+    const GRANDCHILD: &str = "agent:main:subagent:g";
+    const OPS_CHILD: &str = "agent:ops:subagent:o";
+
+    fn rows() -> Rows {
+        Rows(
+            vec![
+                (MAIN, None),
+                (CHILD, Some(MAIN)),
+                (GRANDCHILD, Some(CHILD)),
+                (OPS_CHILD, Some(MAIN)),
+                ("agent:main:discord:group:x", None),
+                ("agent:ops:main", None),
+            ],
+            Cell::new(0),
+        )
+    }
+
+    /// What `key` (a caller) sees under `visibility` (2026.9's setting), sandboxed or not.
+    fn sees(gw: &Rows, visibility: &str, key: &str, sandboxed: bool) -> Vec<String> {
+        let config: serde_json::Value = serde_json::json!({"tools": {"sessions": {"visibility": visibility}}});
+        let caller = CallerIdentity { agent_session_key: Some(key.into()), sandboxed, ..CallerIdentity::default() };
+        let Some(restriction) = decide(&config, &caller).restriction else {
+            return gw.0.iter().map(|(k, _)| k.to_string()).collect();
+        };
+        let guard = Guarded::new(gw, gw, Quiet, KeyRules::from_config(&config), restriction);
+        let listed = guard.sessions_list(&ListParams::default()).unwrap();
+        // A key is named alike by every method: what the list keeps is what a read may name.
+        for r in &listed.sessions {
+            assert!(guard.chat_history(&HistoryParams { session_key: r.key.clone(), limit: None }).is_ok(), "{}", r.key);
+        }
+        for (k, _) in &gw.0 {
+            if !listed.sessions.iter().any(|r| r.key == *k) {
+                let refused = guard.chat_history(&HistoryParams { session_key: k.to_string(), limit: None }).unwrap_err();
+                assert_eq!(refused.kind, ErrorKind::Forbidden, "{k}");
+                assert!(!guard.may_send_to(None, &format!("to:{k}")), "no delivery target outside: {k}");
+            }
+        }
+        listed.sessions.into_iter().map(|r| r.key).collect()
+    }
+
+    #[test]
+    fn the_narrowing_of_2026_9_keeps_what_its_scope_says_and_never_more_than_n15() {
+        let gw = rows();
+        assert_eq!(sees(&gw, "all", CHILD, false).len(), 6, "all: no restriction");
+        assert_eq!(sees(&gw, "self", MAIN, false), [MAIN, CHILD, OPS_CHILD], "self: its own, and the children its flows read");
+        assert_eq!(sees(&gw, "self", CHILD, false), [CHILD, GRANDCHILD]);
+        assert_eq!(
+            sees(&gw, "tree", MAIN, false),
+            [MAIN, CHILD, GRANDCHILD, OPS_CHILD, "agent:main:discord:group:x"],
+            "tree from the main session: its agent, and its cross-agent sub-agent child"
+        );
+        assert_eq!(sees(&gw, "tree", CHILD, false), [CHILD, GRANDCHILD], "tree: the sessions it spawned");
+        assert_eq!(sees(&gw, "agent", CHILD, false), [MAIN, CHILD, GRANDCHILD, "agent:main:discord:group:x"], "agent: its agent");
+        // Sandboxed under `spawned` (N15) as well: the two narrowings at once.
+        assert_eq!(sees(&gw, "all", MAIN, true), [MAIN, CHILD, GRANDCHILD, OPS_CHILD]);
+        assert_eq!(
+            sees(&gw, "agent", MAIN, true),
+            [MAIN, CHILD, GRANDCHILD, OPS_CHILD],
+            "the tree, within its agent and its own children (the tools show only its agent's)"
+        );
+        assert_eq!(sees(&gw, "agent", CHILD, true), [CHILD, GRANDCHILD], "never past its N15 tree");
+        assert_eq!(sees(&gw, "self", MAIN, true), [MAIN, CHILD, OPS_CHILD]);
+    }
+
+    #[test]
+    fn a_refusal_under_the_narrowing_names_the_setting() {
+        let gw = rows();
+        let config = serde_json::json!({"tools": {"sessions": {"visibility": "self"}}});
+        let caller = CallerIdentity { agent_session_key: Some(CHILD.into()), ..CallerIdentity::default() };
+        let restriction = decide(&config, &caller).restriction.unwrap();
+        let guard = Guarded::new(&gw, &gw, Quiet, KeyRules::from_config(&config), restriction);
+        let e = guard.chat_history(&HistoryParams { session_key: MAIN.into(), limit: None }).unwrap_err();
+        assert_eq!(e.message, "forbidden: session agent:main:main is not visible under tools.sessions.visibility=self");
     }
 }

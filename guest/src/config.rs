@@ -84,6 +84,8 @@ pub struct Config {
     pub subagent_tools_allow: Option<Vec<String>>,
     pub subagent_tools_deny: Vec<String>,
     pub default_tools_visibility: Option<String>,
+    /// OpenClaw 2026.9's `tools.sessions.visibility` (E3), as written.
+    pub sessions_visibility: Option<String>,
     pub default_subagent_model: Option<String>,
     /// `None`: sub-agent sessions are never archived.
     pub archive_after_ms: Option<u64>,
@@ -254,6 +256,7 @@ impl Config {
             subagent_tools_allow: subagent_tools.key("allow").elements().is_some().then(|| string_list(&subagent_tools.key("allow"))),
             subagent_tools_deny: string_list(&subagent_tools.key("deny")),
             default_tools_visibility: root.at(&["agents", "defaults", "sandbox", "sessionToolsVisibility"]).str().map(str::to_string),
+            sessions_visibility: root.at(&["tools", "sessions", "visibility"]).str().map(str::to_string),
             default_subagent_model: model_ref(&root.at(&["agents", "defaults", "subagents", "model"])),
             archive_after_ms,
             agent_timeout_seconds,

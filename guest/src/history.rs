@@ -9,7 +9,10 @@ use crate::context::{Caller, Env, ToolError, ToolOutput};
 use crate::json::{raw_json, to_json};
 use crate::ports::{HistoryParams, LogLevel, TranscriptMessage};
 use crate::requester::Requester;
-use crate::visibility::{check_agent_to_agent, is_spawned_visible, not_visible, resolve_session_reference, Refusal};
+use crate::visibility::{
+    check_agent_to_agent, check_narrowing, is_spawned_by_requester, is_spawned_visible, not_visible, resolve_session_reference, Action,
+    Refusal,
+};
 
 /// N14: at most this many bytes of JSON messages are returned.
 pub const MAX_HISTORY_BYTES: usize = 80 * 1024;
@@ -60,6 +63,11 @@ pub fn run(env: &Env, caller: &Caller, args: HistoryArgs) -> Result<ToolOutput, 
     };
     if requester.restrict && !resolved.via_session_id && !is_spawned_visible(env.gw, &requester, &resolved.key) {
         return Ok(ToolOutput::result(refusal_json(&Refusal::forbidden(not_visible(&args.session_key)))));
+    }
+    // E3: 2026.9's narrowing before the documents' agent-to-agent check, as 2026.9 orders them.
+    let spawned = || is_spawned_by_requester(env.gw, &requester, &resolved.key);
+    if let Err(refusal) = check_narrowing(&requester, &resolved.key, spawned, Action::History) {
+        return Ok(ToolOutput::result(refusal_json(&refusal)));
     }
     if let Err(refusal) = check_agent_to_agent(env.cfg, &requester.agent_id, &resolved.key, "history") {
         return Ok(ToolOutput::result(refusal_json(&refusal)));

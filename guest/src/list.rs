@@ -10,7 +10,7 @@ use crate::json::{raw_json, to_json, JsNumber};
 use crate::keys::{agent_id_of_key, derive_channel, SessionKind};
 use crate::ports::{DeliveryContext, History, HistoryParams, ListParams, LogLevel, SessionRow, ThreadId};
 use crate::requester::Requester;
-use crate::visibility::AgentToAgent;
+use crate::visibility::{check_narrowing, Action, AgentToAgent};
 
 /// N3: `limit` is clamped to 1..200; N18: without one, it is 200.
 pub const MAX_LIMIT: u32 = 200;
@@ -168,6 +168,11 @@ pub fn run(env: &Env, caller: &Caller, args: ListArgs) -> Result<ToolOutput, Too
             continue;
         }
         if entry.key == "unknown" || (entry.key == "global" && scheme.alias() != "global") {
+            continue;
+        }
+        // E3: 2026.9's narrowing, on the row's own lineage (its rows name their parent).
+        let spawned = || requester.internal_key.is_some() && entry.spawned_by == requester.internal_key;
+        if check_narrowing(&requester, &entry.key, spawned, Action::List).is_err() {
             continue;
         }
         let kind = scheme.classify(&entry.key, entry.kind.as_deref());

@@ -13,7 +13,10 @@ use crate::keys::normalize_agent_id;
 use crate::ports::{AgentParams, ErrorKind, HistoryParams, ResolveParams, WaitParams};
 use crate::reply::{extract_assistant_text, REPLY_HISTORY_LIMIT};
 use crate::requester::Requester;
-use crate::visibility::{check_agent_to_agent, not_visible, resolve_session_reference, spawned_list_params, AgentToAgent};
+use crate::visibility::{
+    check_agent_to_agent, check_narrowing, is_spawned_by_requester, not_visible, resolve_session_reference, spawned_list_params, Action,
+    AgentToAgent,
+};
 
 /// `timeoutSeconds` when not given.
 pub const DEFAULT_TIMEOUT_SECONDS: u32 = 30;
@@ -100,6 +103,11 @@ pub fn run(env: &Env, caller: &Caller, args: SendArgs) -> Result<ToolOutput, Too
         if !spawned.sessions.iter().any(|row| row.key == resolved.key) {
             return Ok(SendResult::refusal(uuid(), "forbidden", not_visible(&session_key), Some(resolved.display_key)));
         }
+    }
+    // E3: 2026.9's narrowing before the documents' agent-to-agent check, as 2026.9 orders them.
+    let spawned = || is_spawned_by_requester(env.gw, &requester, &resolved.key);
+    if let Err(refusal) = check_narrowing(&requester, &resolved.key, spawned, Action::Send) {
+        return Ok(SendResult::refusal(uuid(), refusal.status, refusal.error, Some(resolved.display_key)));
     }
     if let Err(refusal) = check_agent_to_agent(env.cfg, &requester.agent_id, &resolved.key, "messaging") {
         return Ok(SendResult::refusal(uuid(), refusal.status, refusal.error, Some(resolved.display_key)));

@@ -5,6 +5,7 @@
 // of the guard component (guard.mjs): the plugin keeps no copy of either rule.
 
 import { guardComponent, KeyRules } from './guard.mjs';
+import { documentsShape } from './wire-codecs.mjs';
 
 /**
  * What an instance is given of a config, as JSON text (a config that is not an object keeps
@@ -20,7 +21,9 @@ export function guestConfigJson(config) {
 
 export class DeploymentConfig {
   constructor(raw) {
-    this.raw = raw && typeof raw === 'object' && !Array.isArray(raw) ? raw : {};
+    // One shape for everything that reads it, whichever era wrote it (E2): OpenClaw 2026.9
+    // hands a plugin its config with `agents.entries`; the wire converts it (its one copy).
+    this.raw = raw && typeof raw === 'object' && !Array.isArray(raw) ? documentsShape(raw) : {};
     this.json = guestConfigJson(this.raw);
     // How the gateway spells keys (`session.mainKey`, `session.scope`, the default agent).
     this.rules = KeyRules.of(this.raw);

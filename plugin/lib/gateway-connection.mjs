@@ -10,7 +10,78 @@
 // waits for the next handshake within its own time limit, and fails as transient (the job
 // runner retries it) when none comes.
 
+import { existsSync, realpathSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
 import { importBeside, requireExports } from './gateway-modules.mjs';
+
+/** The SDK subpath that exports the gateway's own client (OpenClaw 2026.5 and later). */
+export const SDK_GATEWAY_RUNTIME = 'openclaw/plugin-sdk/gateway-runtime';
+
+/** Where the running gateway package's `dist/plugin-sdk/gateway-runtime.js` may be. */
+export function sdkCandidates(entry = process.argv[1]) {
+  const out = [];
+  if (!entry) return out;
+  let dir;
+  try {
+    dir = dirname(realpathSync(entry));
+  } catch {
+    dir = dirname(resolve(entry));
+  }
+  for (let i = 0; i < 6; i++) {
+    out.push(join(dir, 'plugin-sdk/gateway-runtime.js'), join(dir, 'dist/plugin-sdk/gateway-runtime.js'));
+    out.push(join(dir, 'node_modules/openclaw/dist/plugin-sdk/gateway-runtime.js'));
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return out;
+}
+
+/**
+ * The gateway client of OpenClaw 2026.5 and later, where `dist/gateway/call.js` is gone:
+ * the plugin SDK's `GatewayClient` (`openclaw/plugin-sdk/gateway-runtime`, a supported way
+ * in, `openclaw-2026.9.md` §2). Imported by its name where the gateway links `openclaw`
+ * into the plugin, else from the running package (the same public file, found next to its
+ * entry point). It offers the running gateway's own protocol, and connects as the local
+ * backend client with the shared secret and no device identity, which a gateway grants its
+ * scopes on loopback (§1.4).
+ */
+export async function loadSdkGatewayModules(entry = process.argv[1]) {
+  const tried = [];
+  let sdk = null;
+  try {
+    sdk = await import(SDK_GATEWAY_RUNTIME);
+  } catch (e) {
+    tried.push(`${SDK_GATEWAY_RUNTIME} (${e?.code ?? e?.message})`);
+  }
+  if (typeof sdk?.GatewayClient !== 'function') {
+    const candidates = sdkCandidates(entry);
+    const found = candidates.find((c) => existsSync(c));
+    if (found) sdk = await import(pathToFileURL(found).href);
+    else tried.push(`${candidates.slice(0, 3).join(', ')}…`);
+  }
+  if (typeof sdk?.GatewayClient !== 'function') throw new Error(`no gateway client of the plugin SDK (tried ${tried.join('; ')})`);
+  return {
+    GatewayClient: sdk.GatewayClient,
+    loadOrCreateDeviceIdentity: () => null,
+    names: { GATEWAY_CLIENT: 'gateway-client' },
+    modes: { BACKEND: 'backend' },
+  };
+}
+
+/** The loopback URL and shared secret of the gateway this plugin runs in (2026.5 and later). */
+export function loopbackDetails(config) {
+  const gateway = config?.gateway ?? {};
+  const port = Number(env('GATEWAY_PORT') ?? gateway.port ?? 18789);
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`the gateway's port ${port} is not a TCP port`);
+  return {
+    url: `ws://127.0.0.1:${port}`,
+    token: env('GATEWAY_TOKEN') ?? trimmed(gateway.auth?.token),
+    password: env('GATEWAY_PASSWORD') ?? trimmed(gateway.auth?.password),
+  };
+}
 
 /** Loads the gateway's client modules next to `callModulePath`; throws when they are not there. */
 export async function loadGatewayClientModules(callModulePath) {
@@ -71,7 +142,8 @@ export async function connectionDetails(modules, config) {
 
 export class GatewayConnection {
   /** `modules`: [`loadGatewayClientModules`]; `details`: [`connectionDetails`]. */
-  constructor(modules, details, { displayName = 'session-tools plugin', version = 'dev' } = {}) {
+  constructor(modules, details, { displayName = 'session-tools plugin', version = 'dev', onHello } = {}) {
+    this.onHello = onHello;
     this.modules = modules;
     this.details = details;
     this.displayName = displayName;
@@ -81,6 +153,8 @@ export class GatewayConnection {
     this.connects = 0;
     this.inFlight = 0;
     this.lastError = null;
+    /** The protocol the last handshake negotiated (`hello-ok.protocol`). */
+    this.protocol = modules?.PROTOCOL_VERSION;
     this.#unready();
   }
 
@@ -106,9 +180,11 @@ export class GatewayConnection {
       role: 'operator',
       scopes: ['operator.admin', 'operator.approvals', 'operator.pairing'],
       deviceIdentity: m.loadOrCreateDeviceIdentity(),
-      minProtocol: m.PROTOCOL_VERSION,
-      maxProtocol: m.PROTOCOL_VERSION,
-      onHelloOk: () => {
+      // The package's own protocol (the SDK's client knows it: left to it).
+      ...(m.PROTOCOL_VERSION === undefined ? {} : { minProtocol: m.PROTOCOL_VERSION, maxProtocol: m.PROTOCOL_VERSION }),
+      onHelloOk: (hello) => {
+        if (typeof hello?.protocol === 'number') this.protocol = hello.protocol;
+        if (this.connects === 0) this.onHello?.(hello);
         this.#holdProcess();
         this.connects += 1;
         this.lastError = null;

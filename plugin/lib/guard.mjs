@@ -74,7 +74,7 @@ function failed(doing, e) {
 
 /**
  * How `caller` (`{agentSessionKey?, sandboxed, requesterAgentIdOverride?}`) is served under
- * the deployment config (JSON text): `{agent, restriction: null | {ownKey?, scope, spawnAny,
+ * the deployment config (JSON text): `{agent, restriction: null | {ownKey?, spawnedOnly, scope, spawnAny,
  * spawnAgents}}`. Throws naming what was wrong.
  */
 export function decide(configJson, caller) {

@@ -13,7 +13,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { connectionDetails, GatewayConnection, loadGatewayClientModules } from './gateway-connection.mjs';
+import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
 
 /** A list's histories in flight at once. */
@@ -70,7 +70,30 @@ export async function loadCallGateway(explicit) {
  * of gateway-histories.mjs, or null); `log(level, message)` says which.
  */
 export async function connectToGateway({ explicit, gatewayConfig, log = () => {} }) {
-  const found = findCallModule(explicit);
+  let found;
+  try {
+    found = findCallModule(explicit);
+  } catch (e) {
+    // OpenClaw 2026.5 and later: no dist/gateway/call.js; the plugin SDK's client (E1).
+    let modules;
+    try {
+      modules = await loadSdkGatewayModules();
+    } catch (sdk) {
+      throw new Error(`${e.message}; ${sdk.message}`);
+    }
+    const connection = new GatewayConnection(modules, loopbackDetails(gatewayConfig ?? {}), {
+      onHello: (hello) => log('info', `connected to the gateway through the plugin SDK's client (${connection.details.url}, protocol ${hello?.protocol})`),
+    });
+    return {
+      persistent: true,
+      connection,
+      histories: null,
+      // The SDK's client is that of protocol 4 and later: until its first hello, 4.
+      protocol: () => connection.protocol ?? 4,
+      callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
+      close: () => connection.stop(),
+    };
+  }
   let histories = null;
   try {
     histories = new GatewayHistories(await loadHistoryModules(found));
@@ -85,12 +108,14 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
       persistent: true,
       connection,
       histories,
+      protocol: () => connection.protocol,
       callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
       close: () => connection.stop(),
     };
   } catch (e) {
     log('warn', `no persistent gateway connection (${e.message}); every gateway call opens its own through callGateway`);
-    return { persistent: false, histories, callGateway: await loadCallGateway(explicit), close: () => {} };
+    // The packages with `callGateway` speak protocol 3.
+    return { persistent: false, histories, protocol: () => 3, callGateway: await loadCallGateway(explicit), close: () => {} };
   }
 }
 
@@ -126,8 +151,9 @@ export class OpenClawGateway {
    * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (guard.mjs);
    * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
    */
-  constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000 }) {
+  constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000, protocol = () => 3 }) {
     this.callGateway = callGateway;
+    this.negotiated = protocol;
     this.closeConnection = close;
     this.localHistories = histories ?? null;
     this.gatewayConfig = gatewayConfig;
@@ -136,6 +162,16 @@ export class OpenClawGateway {
     this.runs = new Map();
   }
 
+  /**
+   * The protocol the connection negotiated (3 or 4; before its first hello, the one its
+   * client speaks): the gateway wire is configured with it, and every method's params and
+   * answers are the wire's to map for it (E1).
+   */
+  get protocol() {
+    return this.negotiated() ?? 3;
+  }
+
+  /** A gateway call in the gateway's JSON, as the wire built it: carried, never read here. */
   async call(method, params) {
     const timeoutMs = method === 'agent.wait' ? (params.timeoutMs ?? 0) + WAIT_MARGIN_MS : this.requestTimeoutMs;
     let answer;

@@ -108,15 +108,32 @@ export function toolDescriptions(componentDir = COMPONENT_DIR) {
   return JSON.parse(readFileSync(join(componentDir, 'tools.json'), 'utf8'));
 }
 
-/** The caller of a tool, from the gateway's tool context. */
+/**
+ * The caller of a tool, from the gateway's tool context. OpenClaw 2026.9 also passes the
+ * reply target and thread (`deliveryContext {channel, to, accountId, threadId}`) and the
+ * caller's agent (`agentId`), which the core tools get as `agentTo`/`agentThreadId`
+ * (`openclaw-2026.9.md` §2, "api.registerTool"); older gateways pass neither.
+ */
 export function callerOf(ctx = {}) {
-  return {
-    agentSessionKey: typeof ctx.sessionKey === 'string' ? ctx.sessionKey : undefined,
-    agentChannel: typeof ctx.messageChannel === 'string' ? ctx.messageChannel : undefined,
-    agentAccountId: typeof ctx.agentAccountId === 'string' ? ctx.agentAccountId : undefined,
+  const text = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
+  const thread = (v) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : text(v));
+  const delivery = ctx.deliveryContext && typeof ctx.deliveryContext === 'object' ? ctx.deliveryContext : {};
+  const sessionKey = typeof ctx.sessionKey === 'string' ? ctx.sessionKey : undefined;
+  const caller = {
+    agentSessionKey: sessionKey,
+    agentChannel: text(ctx.messageChannel) ?? text(delivery.channel),
+    agentAccountId: text(ctx.agentAccountId) ?? text(delivery.accountId),
+    agentTo: text(delivery.to),
+    agentThreadId: thread(delivery.threadId),
     sandboxed: ctx.sandboxed === true,
   };
+  // Without a session, the agent the gateway names is the requester's (its main session).
+  if (sessionKey === undefined && text(ctx.agentId)) caller.requesterAgentIdOverride = text(ctx.agentId);
+  return caller;
 }
+
+/** How long the job service waits before trying again to start after a failure. */
+export const START_RETRY_MS = [1_000, 5_000, 15_000, 60_000];
 
 /** A tool result as the gateway's core tools give theirs. */
 export function jsonResult(payload) {
@@ -182,8 +199,8 @@ async function makeService(api, settings, makeGateway, config) {
 }
 
 async function openClawBridge(config, settings, gatewayConfig, log) {
-  const { callGateway, close, histories } = await connectToGateway({ explicit: settings.gatewayCallModule, gatewayConfig, log });
-  return new OpenClawGateway({ callGateway, close, histories, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
+  const { callGateway, close, histories, protocol } = await connectToGateway({ explicit: settings.gatewayCallModule, gatewayConfig, log });
+  return new OpenClawGateway({ callGateway, close, histories, protocol, rules: config.rules, gatewayConfig, requestTimeoutMs: settings.requestTimeoutMs });
 }
 
 /** Registers the tools and the job service. `options.makeGateway` replaces the bridge (tests). */
@@ -200,10 +217,18 @@ export function register(api, options = {}) {
       label: d.label,
       description: d.description,
       parameters: JSON.parse(d.parameters),
-      execute: async (_toolCallId, params) => {
+      // OpenClaw 2026.9's Tool Search offers a model 12 tools at first and the rest through
+      // `tool_search`; a direct-only tool is offered as it is (docs `tools/tool-search.md`).
+      // Older gateways ignore the field.
+      catalogMode: 'direct-only',
+      execute: async (_toolCallId, params, signal) => {
         let result;
         try {
-          result = await (await service()).call(caller, d.name, JSON.stringify(params ?? {}));
+          // 2026.9 passes the run's AbortSignal: an aborted run starts no call, and a call
+          // in flight is let go (what it started is finished by its limits and its jobs).
+          if (signal?.aborted) throw new Error('the run was aborted');
+          const call = (async () => (await service()).call(caller, d.name, JSON.stringify(params ?? {})))();
+          result = signal ? await abortable(call, signal) : await call;
         } catch (e) {
           // The agent runtime shows a thrown error to the model as the tool's failure.
           throw new Error(e instanceof CallError ? e.message : `${d.name} failed: ${e.message}`);
@@ -221,12 +246,26 @@ export function register(api, options = {}) {
       s.scheduler = true;
       if (ctx?.stateDir) s.stateDir = ctx.stateDir;
       // Jobs left by a previous process resume now; the gateway may still be starting, so
-      // its first answers may fail and are retried (jobs.mjs).
-      await schedule(await service());
+      // its first answers may fail and are retried (jobs.mjs). A start never throws: 2026.9
+      // refuses the whole plugin when one does (`openclaw-2026.9.md` §2, "Services"), so
+      // what fails is logged and tried again, with backoff, until the service stops.
+      const attempt = async (n) => {
+        if (!state().scheduler) return;
+        try {
+          await schedule(await service());
+        } catch (e) {
+          const wait = START_RETRY_MS[Math.min(n, START_RETRY_MS.length - 1)];
+          api.logger?.warn?.(`[session-tools] the job service cannot start yet (${e.message}); trying again in ${wait / 1000} s`);
+          s.retry = setTimeout(() => attempt(n + 1), wait);
+          s.retry.unref?.();
+        }
+      };
+      await attempt(0);
     },
     stop: async () => {
       const s = state();
       s.scheduler = false;
+      clearTimeout(s.retry);
       const current = s.current;
       const making = s.service;
       s.service = null;
@@ -247,5 +286,14 @@ export function register(api, options = {}) {
         }),
       );
     },
+  });
+}
+
+/** `promise`, or a rejection as soon as `signal` aborts. */
+function abortable(promise, signal) {
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(new Error('the run was aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

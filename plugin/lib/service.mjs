@@ -161,8 +161,15 @@ export class Service {
     } catch (e) {
       throw CallError.setup(e.message);
     }
-    const own = decided.restriction?.ownKey;
-    const scope = !decided.restriction ? 'all' : typeof own === 'string' ? `own ${own}` : 'none';
+    const r = decided.restriction;
+    let scope = 'all';
+    if (r) {
+      // Callers of one session restricted differently (N15, E3's scopes) see different
+      // sessions: their instances are kept apart too (as the Rust host's pools).
+      scope = typeof r.ownKey === 'string' ? `own ${r.ownKey}` : 'none';
+      if (r.spawnedOnly) scope += '; spawned';
+      if (r.scope && r.scope !== 'all') scope += `; visibility ${r.scope}`;
+    }
     return { agent: decided.agent, pool: `${decided.agent}\n${scope}`, restriction: decided.restriction };
   }
 

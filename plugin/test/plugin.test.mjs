@@ -10,8 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import plugin, { register } from '../index.mjs';
-import { DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
+import { callerOf, DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
 import { DeploymentConfig } from '../lib/config.mjs';
+import { documentsShape } from '../lib/wire-codecs.mjs';
+import { OpenClawGateway } from '../lib/openclaw-gateway.mjs';
 import { DirJobStore, JobRunner } from '../lib/jobs.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -47,6 +49,103 @@ test('both manifests and the package name the plugin, its entry and its config s
   assert.deepEqual(pkg.clawdbot.extensions, ['./index.mjs']);
   assert.ok(existsSync(join(PLUGIN_DIR, 'package-lock.json')));
   assert.equal(typeof plugin.register, 'function');
+  // OpenClaw 2026.9 registers only the agent tools a manifest names (exactly).
+  assert.deepEqual(manifest.contracts.tools, Object.values(DEFAULT_TOOL_NAMES));
+});
+
+test('2026.9: the tool context with its reply target, a service start that never throws, one config shape', async () => {
+  assert.deepEqual(
+    callerOf({ sessionKey: OWN, agentId: 'main', sandboxed: true, senderIsOwner: false, deliveryContext: { channel: 'discord', to: 'channel:1', accountId: 'default', threadId: 42 } }),
+    { agentSessionKey: OWN, agentChannel: 'discord', agentAccountId: 'default', agentTo: 'channel:1', agentThreadId: '42', sandboxed: true },
+  );
+  assert.equal(callerOf({ agentId: 'ops' }).requesterAgentIdOverride, 'ops');
+  assert.equal(callerOf({ sessionKey: OWN, messageChannel: 'telegram' }).agentChannel, 'telegram');
+
+  const stateDir = mkdtempSync(join(tmpdir(), 'session-tools-state-'));
+  const api = fakeApi({}, stateDir);
+  let attempts = 0;
+  register(api, {
+    makeGateway: async () => {
+      attempts += 1;
+      throw new Error('cannot reach the gateway');
+    },
+  });
+  await api.services[0].start({ stateDir });
+  assert.equal(attempts, 1);
+  assert.ok(api.logs.some((m) => /cannot start yet \(cannot reach the gateway\); trying again/.test(m)), api.logs.join('\n'));
+  await api.services[0].stop();
+
+  const shaped = documentsShape({
+    agents: { defaults: { systemAgent: { agentId: 'ops' } }, entries: { main: {}, ops: { subagents: { allowAgents: ['main'] } } } },
+    session: { agentToAgent: { maxPingPongTurns: 2 } },
+  });
+  assert.deepEqual(shaped.agents.list, [{ id: 'main' }, { id: 'ops', subagents: { allowAgents: ['main'] }, default: true }]);
+  assert.deepEqual(shaped.session.agentToAgent, {});
+  const config = new DeploymentConfig({ agents: { defaults: { systemAgent: { agentId: 'ops' } }, entries: { main: {}, ops: {} } } });
+  assert.equal(config.rules.rules.defaultAgent, 'ops', 'the key rules read the system agent as the default');
+  assert.equal(config.rules.canonical('main'), 'agent:ops:main');
+  const documents = { agents: { list: [{ id: 'main' }] }, session: { agentToAgent: { maxPingPongTurns: 2 } } };
+  assert.deepEqual(documentsShape(documents), documents, 'the documents\' shape is left as it is');
+});
+
+/** A protocol-4 gateway as the bridge's `callGateway` sees it, keeping what it was asked. */
+function protocol4Gateway() {
+  const calls = [];
+  const callGateway = async ({ method, params }) => {
+    calls.push({ method, params });
+    switch (method) {
+      case 'sessions.list':
+        if (params.spawnedBy !== undefined && params.spawnedBy !== OWN) return { sessions: [], hasMore: false };
+        // Two pages: the second only for whoever follows `nextOffset` (E6).
+        return params.offset === undefined
+          ? { sessions: [{ key: OWN, sessionId: 's0', updatedAt: 2 }], hasMore: true, nextOffset: 1000 }
+          : { sessions: [{ key: CHILD, parentSessionKey: OWN, sessionId: 's1', updatedAt: 1 }], hasMore: false };
+      case 'sessions.create':
+        return { ok: true, key: params.key };
+      case 'agent':
+        return { runId: params.idempotencyKey, sessionKey: params.sessionKey, status: 'accepted' };
+      case 'agent.wait':
+        return { runId: params.runId, status: 'timeout' };
+      case 'chat.history':
+        return { sessionId: 's0', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }], __openclaw: { id: 'm1', seq: 1 } }] };
+      default:
+        throw Object.assign(new Error(`unexpected ${method}`), { code: 'INVALID_REQUEST' });
+    }
+  };
+  return { calls, bridge: new OpenClawGateway({ callGateway, rules: new DeploymentConfig({}).rules, protocol: () => 4 }) };
+}
+
+test('2026.9: the bridge carries what the gateway wire builds for protocol 4 (E4-E6)', async () => {
+  const { calls, bridge } = protocol4Gateway();
+  assert.equal(bridge.protocol, 4);
+  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
+  try {
+    // The tool's list has a limit of its own (200 by default): one page, that limit explicit.
+    const listed = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_list', '{}'));
+    assert.deepEqual(listed.sessions.map((s) => s.key), ['main']);
+    assert.deepEqual(calls.filter((c) => c.method === 'sessions.list').map((c) => c.params), [{ limit: 200, includeGlobal: true, includeUnknown: true }]);
+
+    const history = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_history', JSON.stringify({ sessionKey: 'main' })));
+    assert.deepEqual(history.messages, [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], 'E4: protocol 4\'s own field removed');
+    assert.equal(calls.find((c) => c.method === 'chat.history').params.maxChars, 500_000);
+
+    const spawned = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_spawn', JSON.stringify({ task: 't', label: 'l' })));
+    assert.equal(spawned.status, 'accepted', JSON.stringify(spawned));
+    const create = calls.find((c) => c.method === 'sessions.create');
+    assert.deepEqual(create.params, { key: spawned.childSessionKey, agentId: 'main', parentSessionKey: OWN, label: 'l' }, 'E5');
+    const agent = calls.find((c) => c.method === 'agent');
+    assert.equal(calls.indexOf(create) < calls.indexOf(agent), true, 'the child is made before its run');
+    assert.equal(agent.params.spawnedBy, undefined, 'protocol 4 refuses spawnedBy on agent');
+
+    // A sandboxed caller's guard asks the wire for its spawn tree (in the worker): every
+    // page, with the wire's params: an explicit limit, then the next page (E6).
+    calls.length = 0;
+    await svc.call({ agentSessionKey: OWN, sandboxed: true }, 'sessions_list', '{}');
+    const tree = calls.filter((c) => c.method === 'sessions.list' && c.params.limit === 1000).map((c) => c.params);
+    assert.deepEqual(tree.slice(0, 2), [{ limit: 1000, spawnedBy: OWN }, { limit: 1000, offset: 1000, spawnedBy: OWN }], JSON.stringify(calls));
+  } finally {
+    await svc.stop();
+  }
 });
 
 test('the plugin config: own tool names (never a core one), limits per agent', () => {

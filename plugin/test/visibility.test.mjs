@@ -157,9 +157,21 @@ test('the host restricts sandboxed callers the guest would not, and fails closed
     assert.ok((await access({ agentSessionKey: CHILD, sandboxed: true })).restriction, 'a sandboxed sub-agent session is restricted too');
     const nobody = await access({ sandboxed: true });
     assert.equal(nobody.restriction.ownKey ?? null, null);
-    assert.equal(nobody.pool, 'main\nnone');
+    assert.equal(nobody.pool, 'main\nnone; spawned');
   } finally {
     await opsAll.stop();
+  }
+
+  // E3: 2026.9's tools.sessions.visibility restricts unsandboxed callers too, in pools of their own.
+  const { svc: tree } = await service({ tools: { sessions: { visibility: 'tree' } } });
+  try {
+    const plain = await tree.access({ agentSessionKey: OWN, sandboxed: false });
+    assert.equal(plain.restriction.scope, 'tree');
+    assert.equal(plain.restriction.spawnedOnly, false);
+    assert.equal(plain.pool, `main\nown ${OWN}; visibility tree`);
+    assert.equal((await tree.access({ agentSessionKey: OWN, sandboxed: true })).pool, `main\nown ${OWN}; spawned; visibility tree`);
+  } finally {
+    await tree.stop();
   }
 
   const { svc, rec } = await service();

@@ -122,7 +122,7 @@ test('protocol 4: every list carries its limit, and a spawn makes its child befo
     asked.map((r) => [r.method, r.params]),
     [
       ['sessions.list', { limit: 1000, spawnedBy: 'agent:main:main' }],
-      ['sessions.create', { key: 'agent:main:subagent:1', parentSessionKey: 'agent:main:main' }],
+      ['sessions.create', { key: 'agent:main:subagent:1', agentId: 'main', parentSessionKey: 'agent:main:main' }],
       ['agent', { message: 'm', sessionKey: 'agent:main:subagent:1', idempotencyKey: 'k' }],
     ],
   );

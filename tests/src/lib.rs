@@ -79,6 +79,34 @@ pub fn imported_sample(extend: impl FnOnce(&Path)) -> Result<tempfile::TempDir, 
     Ok(copy)
 }
 
+/// Marks every child session of a 2026.9 state (one with a `spawnedBy` or
+/// `parentSessionKey`) as updated at `now_ms`. A copy of the kept imported sample is as old as
+/// its import, and 2026.9's `sessions.list {spawnedBy}` drops a child whose link is only in
+/// the store (no run) an hour after the child's last update (`shouldKeepStoreOnlyChildLink`,
+/// README "What answers differently": we keep lineage, E5); a test that compares with a
+/// running gateway gives its children the age of a child that was just active, the same in
+/// every copy it compares, so the answer does not depend on when the sample was imported.
+pub fn freshen_child_links(state: &Path, now_ms: i64) -> Result<usize, String> {
+    let mut touched = 0;
+    let agents = std::fs::read_dir(state.join("agents")).map_err(|e| format!("{}: {e}", state.display()))?;
+    for agent in agents {
+        let db = agent.map_err(|e| e.to_string())?.path().join("agent/openclaw-agent.sqlite");
+        if !db.is_file() {
+            continue;
+        }
+        let connection = rusqlite::Connection::open(&db).map_err(|e| format!("{}: {e}", db.display()))?;
+        touched += connection
+            .execute(
+                "UPDATE session_nodes SET entry_json = json_set(entry_json, '$.updatedAt', ?1), updated_at = ?1
+                 WHERE spawned_by IS NOT NULL OR parent_session_key IS NOT NULL
+                    OR json_extract(entry_json, '$.spawnedBy') IS NOT NULL OR json_extract(entry_json, '$.parentSessionKey') IS NOT NULL",
+                [now_ms],
+            )
+            .map_err(|e| format!("{}: {e}", db.display()))?;
+    }
+    Ok(touched)
+}
+
 /// Copies a state directory's directories and regular files (what the doctor left of its
 /// run, sockets and links, is not state).
 fn copy_state(from: &Path, to: &Path) {

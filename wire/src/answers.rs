@@ -5,6 +5,7 @@
 use serde_json::{json, Value};
 use session_tools_contract::*;
 
+use crate::era::Era;
 use crate::json::{bool_field, int_field, num_field, str_field, Object};
 
 /// A thread id is a string or a number, and keeps its type (N11).
@@ -116,10 +117,21 @@ pub fn transcript_message(v: &Value) -> TranscriptMessage {
     TranscriptMessage { role: str_field(v, "role"), json: v.to_string() }
 }
 
-pub fn history(v: &Value) -> History {
+/// A `chat.history` answer as the transcript holds it: protocol 4 adds its own
+/// `__openclaw {id, seq, …}` to every message, which is not the transcript's and is
+/// removed (E4).
+pub fn history(era: Era, v: &Value) -> History {
+    let message = |m: &Value| match (era, m) {
+        (Era::V4, Value::Object(fields)) if fields.contains_key("__openclaw") => {
+            let mut fields = fields.clone();
+            fields.remove("__openclaw");
+            transcript_message(&Value::Object(fields))
+        }
+        _ => transcript_message(m),
+    };
     History {
         session_id: str_field(v, "sessionId"),
-        messages: v.get("messages").and_then(Value::as_array).map_or_else(Vec::new, |m| m.iter().map(transcript_message).collect()),
+        messages: v.get("messages").and_then(Value::as_array).map_or_else(Vec::new, |m| m.iter().map(message).collect()),
     }
 }
 
@@ -205,6 +217,7 @@ mod tests {
         assert_eq!(resolved_key(&json!({})), "");
         assert_eq!(resolved_key(&Value::Null), "");
         let h = history(
+            Era::V3,
             &json!({"sessionId": "s", "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}, "odd", {"role": 5}]}),
         );
         assert_eq!(h.session_id.as_deref(), Some("s"));
@@ -220,6 +233,16 @@ mod tests {
             json!({"status": "ok", "startedAt": 1000, "endedAt": 2500, "usage": {"inputTokens": 10.0, "outputTokens": 5.0, "totalTokens": 15.0}, "model": "m"})
         );
         assert_eq!(wait_result(&json!({"usage": "x"})).usage, None);
+    }
+
+    #[test]
+    fn protocol_4s_own_message_fields_are_not_the_transcripts() {
+        let answer = json!({"messages": [{"role": "user", "content": "hi", "__openclaw": {"id": "m1", "seq": 1}}, "odd"]});
+        let v4 = history(Era::V4, &answer);
+        assert_eq!(v4.messages[0].json, r#"{"role":"user","content":"hi"}"#, "E4: the raw transcript, in its key order");
+        assert_eq!(v4.messages[1].json, r#""odd""#);
+        let v3 = history(Era::V3, &answer);
+        assert!(v3.messages[0].json.contains("__openclaw"), "protocol 3 has no such field: a message is kept as it came");
     }
 
     #[test]

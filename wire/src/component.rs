@@ -87,6 +87,11 @@ impl out_wire::Guest for Component {
     fn decode_wait(answer: Result<String, wit_transport::TransportError>) -> Result<types::WaitResult, types::GatewayError> {
         gateway::decode_wait(answer.map_err(error_of)).map(IntoWit::into_wit).map_err(IntoWit::into_wit)
     }
+
+    fn documents_config(config: String) -> Result<String, String> {
+        let raw: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the config is not JSON: {e}"))?;
+        Ok(crate::config::documents_shape(raw).to_string())
+    }
 }
 
 impl out::Guest for Component {

@@ -34,7 +34,7 @@ fn read(method: &str, params: Value) -> Request {
 
 /// An answer's payload as JSON.
 fn payload(method: &str, answer: Result<String, TransportError>) -> GatewayResult<Value> {
-    let text = answer.map_err(from_transport)?;
+    let text = answer.map_err(|e| from_transport(method, e))?;
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
@@ -49,6 +49,31 @@ pub fn encode_wait(p: &WaitParams) -> Request {
 /// The answer of `agent.wait`, typed.
 pub fn decode_wait(answer: Result<String, TransportError>) -> GatewayResult<WaitResult> {
     payload("agent.wait", answer).map(|v| answers::wait_result(&v))
+}
+
+/// One page of a `sessions.list` as a request, in `era`: at `offset` (protocol 4), its limit
+/// explicit there (E6). With [`next_page`], how the wire walks a list.
+fn encode_list(era: Era, p: &ListParams, offset: u32) -> Request {
+    read("sessions.list", params::list(era, p, offset))
+}
+
+/// Where a list continues after `answer`, its page at `offset` and the `page`-th (0 for the
+/// first): `None` when the list is whole (protocol 3 answers in one page, and a list with a
+/// limit of its own is one page); on protocol 4 the next offset while the gateway says
+/// there is more, and an error past [`MAX_PAGES`] pages (E6: nothing is cut silently).
+fn next_page(era: Era, p: &ListParams, offset: u32, page: u32, answer: &Value) -> GatewayResult<Option<u32>> {
+    if era != Era::V4 || p.limit.is_some() {
+        return Ok(None);
+    }
+    let Some(next) = answers::next_offset(answer).filter(|n| *n > offset) else { return Ok(None) };
+    if page.saturating_add(1) >= MAX_PAGES {
+        let rows = u64::from(MAX_PAGES) * u64::from(params::PAGE);
+        return Err(GatewayError::of(
+            ErrorKind::TooLarge,
+            format!("the gateway lists more than {rows} sessions for one sessions.list; narrow it (a limit, an agent, a label)"),
+        ));
+    }
+    Ok(Some(next))
 }
 
 /// The gateway, spoken in one era over a host's transport; it tells the host's runs of
@@ -76,34 +101,50 @@ impl<T: Transport, R: Runs> Wire<T, R> {
     /// Every row of a `sessions.list`: one answer on protocol 3; on protocol 4 a list
     /// without a limit of its own follows its pages (E6).
     fn list_all(&self, p: &ListParams) -> GatewayResult<SessionList> {
-        let first = self.call(read("sessions.list", params::list(self.era, p, 0)))?;
+        let first = self.call(encode_list(self.era, p, 0))?;
         self.rest_of(p, first)
     }
 
     /// The list of which `first` is the first page, with the pages that follow it.
     fn rest_of(&self, p: &ListParams, first: Value) -> GatewayResult<SessionList> {
-        let mut list = answers::session_list(&first);
-        if self.era != Era::V4 || p.limit.is_some() {
-            return Ok(list);
+        let path = answers::session_list(&first).path;
+        let mut sessions = Vec::new();
+        for page in self.pages(p, first)? {
+            sessions.extend(answers::session_list(&page).sessions);
         }
-        let mut next = answers::next_offset(&first);
-        let mut pages = 1;
+        Ok(SessionList { path, sessions })
+    }
+
+    /// `first` and the answers of the pages that follow it, as [`next_page`] says.
+    fn pages(&self, p: &ListParams, first: Value) -> GatewayResult<Vec<Value>> {
+        let mut next = next_page(self.era, p, 0, 0, &first)?;
+        let mut pages = vec![first];
         while let Some(offset) = next {
-            if pages >= MAX_PAGES {
-                let rows = u64::from(MAX_PAGES) * u64::from(params::PAGE);
-                return Err(GatewayError::of(ErrorKind::TooLarge, format!("sessions.list has more than {rows} rows")));
-            }
-            let page = self.call(read("sessions.list", params::list(self.era, p, offset)))?;
-            list.sessions.extend(answers::session_list(&page).sessions);
-            next = answers::next_offset(&page).filter(|n| *n > offset);
-            pages += 1;
+            let page = self.call(encode_list(self.era, p, offset))?;
+            next = next_page(self.era, p, offset, pages.len() as u32, &page)?;
+            pages.push(page);
         }
-        Ok(list)
+        Ok(pages)
+    }
+
+    /// Every row of a `sessions.list` as the gateway gave it (every field it lists, for a
+    /// host that shows a row as it is), its pages followed as [`Gateway::sessions_list`]
+    /// follows them.
+    pub fn listed_rows(&self, p: &ListParams) -> GatewayResult<Vec<Value>> {
+        let first = self.call(encode_list(self.era, p, 0))?;
+        let pages = self.pages(p, first)?;
+        Ok(pages
+            .into_iter()
+            .flat_map(|mut page| match page.get_mut("sessions").map(Value::take) {
+                Some(Value::Array(rows)) => rows,
+                _ => Vec::new(),
+            })
+            .collect())
     }
 
     /// Several lists at once, each with every row.
     fn lists(&self, params: &[ListParams]) -> Vec<GatewayResult<SessionList>> {
-        let requests = params.iter().map(|p| read("sessions.list", params::list(self.era, p, 0))).collect();
+        let requests = params.iter().map(|p| encode_list(self.era, p, 0)).collect();
         let answers = self.transport.call_many(requests);
         params.iter().zip(answers).map(|(p, answer)| payload("sessions.list", answer).and_then(|first| self.rest_of(p, first))).collect()
     }
@@ -172,7 +213,7 @@ impl<T: Transport, R: Runs> Gateway for Wire<T, R> {
     }
 
     fn chat_history(&self, p: &HistoryParams) -> GatewayResult<History> {
-        self.call(read("chat.history", params::history(self.era, p))).map(|v| answers::history(&v))
+        self.call(read("chat.history", params::history(self.era, p))).map(|v| answers::history(self.era, &v))
     }
 
     fn chat_histories(&self, ps: &[HistoryParams]) -> Vec<GatewayResult<History>> {
@@ -181,7 +222,7 @@ impl<T: Transport, R: Runs> Gateway for Wire<T, R> {
         // One answer each, whatever the host gave back.
         ps.iter()
             .map(|_| match answers.next() {
-                Some(answer) => payload("chat.history", answer).map(|v| answers::history(&v)),
+                Some(answer) => payload("chat.history", answer).map(|v| answers::history(self.era, &v)),
                 None => Err(GatewayError::new("the gateway gave no answer")),
             })
             .collect()
@@ -341,5 +382,48 @@ mod tests {
         assert_eq!(methods, ["sessions.list", "sessions.list", "sessions.create", "agent"]);
         assert_eq!(asked[0].params, json!({"limit": params::PAGE}).to_string());
         assert!(!asked[3].params.contains("spawnedBy"));
+    }
+
+    #[test]
+    fn a_host_walks_a_list_with_the_wires_own_page_rule() {
+        let all = ListParams { spawned_by: Some("p".into()), ..Default::default() };
+        let more = json!({"sessions": [], "hasMore": true, "nextOffset": 1000});
+        assert_eq!(encode_list(Era::V4, &all, 1000).params, json!({"limit": params::PAGE, "offset": 1000, "spawnedBy": "p"}).to_string());
+        assert_eq!(encode_list(Era::V3, &all, 0).params, r#"{"spawnedBy":"p"}"#);
+        assert_eq!(next_page(Era::V4, &all, 0, 0, &more), Ok(Some(1000)));
+        assert_eq!(next_page(Era::V4, &all, 1000, 1, &more), Ok(None), "an offset that does not move on ends the walk");
+        assert_eq!(next_page(Era::V3, &all, 0, 0, &more), Ok(None), "protocol 3 answers in one page");
+        assert_eq!(next_page(Era::V4, &ListParams { limit: Some(3), ..all.clone() }, 0, 0, &more), Ok(None));
+        assert_eq!(next_page(Era::V4, &all, 0, MAX_PAGES - 1, &more).unwrap_err().kind, ErrorKind::TooLarge);
+    }
+
+    #[test]
+    fn a_list_past_its_last_allowed_page_fails_saying_so_and_raw_rows_page_too() {
+        let endless = fake(|_, p| {
+            let offset = p.get("offset").and_then(Value::as_u64).unwrap_or(0);
+            Ok(json!({"sessions": [{"key": format!("k{offset}"), "parentSessionKey": "p"}], "hasMore": true, "nextOffset": offset + 1000}))
+        });
+        let runs = Kept::default();
+        let wire = Wire::new(&endless, &runs, Era::V4);
+        let e = wire.sessions_list(&ListParams::default()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::TooLarge);
+        assert!(e.message.contains("more than 100000 sessions") && e.message.contains("narrow it"), "{}", e.message);
+        assert_eq!(endless.asked.borrow().len(), MAX_PAGES as usize, "E6: never cut silently, never asked without end");
+        assert!(wire.spawned_trees(&BTreeSet::from(["p".to_string()])).is_err(), "a walk fails rather than missing rows");
+        let limited = wire.sessions_list(&ListParams { limit: Some(5), ..Default::default() }).unwrap();
+        assert_eq!(limited.sessions.len(), 1, "a list with a limit of its own is one page");
+
+        let two = fake(|_, p| {
+            Ok(match p.get("offset") {
+                None => {
+                    json!({"sessions": [{"key": "a", "parentSessionKey": "p", "chatType": "direct"}], "hasMore": true, "nextOffset": 1000})
+                }
+                Some(_) => json!({"sessions": [{"key": "b"}], "hasMore": false}),
+            })
+        });
+        let wire = Wire::new(&two, &runs, Era::V4);
+        let rows = wire.listed_rows(&row_search("a")).unwrap();
+        assert_eq!(rows, [json!({"key": "a", "parentSessionKey": "p", "chatType": "direct"}), json!({"key": "b"})]);
+        assert_eq!(wire.rows_of(&BTreeSet::from(["b".to_string()])).unwrap()[0].key, "b", "the exact key, on any page");
     }
 }

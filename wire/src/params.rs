@@ -80,13 +80,30 @@ pub fn agent(era: Era, p: &AgentParams) -> Value {
         .done()
 }
 
-/// `sessions.create` (protocol 4 only): the child session of a spawn, with its lineage
-/// (E5), before its run is started with `agent`. `None` when the params start no child
-/// (no session key or no `spawnedBy`).
+/// `sessions.create` (protocol 4 only): the child session of a spawn, with its agent and
+/// lineage (E5: `{key, agentId, parentSessionKey, label?}`), before its run is started with
+/// `agent`. `None` when the params start no child (no session key or no `spawnedBy`).
 pub fn create(p: &AgentParams) -> Option<Value> {
     let key = p.session_key.as_ref()?;
     let parent = p.spawned_by.as_ref()?;
-    Some(Object::new().set("key", key.clone()).set("parentSessionKey", parent.clone()).opt_str("label", &p.label).done())
+    Some(
+        Object::new()
+            .set("key", key.clone())
+            .opt("agentId", agent_of_key(key))
+            .set("parentSessionKey", parent.clone())
+            .opt_str("label", &p.label)
+            .done(),
+    )
+}
+
+/// The agent of an `agent:<id>:<rest>` key (the tools give a child's key in that form,
+/// canonical); `None` for any other key, which the gateway then places itself.
+fn agent_of_key(key: &str) -> Option<String> {
+    let mut parts = key.splitn(3, ':');
+    match (parts.next(), parts.next(), parts.next()) {
+        (Some("agent"), Some(id), Some(rest)) if !id.is_empty() && !rest.is_empty() => Some(id.to_string()),
+        _ => None,
+    }
 }
 
 /// `agent.wait` (the same on both eras).
@@ -165,9 +182,13 @@ mod tests {
         assert!(agent(Era::V4, &p).get("spawnedBy").is_none(), "protocol 4 refuses spawnedBy on agent (E5)");
         assert_eq!(
             create(&p),
-            Some(json!({"key": "agent:main:subagent:1", "parentSessionKey": "agent:main:main", "label": "l"})),
-            "protocol 4 makes the child with its parent first (E5)"
+            Some(json!({"key": "agent:main:subagent:1", "agentId": "main", "parentSessionKey": "agent:main:main", "label": "l"})),
+            "protocol 4 makes the child with its agent and parent first (E5)"
         );
+        let ops = AgentParams { session_key: Some("agent:ops:subagent:2".into()), label: None, ..p.clone() };
+        assert_eq!(create(&ops), Some(json!({"key": "agent:ops:subagent:2", "agentId": "ops", "parentSessionKey": "agent:main:main"})));
+        let bare = AgentParams { session_key: Some("subagent:3".into()), label: None, ..p.clone() };
+        assert_eq!(create(&bare), Some(json!({"key": "subagent:3", "parentSessionKey": "agent:main:main"})), "no agent to name");
         assert_eq!(create(&AgentParams { spawned_by: None, ..p }), None, "a run in an existing session makes no child");
     }
 

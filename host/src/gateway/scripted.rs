@@ -171,7 +171,7 @@ impl Gateway for ScriptedGateway {
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
         match self.scripted("chat.history", wire::params::history(Era::V3, params)).0 {
-            Some(Ok(v)) => Ok(wire::answers::history(&v)),
+            Some(Ok(v)) => Ok(wire::answers::history(Era::V3, &v)),
             Some(Err(e)) => Err(error(e)),
             None => {
                 // The session's transcript, built from its runs.

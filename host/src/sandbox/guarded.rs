@@ -69,8 +69,9 @@ pub(crate) fn wit_restriction(rules: &KeyRules, restriction: &Restriction) -> (w
     };
     let restriction = wit_guard::Restriction {
         own_key: restriction.own.clone(),
+        spawned_only: restriction.spawned_only,
         scope: match restriction.scope {
-            Scope::Spawned => wit_guard::VisibilityScope::Spawned,
+            Scope::All => wit_guard::VisibilityScope::All,
             Scope::SelfOnly => wit_guard::VisibilityScope::SelfOnly,
             Scope::Tree => wit_guard::VisibilityScope::Tree,
             Scope::Agent => wit_guard::VisibilityScope::Agent,

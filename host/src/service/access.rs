@@ -4,7 +4,7 @@
 //! built from, issue 22); what is the host's here is only the pool.
 
 use session_tools_contract::Caller;
-use session_tools_guard::access::{decide, CallerIdentity, Restriction};
+use session_tools_guard::access::{decide, CallerIdentity, Restriction, Scope};
 
 use crate::config::DeploymentConfig;
 
@@ -31,7 +31,15 @@ pub(crate) fn access(config: &DeploymentConfig, caller: &Caller, canonical: impl
     let decided = decide(&config.raw, &identity);
     let scope = match &decided.restriction {
         None => "all".to_string(),
-        Some(restriction) => restriction.own.as_deref().map_or_else(|| "none".to_string(), |own| format!("own {}", canonical(own))),
+        Some(restriction) => {
+            let own = restriction.own.as_deref().map_or_else(|| "none".to_string(), |own| format!("own {}", canonical(own)));
+            // Callers of one session restricted differently (N15, E3's scopes) see
+            // different sessions: their instances are kept apart too.
+            let spawned = if restriction.spawned_only { "; spawned" } else { "" };
+            let narrowed =
+                if restriction.scope == Scope::All { String::new() } else { format!("; visibility {}", restriction.scope.as_str()) };
+            format!("{own}{spawned}{narrowed}")
+        }
     };
     Access { pool: format!("{}\n{scope}", decided.agent), agent: decided.agent, restriction: decided.restriction }
 }
@@ -48,10 +56,14 @@ mod tests {
         let caller = |key: &str, sandboxed: bool| Caller { agent_session_key: Some(key.into()), sandboxed, ..Caller::default() };
         let lower = |k: &str| k.to_lowercase();
         assert_eq!(access(&config, &caller("agent:main:main", false), lower).pool, "main\nall");
-        assert_eq!(access(&config, &caller("agent:main:Main", true), lower).pool, "main\nown agent:main:main");
-        assert_eq!(access(&config, &caller("main", true), lower).pool, "main\nown agent:main:main");
+        assert_eq!(access(&config, &caller("agent:main:Main", true), lower).pool, "main\nown agent:main:main; spawned");
+        assert_eq!(access(&config, &caller("main", true), lower).pool, "main\nown agent:main:main; spawned");
         assert_eq!(access(&config, &caller("agent:ops:main", true), lower).pool, "ops\nall");
         let nobody = Caller { sandboxed: true, ..Caller::default() };
-        assert_eq!(access(&config, &nobody, lower).pool, "main\nnone");
+        assert_eq!(access(&config, &nobody, lower).pool, "main\nnone; spawned");
+        // E3: 2026.9's setting restricts unsandboxed callers too, apart from the sandboxed.
+        let tree = DeploymentConfig::parse(r#"{"tools": {"sessions": {"visibility": "tree"}}}"#, "test").unwrap();
+        assert_eq!(access(&tree, &caller("agent:main:main", false), lower).pool, "main\nown agent:main:main; visibility tree");
+        assert_eq!(access(&tree, &caller("agent:main:main", true), lower).pool, "main\nown agent:main:main; spawned; visibility tree");
     }
 }

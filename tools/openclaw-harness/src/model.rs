@@ -32,6 +32,23 @@ pub struct ModelMessage {
     pub tool_call_id: Option<String>,
 }
 
+/// How today's gateway marks the `user` message of its own context that it appends after
+/// the conversation (`openclaw-2026.9.md`, mock model).
+const GATEWAY_CONTEXT: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
+
+impl ModelMessage {
+    /// Whether this is the `user` message of today's gateway's own context (2026.9 appends
+    /// one to every request), not a message of the conversation.
+    pub fn is_gateway_context(&self) -> bool {
+        self.role == "user" && self.text.trim_start().starts_with(GATEWAY_CONTEXT)
+    }
+
+    /// Whether this is a message of the conversation's user.
+    pub fn is_from_user(&self) -> bool {
+        self.role == "user" && !self.is_gateway_context()
+    }
+}
+
 /// A tool offered to the model.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelTool {
@@ -132,9 +149,10 @@ impl ModelRequest {
         self.messages.iter().find(|m| m.role == "system" || m.role == "developer").map(|m| m.text.as_str())
     }
 
-    /// The text of the last `user` message.
+    /// The text of the last `user` message (not counting today's gateway's own context,
+    /// [`ModelMessage::is_gateway_context`]).
     pub fn last_user_text(&self) -> Option<&str> {
-        self.messages.iter().rev().find(|m| m.role == "user").map(|m| m.text.as_str())
+        self.messages.iter().rev().find(|m| m.is_from_user()).map(|m| m.text.as_str())
     }
 
     /// The tool results in the request, as (tool call id, result text).
@@ -144,7 +162,7 @@ impl ModelRequest {
 
     /// The tool results after the last user message: what the previous reply's calls gave.
     pub fn new_tool_results(&self) -> Vec<(&str, &str)> {
-        let start = self.messages.iter().rposition(|m| m.role == "user").map_or(0, |i| i + 1);
+        let start = self.messages.iter().rposition(ModelMessage::is_from_user).map_or(0, |i| i + 1);
         self.messages[start..]
             .iter()
             .filter(|m| m.role == "tool")

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use super::install::Installation;
+use super::install::{Era, Installation};
 
 /// `PATH` with the installation's Node first (npm and the gateway's CLI run on Node 22).
 fn node_path(installation: &Installation) -> String {
@@ -58,6 +58,12 @@ pub fn install_plugin(installation: &Installation, state_dir: &Path, archive: &P
     std::fs::write(&config, "{}").and_then(|()| std::fs::create_dir_all(&home)).map_err(|e| e.to_string())?;
     let mut command = Command::new(&installation.node);
     command.arg(&installation.entry).args(["plugins", "install"]).arg(archive).env("PATH", node_path(installation)).env("HOME", &home);
+    if installation.era == Era::Today {
+        // Today's installer asks before it installs a local archive and before it grants
+        // the plugin's capabilities; a command without a terminal says yes with these
+        // (its docs, `cli/plugins/install.md`).
+        command.args(["--force", "--accept-capabilities"]);
+    }
     for prefix in ["CLAWDBOT", "MOLTBOT", "OPENCLAW"] {
         command.env(format!("{prefix}_STATE_DIR"), state_dir).env(format!("{prefix}_CONFIG_PATH"), &config);
     }

@@ -227,22 +227,34 @@ impl Connection {
             WsError::Http(response) => ConnectError::Fatal(format!("{url} answered HTTP {} instead of a WebSocket", response.status())),
             other => ConnectError::Transient(format!("cannot connect to the gateway at {url}: {other}")),
         })?;
-        // The gateway speaks first (`connect.challenge`); its nonce is signed by a device.
-        let nonce = match tokio::time::timeout(Duration::from_secs(2), ws.next()).await {
+        // The gateway speaks first (`connect.challenge {nonce, ts}`); a device signs its
+        // nonce, at its time (2026.9 allows ±2 min of skew, so the gateway's clock is the
+        // one to use, `openclaw-2026.9.md` §1.4).
+        let challenge = match tokio::time::timeout(self.settings.connect_timeout, ws.next()).await {
             Ok(Some(Ok(Message::Text(text)))) => match frames::parse(text.as_str()) {
-                Frame::Event { event, payload } if event == "connect.challenge" => {
-                    payload.and_then(|p| p.get("nonce").and_then(Value::as_str).map(str::to_string))
-                }
+                Frame::Event { event, payload } if event == "connect.challenge" => payload,
                 _ => None,
             },
             _ => None,
         };
+        let nonce = challenge.as_ref().and_then(|p| p.get("nonce")).and_then(Value::as_str).filter(|n| !n.is_empty());
         let token = match &self.settings.auth {
             Auth::Token(token) => Some(token.as_str()),
             Auth::Password(_) => None,
         };
-        let signed_at = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
-        let device = self.settings.device.as_ref().map(|d| d.connect_field(token, nonce.as_deref(), signed_at));
+        let device = match (&self.settings.device, nonce) {
+            (None, _) => None,
+            (Some(device), Some(nonce)) => {
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+                let signed_at = challenge.as_ref().and_then(|p| p.get("ts")).and_then(Value::as_u64).unwrap_or(now);
+                Some(device.connect_field(token, nonce, signed_at))
+            }
+            (Some(_), None) => {
+                return Err(ConnectError::Transient(format!(
+                    "the gateway at {url} sent no connect.challenge with a nonce, which this host's device identity must sign"
+                )))
+            }
+        };
         let connect = frames::request("connect", "connect", &frames::connect_params(&self.settings.auth, device));
         ws.send(Message::text(connect))
             .await
@@ -257,12 +269,15 @@ impl Connection {
                 Message::Text(text) => match frames::parse(text.as_str()) {
                     Frame::Res { id, ok: true, payload, .. } if id == "connect" => {
                         let hello = Hello::parse(payload.as_ref().unwrap_or(&Value::Null));
-                        if hello.protocol != frames::PROTOCOL {
+                        if !frames::speaks(hello.protocol) {
                             return Err(ConnectError::Fatal(format!(
                                 "the gateway at {url} speaks protocol {}; this host speaks {}",
                                 hello.protocol,
-                                frames::PROTOCOL
+                                frames::spoken()
                             )));
+                        }
+                        if hello.granted_scopes.as_ref().is_some_and(Vec::is_empty) {
+                            return Err(ConnectError::Fatal(frames::no_scopes_error(url)));
                         }
                         return Ok((ws, hello));
                     }
@@ -276,9 +291,7 @@ impl Connection {
                 Message::Close(frame) => {
                     let (code, reason) = frame.map_or((0, String::new()), |f| (u16::from(f.code), f.reason.to_string()));
                     return Err(match code {
-                        1002 => {
-                            ConnectError::Fatal(format!("the gateway at {url} does not speak protocol {} ({reason})", frames::PROTOCOL))
-                        }
+                        1002 => ConnectError::Fatal(format!("the gateway at {url} speaks none of {} ({reason})", frames::spoken())),
                         1008 => ConnectError::Fatal(format!("the gateway at {url} refused the connection: {reason}")),
                         _ => ConnectError::Transient(format!("the gateway at {url} closed during the handshake ({code} {reason})")),
                     });

@@ -2,6 +2,9 @@
 //! (`../shared/spec/openclaw-gateway-protocol.md` §3.2): an Ed25519 key pair kept in a
 //! file, the device id the SHA-256 of its public key, and a signature over the connect
 //! request's `v2|<device>|<client>|<mode>|<role>|<scopes>|<signedAt>|<token>|<nonce>`.
+//! Both eras accept v2; 2026.9 requires the nonce and a `signedAt` within ±2 min of its
+//! clock, so the nonce is always signed and `signedAt` is the challenge's own `ts`
+//! (`openclaw-2026.9.md` §1.3-§1.4).
 
 use std::path::{Path, PathBuf};
 
@@ -71,21 +74,11 @@ impl Device {
         Sha256::digest(self.key.verifying_key().as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
     }
 
-    /// The `device` of a connect request, signed for this nonce.
-    pub fn connect_field(&self, token: Option<&str>, nonce: Option<&str>, signed_at_ms: u64) -> Value {
+    /// The `device` of a connect request, signed for the challenge's nonce.
+    pub fn connect_field(&self, token: Option<&str>, nonce: &str, signed_at_ms: u64) -> Value {
         let id = self.id();
-        let payload = [
-            "v2",
-            &id,
-            CLIENT_ID,
-            CLIENT_MODE,
-            ROLE,
-            &SCOPES.join(","),
-            &signed_at_ms.to_string(),
-            token.unwrap_or(""),
-            nonce.unwrap_or(""),
-        ]
-        .join("|");
+        let payload =
+            ["v2", &id, CLIENT_ID, CLIENT_MODE, ROLE, &SCOPES.join(","), &signed_at_ms.to_string(), token.unwrap_or(""), nonce].join("|");
         let signature = self.key.sign(payload.as_bytes());
         json!({
             "id": id,
@@ -116,7 +109,7 @@ mod tests {
         let again = Device::load_or_create(&path).unwrap();
         assert_eq!(made.id(), again.id());
         assert_eq!(made.id().len(), 64);
-        let field = made.connect_field(Some("t"), Some("n-1"), 1000);
+        let field = made.connect_field(Some("t"), "n-1", 1000);
         let key =
             VerifyingKey::from_bytes(&URL_SAFE_NO_PAD.decode(field["publicKey"].as_str().unwrap()).unwrap().try_into().unwrap()).unwrap();
         let signature = Signature::from_slice(&URL_SAFE_NO_PAD.decode(field["signature"].as_str().unwrap()).unwrap()).unwrap();

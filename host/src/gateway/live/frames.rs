@@ -1,12 +1,27 @@
-//! The frames of OpenClaw's gateway WebSocket protocol v3
-//! (`../shared/spec/openclaw-gateway-protocol.md` §2–§3): requests out, answers and events
-//! in, and the handshake's `connect`. Frames from the gateway are untrusted: anything that
-//! is not a well-formed frame is a [`Frame::Invalid`], never a panic.
+//! The frames of OpenClaw's gateway WebSocket protocol, v3 and v4
+//! (`../shared/spec/openclaw-gateway-protocol.md` §2–§3; what v4 changed:
+//! `../shared/spec/openclaw-2026.9.md` §1): requests out, answers and events in, and the
+//! handshake's `connect`. The frames themselves are the same in both; what the gateway
+//! negotiated is kept ([`Hello::protocol`]) for what differs above them (E1). Frames from
+//! the gateway are untrusted: anything that is not a well-formed frame is a
+//! [`Frame::Invalid`], never a panic.
 
 use serde_json::{json, Map, Value};
 
-/// The protocol this host speaks.
-pub const PROTOCOL: u64 = 3;
+/// The protocols this host speaks: 3 (OpenClaw 2026.1.x) to 4 (2026.5 and later). Both
+/// eras accept a range that holds their own (`openclaw-2026.9.md` §1.7, E1).
+pub const MIN_PROTOCOL: u64 = 3;
+pub const MAX_PROTOCOL: u64 = 4;
+
+/// Whether this host speaks `protocol`.
+pub fn speaks(protocol: u64) -> bool {
+    (MIN_PROTOCOL..=MAX_PROTOCOL).contains(&protocol)
+}
+
+/// The range, in words.
+pub fn spoken() -> String {
+    format!("protocols {MIN_PROTOCOL} to {MAX_PROTOCOL}")
+}
 
 /// A frame from the gateway.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,8 +128,8 @@ pub const SCOPES: [&str; 1] = ["operator.admin"];
 /// The params of `connect`.
 pub fn connect_params(auth: &Auth, device: Option<Value>) -> Value {
     let mut params = Map::new();
-    params.insert("minProtocol".into(), json!(PROTOCOL));
-    params.insert("maxProtocol".into(), json!(PROTOCOL));
+    params.insert("minProtocol".into(), json!(MIN_PROTOCOL));
+    params.insert("maxProtocol".into(), json!(MAX_PROTOCOL));
     params.insert(
         "client".into(),
         json!({"id": CLIENT_ID, "displayName": "session-tools", "version": env!("CARGO_PKG_VERSION"), "platform": std::env::consts::OS, "mode": CLIENT_MODE}),
@@ -147,6 +162,9 @@ pub struct Hello {
     pub default_agent: Option<String>,
     pub main_key: Option<String>,
     pub scope: Option<String>,
+    /// The scopes the gateway granted (`auth.scopes`; always there on protocol 4, absent
+    /// on 3, where a connection that is let in has what it asked for).
+    pub granted_scopes: Option<Vec<String>>,
 }
 
 impl Hello {
@@ -164,6 +182,11 @@ impl Hello {
             default_agent: text(defaults.and_then(|d| d.get("defaultAgentId"))),
             main_key: text(defaults.and_then(|d| d.get("mainKey"))),
             scope: text(defaults.and_then(|d| d.get("scope"))),
+            granted_scopes: payload
+                .get("auth")
+                .and_then(|a| a.get("scopes"))
+                .and_then(Value::as_array)
+                .map(|scopes| scopes.iter().filter_map(Value::as_str).map(str::to_string).collect()),
         }
     }
 }
@@ -174,8 +197,8 @@ pub fn handshake_error(url: &str, auth: &Auth, error: &ErrorShape) -> String {
     if message.contains("protocol mismatch") {
         let expected = error.details.as_ref().and_then(|d| d.get("expectedProtocol")).and_then(Value::as_u64);
         return match expected {
-            Some(n) => format!("the gateway at {url} speaks protocol {n}; this host speaks {PROTOCOL}"),
-            None => format!("the gateway at {url} does not speak protocol {PROTOCOL}: {message}"),
+            Some(n) => format!("the gateway at {url} speaks protocol {n}; this host speaks {}", spoken()),
+            None => format!("the gateway at {url} speaks none of {}: {message}", spoken()),
         };
     }
     if message.starts_with("unauthorized") {
@@ -187,15 +210,30 @@ pub fn handshake_error(url: &str, auth: &Auth, error: &ErrorShape) -> String {
         return format!("gateway {secret} {what} by {url} ({message})");
     }
     if error.code == "NOT_PAIRED" {
-        let request = error.details.as_ref().and_then(|d| d.get("requestId")).and_then(Value::as_str);
-        return match request {
-            Some(id) => {
-                format!("the gateway at {url} has not paired this host yet: approve pairing request {id} on the gateway ({message})")
-            }
+        let detail = |k: &str| error.details.as_ref().and_then(|d| d.get(k)).and_then(Value::as_str);
+        if detail("code") == Some("DEVICE_IDENTITY_REQUIRED") {
+            return format!(
+                "the gateway at {url} requires a device identity from this host ({message}): give its token or password (gateway.auth in its config), or a device identity with --device-identity and approve its pairing on the gateway"
+            );
+        }
+        return match detail("requestId") {
+            Some(id) => format!(
+                "the gateway at {url} has not paired this host yet: approve pairing request {id} on the gateway (`openclaw devices approve {id}`), then connect again ({message})"
+            ),
             None => format!("the gateway at {url} refused this host's device identity: {message}"),
         };
     }
     format!("the gateway at {url} refused the connection: {message}")
+}
+
+/// Why a connection that was let in with no scope at all is of no use, and what to do: a
+/// 2026.9 gateway clears the scopes of a shared token or password that comes without a
+/// device identity from anywhere but loopback (`openclaw-2026.9.md` §1.4), so every
+/// method would then fail for a missing scope.
+pub fn no_scopes_error(url: &str) -> String {
+    format!(
+        "the gateway at {url} accepted this host's secret but granted it no scopes, so it could call no method: a gateway of 2026.5 or later grants nothing to a token or password without a device identity unless it comes from loopback. Run session-tools on the gateway's machine (ws://127.0.0.1:PORT, or --gateway local), or give a device identity (--device-identity FILE) and approve its pairing on the gateway (`openclaw devices approve`)"
+    )
 }
 
 #[cfg(test)]
@@ -228,11 +266,11 @@ mod tests {
         let mismatch = ErrorShape {
             code: "INVALID_REQUEST".into(),
             message: "protocol mismatch".into(),
-            details: Some(json!({"expectedProtocol": 4})),
+            details: Some(json!({"expectedProtocol": 5})),
         };
         assert_eq!(
             handshake_error(url, &Auth::Token("t".into()), &mismatch),
-            "the gateway at ws://127.0.0.1:1 speaks protocol 4; this host speaks 3"
+            "the gateway at ws://127.0.0.1:1 speaks protocol 5; this host speaks protocols 3 to 4"
         );
         let token = ErrorShape {
             code: "INVALID_REQUEST".into(),
@@ -241,5 +279,22 @@ mod tests {
         };
         assert!(handshake_error(url, &Auth::Token("t".into()), &token).starts_with("gateway token rejected by ws://127.0.0.1:1"));
         assert_eq!(format!("{:?}", Auth::Token("secret".into())), "Token(…)");
+        let no_device = ErrorShape {
+            code: "NOT_PAIRED".into(),
+            message: "device identity required".into(),
+            details: Some(json!({"code": "DEVICE_IDENTITY_REQUIRED"})),
+        };
+        assert!(handshake_error(url, &Auth::Token("t".into()), &no_device).contains("--device-identity"));
+    }
+
+    #[test]
+    fn a_connection_without_scopes_says_what_to_do() {
+        // The refusals of a request (MISSING_SCOPE, FORBIDDEN) are said by the gateway
+        // wire (wire/src/errors.rs); a handshake that granted nothing is said here.
+        let url = "ws://10.0.0.2:1";
+        assert!(no_scopes_error(url).contains("--device-identity"));
+        let hello = Hello::parse(&json!({"protocol": 4, "auth": {"role": "operator", "scopes": []}}));
+        assert_eq!((hello.protocol, hello.granted_scopes), (4, Some(vec![])));
+        assert!(speaks(3) && speaks(4) && !speaks(5) && !speaks(2));
     }
 }

@@ -1,6 +1,9 @@
-//! A running OpenClaw gateway, reached over its WebSocket protocol v3
-//! (`../shared/spec/openclaw-gateway-protocol.md`): the third backend of [`Gateway`], next to
-//! the embedded and the scripted ones.
+//! A running OpenClaw gateway, reached over its WebSocket protocol, v3 (OpenClaw 2026.1.x,
+//! `../shared/spec/openclaw-gateway-protocol.md`) or v4 (2026.5 and later,
+//! `../shared/spec/openclaw-2026.9.md`): the third backend of [`Gateway`], next to the
+//! embedded and the scripted ones. The protocol is negotiated at the handshake, never
+//! configured (E1), and given to the gateway wire (`wire/`), where everything that differs
+//! between the two above the handshake lives.
 //!
 //! One [`LiveGateway`] holds one connection, shared by every agent instance of the process;
 //! requests are multiplexed over it by id, each with its own timeout. The connection is
@@ -86,7 +89,10 @@ impl LiveGatewayBuilder {
         self
     }
 
-    /// Where the device identity is kept (made on first use).
+    /// Where the device identity is kept (made on first use). Given, the identity is
+    /// presented with a token too: a gateway of 2026.5 or later grants a token from
+    /// another machine no scopes without one (its pairing is then approved on the
+    /// gateway, `openclaw devices approve`).
     pub fn with_device_identity(mut self, path: impl Into<PathBuf>) -> Self {
         self.device_path = Some(path.into());
         self
@@ -139,8 +145,8 @@ impl LiveGatewayBuilder {
             )));
         };
         let device = match &auth {
-            Auth::Token(_) => None,
-            Auth::Password(_) => {
+            Auth::Token(_) if self.device_path.is_none() => None,
+            Auth::Token(_) | Auth::Password(_) => {
                 let path = self.device_path.clone().or_else(device::default_path).ok_or_else(|| {
                     Error::Gateway("password authentication needs a device identity, and there is no home directory to keep it in".into())
                 })?;
@@ -176,9 +182,11 @@ impl LiveGatewayBuilder {
         let config = config_of(&snapshot, &url)?;
         let rules =
             KeyRules { main_key: config.main_key.clone(), scope_global: config.scope_global, default_agent: config.default_agent.clone() };
+        // Either era's layout: the embedded reader finds it (on protocol 4 this is also
+        // the raw transcript where the RPC gives its display projection, E4).
         let on_disk = if self.on_disk { on_disk::OnDisk::open(&url, hello.state_dir.as_deref(), &config) } else { None };
-        // A gateway whose hello-ok does not say its protocol speaks the one it was offered.
-        let protocol = u32::try_from(hello.protocol).ok().filter(|p| *p != 0).unwrap_or(frames::PROTOCOL as u32);
+        // The handshake let in only a protocol this host offered (frames::speaks).
+        let protocol = u32::try_from(hello.protocol).unwrap_or(0);
         let era = Era::of_protocol(protocol).map_err(|e| Error::Gateway(format!("the gateway at {url}: {e}")))?;
         let backend = Arc::new(Backend { link, rules, runs: Mutex::new(Runs::default()) });
         let wires = Wires::new(backend.clone(), protocol).map_err(Error::Gateway)?;
@@ -242,7 +250,7 @@ impl Link {
 
     fn call_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
         let (answer, deadline) = self.submit(method, params, retry_safe, timeout);
-        self.wait(method, answer, deadline).map_err(from_transport)
+        self.wait(method, answer, deadline).map_err(|e| from_transport(method, e))
     }
 
     /// A request of the wire: sent as it asks, waited for as long as the gateway may hold it.
@@ -319,6 +327,27 @@ impl Carrier for Backend {
 
     fn run_session(&self, run_id: &str) -> Option<String> {
         self.runs.lock().unwrap_or_else(|p| p.into_inner()).sessions.get(run_id).cloned()
+    }
+}
+
+/// The connection as the wire crate's transport, for the host's own raw reads.
+struct Direct<'a>(&'a Backend);
+
+impl session_tools_wire::Transport for Direct<'_> {
+    fn call(&self, request: WireRequest) -> std::result::Result<String, TransportError> {
+        Carrier::call(self.0, request)
+    }
+    fn call_many(&self, requests: Vec<WireRequest>) -> Vec<std::result::Result<String, TransportError>> {
+        Carrier::call_many(self.0, requests)
+    }
+}
+
+impl session_tools_wire::Runs for Direct<'_> {
+    fn started(&self, run_id: &str, session_key: &str) {
+        self.0.run_started(run_id, session_key)
+    }
+    fn session_of(&self, run_id: &str) -> Option<String> {
+        self.0.run_session(run_id)
     }
 }
 
@@ -426,13 +455,10 @@ impl LiveGateway {
     /// among them), if it exists.
     pub fn row(&self, key: &str) -> GatewayResult<Option<Value>> {
         let canonical = self.canonical(key);
-        let params = session_tools_wire::params::list(self.era, &session_tools_wire::gateway::row_search(&canonical), 0);
-        let answer = self.request("sessions.list", params, true)?;
-        Ok(answer
-            .get("sessions")
-            .and_then(Value::as_array)
-            .and_then(|rows| rows.iter().find(|r| r.get("key").and_then(Value::as_str) == Some(canonical.as_str())))
-            .cloned())
+        // The wire's own crate, natively: the row as the gateway lists it, every page read (E6).
+        let wire = session_tools_wire::Wire::new(Direct(&self.backend), Direct(&self.backend), self.era);
+        let rows = wire.listed_rows(&session_tools_wire::gateway::row_search(&canonical))?;
+        Ok(rows.into_iter().find(|r| r.get("key").and_then(Value::as_str) == Some(canonical.as_str())))
     }
 }
 

@@ -1,0 +1,57 @@
+// The gateway wire's pure function on the main thread (wire/, E1-E2): a config OpenClaw
+// 2026.9 hands the plugin (`agents.entries`, the default agent in
+// `agents.defaults.systemAgent.agentId`) read in the documents' shape, by the one copy of
+// that conversion the Rust host runs natively (`wire/src/config.rs`). One instance of the
+// wire component (transpiled into component/ by scripts/build-component.mjs), made at first
+// use; it is given no transport and no runs (the function calls neither).
+
+import { readFileSync } from 'node:fs';
+
+import { instantiate } from '../component/gateway_wire.js';
+import { BoundedOutput, wasiImports } from './wasi.mjs';
+
+const COMPONENT = new URL('../component/', import.meta.url);
+
+/** Imports that fail when called: the pure function never calls them. */
+function none(what) {
+  return new Proxy(
+    {},
+    {
+      get: (_, name) => () => {
+        throw new Error(`the gateway wire's pure functions called ${what}.${String(name)}`);
+      },
+    },
+  );
+}
+
+let exports = null;
+
+/** The wire's `wire` export, instantiated at first use (synchronously: configs are read synchronously). */
+function wire() {
+  if (exports) return exports;
+  const manifest = JSON.parse(readFileSync(new URL('manifest.json', COMPONENT), 'utf8'));
+  const part = manifest.components?.wire;
+  if (!part) throw new Error(`${COMPONENT.pathname} holds no gateway wire: run \`npm run build\` in plugin/`);
+  const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(new URL(f, COMPONENT)))]));
+  const sink = new BoundedOutput(0);
+  const imports = {
+    'openclaw:session-tools/types': {},
+    'openclaw:session-tools/transport': none('transport'),
+    'openclaw:session-tools/runs': none('runs'),
+    ...wasiImports({ stdout: sink, stderr: sink }),
+  };
+  exports = instantiate((f) => modules[f], imports).wire;
+  return exports;
+}
+
+/** A config (an object) in the documents' shape (E2); one of that shape comes back as it was. */
+export function documentsShape(raw) {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
+  let text;
+  try {
+    text = wire().documentsConfig(JSON.stringify(raw));
+  } catch (e) {
+    throw new Error(`reading the config in the documents' shape: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return JSON.parse(text);
+}
