@@ -44,7 +44,7 @@ fn a_rejected_secret_and_another_protocol_are_said_in_words() {
         "connect" if call.params["auth"]["token"] == "old" => Reply::Error {
             code: "INVALID_REQUEST".into(),
             message: "protocol mismatch".into(),
-            details: Some(json!({"expectedProtocol": 4})),
+            details: Some(json!({"expectedProtocol": 5})),
         },
         _ => standard(call).unwrap_or(Reply::Silence),
     });
@@ -54,14 +54,14 @@ fn a_rejected_secret_and_another_protocol_are_said_in_words() {
         format!("gateway token rejected by {} (unauthorized: gateway token mismatch (provide gateway auth token))", fake.url())
     );
     let err = LiveGateway::builder(fake.url()).with_token("old").open().unwrap_err().to_string();
-    assert_eq!(err, format!("the gateway at {} speaks protocol 4; this host speaks 3", fake.url()));
+    assert_eq!(err, format!("the gateway at {} speaks protocol 5; this host speaks protocols 3 to 4", fake.url()));
     // A gateway that answers hello-ok with another protocol is refused too.
     let other = FakeGateway::start(|call| match call.method.as_str() {
-        "connect" => Reply::Ok(json!({"type": "hello-ok", "protocol": 4, "policy": {}})),
+        "connect" => Reply::Ok(json!({"type": "hello-ok", "protocol": 5, "policy": {}})),
         _ => Reply::Silence,
     });
     let err = LiveGateway::builder(other.url()).with_token("t").open().unwrap_err().to_string();
-    assert_eq!(err, format!("the gateway at {} speaks protocol 4; this host speaks 3", other.url()));
+    assert_eq!(err, format!("the gateway at {} speaks protocol 5; this host speaks protocols 3 to 4", other.url()));
     // No secret, a URL that is not one, nobody listening.
     let err = LiveGateway::builder(fake.url()).open().unwrap_err().to_string();
     assert!(err.starts_with("no secret for the gateway at"), "{err}");
