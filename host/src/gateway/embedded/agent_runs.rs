@@ -119,8 +119,8 @@ impl EmbeddedGateway {
     }
 
     /// Appends a run's message under the entry id its file names (unless `check` finds it
-    /// there already).
-    fn append_run_message(&self, found: &Found, run: &RunFile, check: bool) -> Result<(), String> {
+    /// there already); answers whether it was appended now.
+    fn append_run_message(&self, found: &Found, run: &RunFile, check: bool) -> Result<bool, String> {
         let message = json!({"role": "user", "content": [{"type": "text", "text": run.asked.message}], "timestamp": run.started_at});
         self.append_entry(found, &message, &run.message_entry, check).map_err(|e| e.message)
     }
@@ -176,7 +176,7 @@ impl EmbeddedGateway {
 }
 
 impl RunSteps for EmbeddedGateway {
-    fn append_message(&self, run: &RunFile, check: bool) -> Result<(), String> {
+    fn append_message(&self, run: &RunFile, check: bool) -> Result<bool, String> {
         let found = self.find(&run.session_key).map_err(|e| e.message)?.ok_or_else(|| format!("session {} is gone", run.session_key))?;
         self.append_run_message(&found, run, check)
     }

@@ -421,7 +421,7 @@ impl EmbeddedGateway {
     }
 
     /// Appends a message line to a session's transcript in its agent database.
-    fn append_row(&self, found: &Found, db: &Arc<AgentDb>, message: &Value, entry_id: &str, check: bool) -> Result<(), GatewayError> {
+    fn append_row(&self, found: &Found, db: &Arc<AgentDb>, message: &Value, entry_id: &str, check: bool) -> Result<bool, GatewayError> {
         self.refuse_beside_gateway()?;
         let Some(id) = self.session_id(found)? else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
@@ -431,9 +431,10 @@ impl EmbeddedGateway {
         let sql = |e: rusqlite::Error| describe(&db.path, &e);
         db.write(|tx| {
             if check && events::has_event(tx, id, entry_id).map_err(sql)? {
-                return Ok(());
+                return Ok(false);
             }
             events::append(tx, id, &found.key, &cwd, now, message, entry_id)
+                .map(|()| true)
                 .map_err(|e| format!("writing the transcript of {} in {}: {e}", found.key, db.path.display()))
         })
         .map_err(gw)
@@ -459,7 +460,7 @@ impl EmbeddedGateway {
     /// Appends a message to a session's transcript.
     pub fn append(&self, found: &Found, message: &Value) -> Result<(), GatewayError> {
         if let Place::Db(db) = &found.place {
-            return self.append_row(found, db, message, &super::runs::new_entry_id(), false);
+            return self.append_row(found, db, message, &super::runs::new_entry_id(), false).map(|_| ());
         }
         let Some(id) = self.session_id(found)? else {
             return Err(gw(format!("session {} has no sessionId", found.key)));
@@ -472,8 +473,9 @@ impl EmbeddedGateway {
 
     /// Appends a message to a session's transcript under a chosen entry id; with `check`,
     /// only if the transcript has no entry with that id yet (a run's message or reply
-    /// recorded again after its process died half way, issue 20).
-    pub fn append_entry(&self, found: &Found, message: &Value, entry_id: &str, check: bool) -> Result<(), GatewayError> {
+    /// recorded again after its process died half way, issue 20). Answers whether it was
+    /// appended now.
+    pub fn append_entry(&self, found: &Found, message: &Value, entry_id: &str, check: bool) -> Result<bool, GatewayError> {
         if let Place::Db(db) = &found.place {
             return self.append_row(found, db, message, entry_id, check);
         }
@@ -483,10 +485,10 @@ impl EmbeddedGateway {
         let file = self.transcript_path(found)?.ok_or_else(|| gw(format!("session {} has no transcript path", found.key)))?;
         let written = |e: std::io::Error| gw(format!("writing the transcript {}: {e}", file.path().display()));
         if check && transcript::has_entry(&file, entry_id).map_err(written)? {
-            return Ok(());
+            return Ok(false);
         }
         transcript::append_message(&file, id, &self.workspace(&found.agent_id), self.now(), message, Some(entry_id))
-            .map(|_| ())
+            .map(|_| true)
             .map_err(written)
     }
 }

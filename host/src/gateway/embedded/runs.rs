@@ -165,8 +165,9 @@ impl RunFile {
 /// the session entry's fields after it. `check` asks to append only what the transcript
 /// does not hold yet (a run adopted from a process that died half way).
 pub trait RunSteps: Send + Sync {
-    /// Appends the run's message under its entry id.
-    fn append_message(&self, run: &RunFile, check: bool) -> Result<(), String>;
+    /// Appends the run's message under its entry id; answers whether it was appended now
+    /// (false: `check` found it there).
+    fn append_message(&self, run: &RunFile, check: bool) -> Result<bool, String>;
     /// Records an end: the reply under its entry id, the entry's model, usage and flags.
     fn record_end(&self, run: &RunFile, finished: &Finished, check: bool) -> Result<(), String>;
     /// The runtime that produces replies.
@@ -555,19 +556,23 @@ impl Runs {
             None => {
                 // Its message may not have been appended before its owner died: append it
                 // (checked, so never twice) before the attempt is counted, so a process
-                // stopped between the two leaves the run as it found it, and only a start
-                // that really happened uses up an attempt (issue 20: two stops in a row
-                // before the message must not lose the run).
-                if let Some(steps) = self.steps() {
-                    if let Err(e) = steps.append_message(&file, true) {
+                // stopped between the two leaves the run as it found it. A run whose message
+                // was missing never started: this start is its first, and uses up no second
+                // attempt (issue 20: stops before the message must not lose the run).
+                let started_before = match self.steps().map(|steps| steps.append_message(&file, true)) {
+                    Some(Ok(appended_now)) => !appended_now,
+                    Some(Err(e)) => {
                         crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
                         drop(lock);
                         let now = self.now();
                         self.end(file, Finished::failed(format!("cannot run it again: {e}"), now, now));
                         return true;
                     }
+                    None => true,
+                };
+                if started_before {
+                    file.attempts += 1;
                 }
-                file.attempts += 1;
                 if let Err(e) = self.write(&file) {
                     self.warn(&format!("cannot adopt run {run_id}: {e}"));
                     return false;
@@ -793,7 +798,7 @@ fn thread_name(run_id: &str) -> String {
 mod tests {
     use super::*;
     use crate::gateway::embedded::runtime::EchoRuntime;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
     /// The gateway's side of runs, counted.
     #[derive(Default)]
@@ -801,13 +806,15 @@ mod tests {
         messages: AtomicUsize,
         ends: AtomicUsize,
         checked: AtomicUsize,
+        /// Whether a checked append finds the message there (the run had started).
+        message_there: AtomicBool,
     }
 
     impl RunSteps for Counted {
-        fn append_message(&self, _run: &RunFile, check: bool) -> Result<(), String> {
+        fn append_message(&self, _run: &RunFile, check: bool) -> Result<bool, String> {
             self.messages.fetch_add(1, Ordering::SeqCst);
             self.checked.fetch_add(usize::from(check), Ordering::SeqCst);
-            Ok(())
+            Ok(!check || !self.message_there.load(Ordering::SeqCst))
         }
         fn record_end(&self, _run: &RunFile, _finished: &Finished, check: bool) -> Result<(), String> {
             self.ends.fetch_add(1, Ordering::SeqCst);
@@ -894,11 +901,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         orphan(dir.path(), "cut", 1, None);
         let (runs, steps) = open(dir.path());
+        steps.message_there.store(true, Ordering::SeqCst);
         let ended = runs.wait("cut", Duration::from_secs(5));
         assert_eq!(ended.status.as_deref(), Some("ok"), "{ended:?}");
         // Its message appended unless there (checked), its end recorded once.
         assert_eq!((steps.messages.load(Ordering::SeqCst), steps.ends.load(Ordering::SeqCst)), (1, 1));
         assert_eq!(runs.read("cut").unwrap().attempts, 2);
+    }
+
+    /// Stopped between its registration and its message: it never started, so running it
+    /// now is its first attempt, and a stop during it still leaves one more (issue 20).
+    #[test]
+    fn a_run_stopped_before_its_message_is_started_as_its_first_attempt() {
+        let dir = tempfile::tempdir().unwrap();
+        orphan(dir.path(), "early", 1, None);
+        let (runs, steps) = open(dir.path());
+        let ended = runs.wait("early", Duration::from_secs(5));
+        assert_eq!(ended.status.as_deref(), Some("ok"), "{ended:?}");
+        assert_eq!((steps.messages.load(Ordering::SeqCst), steps.checked.load(Ordering::SeqCst)), (1, 1));
+        assert_eq!(runs.read("early").unwrap().attempts, 1);
     }
 
     #[test]
