@@ -67,7 +67,7 @@ impl ErrorShape {
 
 /// Reads a text frame.
 pub fn parse(text: &str) -> Frame {
-    let value: Value = match serde_json::from_str(text) {
+    let mut value: Value = match serde_json::from_str(text) {
         Ok(v) => v,
         Err(e) => return Frame::Invalid(format!("a frame that is not JSON ({e})")),
     };
@@ -80,15 +80,15 @@ pub fn parse(text: &str) -> Frame {
             let Some(ok) = value.get("ok").and_then(Value::as_bool) else {
                 return Frame::Invalid(format!("an answer to {id} without ok"));
             };
-            Frame::Res {
-                id: id.to_string(),
-                ok,
-                payload: value.get("payload").cloned(),
-                error: value.get("error").filter(|e| e.is_object()).map(ErrorShape::parse),
-            }
+            let (id, error) = (id.to_string(), value.get("error").filter(|e| e.is_object()).map(ErrorShape::parse));
+            // Taken, not copied: a list's payload is most of the frame.
+            Frame::Res { id, ok, payload: value.get_mut("payload").map(Value::take), error }
         }
         Some("event") => match value.get("event").and_then(Value::as_str) {
-            Some(event) => Frame::Event { event: event.to_string(), payload: value.get("payload").cloned() },
+            Some(event) => {
+                let event = event.to_string();
+                Frame::Event { event, payload: value.get_mut("payload").map(Value::take) }
+            }
             None => Frame::Invalid("an event without a name".into()),
         },
         Some(other) => Frame::Invalid(format!("a frame of an unknown type {other:?}")),
