@@ -23,7 +23,7 @@ use tokio_tungstenite::tungstenite::{Error as WsError, Message};
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 use super::device::Device;
-use super::frames::{self, Auth, Frame, Hello};
+use super::frames::{self, Auth, Frame, Hello, Payload};
 
 type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -47,7 +47,7 @@ pub(super) struct Request {
     /// Whether it may be sent again on a new connection after a drop.
     pub retry_safe: bool,
     pub deadline: Instant,
-    pub reply: std::sync::mpsc::Sender<Result<Value, TransportError>>,
+    pub reply: std::sync::mpsc::Sender<Result<Payload, TransportError>>,
 }
 
 pub(super) enum Command {
@@ -268,7 +268,7 @@ impl Connection {
             match message {
                 Message::Text(text) => match frames::parse(text.as_str()) {
                     Frame::Res { id, ok: true, payload, .. } if id == "connect" => {
-                        let hello = Hello::parse(payload.as_ref().unwrap_or(&Value::Null));
+                        let hello = Hello::parse(&payload.map_or(Value::Null, |p| p.value()));
                         if !frames::speaks(hello.protocol) {
                             return Err(ConnectError::Fatal(format!(
                                 "the gateway at {url} speaks protocol {}; this host speaks {}",
@@ -352,7 +352,7 @@ impl Connection {
                             Frame::Res { id, ok, payload, error } => {
                                 if let Some(request) = in_flight.remove(&id) {
                                     let answer = if ok {
-                                        Ok(payload.unwrap_or(Value::Null))
+                                        Ok(payload.unwrap_or_else(Payload::null))
                                     } else {
                                         // The frame as it came, for the gateway wire to read.
                                         Err(TransportError::Gateway(error.map_or_else(|| "{}".to_string(), |e| e.to_json().to_string())))

@@ -6,6 +6,8 @@
 //! the gateway are untrusted: anything that is not a well-formed frame is a
 //! [`Frame::Invalid`], never a panic.
 
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// The protocols this host speaks: 3 (OpenClaw 2026.1.x) to 4 (2026.5 and later). Both
@@ -23,6 +25,37 @@ pub fn spoken() -> String {
     format!("protocols {MIN_PROTOCOL} to {MAX_PROTOCOL}")
 }
 
+/// An answer's payload as the gateway wrote it: checked to be JSON, not yet read into a
+/// tree. Most answers go to the gateway wire as text (a 200-row `sessions.list` was parsed,
+/// copied and written out again before the wire read it once more); the few read here are
+/// read when asked.
+#[derive(Debug, Clone)]
+pub struct Payload(Box<RawValue>);
+
+impl Payload {
+    /// The payload read into a tree.
+    pub fn value(&self) -> Value {
+        // It was read as JSON once already: it reads again.
+        serde_json::from_str(self.0.get()).unwrap_or(Value::Null)
+    }
+
+    /// The payload's text, for the gateway wire.
+    pub fn into_text(self) -> String {
+        String::from(Box::<str>::from(self.0))
+    }
+
+    /// `null`, for an answer without a payload.
+    pub fn null() -> Payload {
+        Payload(RawValue::NULL.to_owned())
+    }
+}
+
+impl PartialEq for Payload {
+    fn eq(&self, other: &Payload) -> bool {
+        self.0.get() == other.0.get()
+    }
+}
+
 /// A frame from the gateway.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Frame {
@@ -30,7 +63,7 @@ pub enum Frame {
     Res {
         id: String,
         ok: bool,
-        payload: Option<Value>,
+        payload: Option<Payload>,
         error: Option<ErrorShape>,
     },
     Event {
@@ -65,30 +98,42 @@ impl ErrorShape {
     }
 }
 
+/// A frame's fields, its payload left as text.
+#[derive(Deserialize)]
+struct Incoming {
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    id: Option<Value>,
+    ok: Option<Value>,
+    event: Option<Value>,
+    payload: Option<Box<RawValue>>,
+    error: Option<Value>,
+}
+
 /// Reads a text frame.
 pub fn parse(text: &str) -> Frame {
-    let mut value: Value = match serde_json::from_str(text) {
-        Ok(v) => v,
+    let frame: Incoming = match serde_json::from_str(text) {
+        Ok(frame) => frame,
+        Err(e) if e.is_data() => return Frame::Invalid(format!("a frame that is not an object of the protocol ({e})")),
         Err(e) => return Frame::Invalid(format!("a frame that is not JSON ({e})")),
     };
-    let kind = value.get("type").and_then(Value::as_str);
-    match kind {
+    match frame.kind.as_ref().and_then(Value::as_str) {
         Some("res") => {
-            let Some(id) = value.get("id").and_then(Value::as_str) else {
+            let Some(id) = frame.id.as_ref().and_then(Value::as_str) else {
                 return Frame::Invalid("an answer without an id".into());
             };
-            let Some(ok) = value.get("ok").and_then(Value::as_bool) else {
+            let Some(ok) = frame.ok.as_ref().and_then(Value::as_bool) else {
                 return Frame::Invalid(format!("an answer to {id} without ok"));
             };
-            let (id, error) = (id.to_string(), value.get("error").filter(|e| e.is_object()).map(ErrorShape::parse));
-            // Taken, not copied: a list's payload is most of the frame.
-            Frame::Res { id, ok, payload: value.get_mut("payload").map(Value::take), error }
-        }
-        Some("event") => match value.get("event").and_then(Value::as_str) {
-            Some(event) => {
-                let event = event.to_string();
-                Frame::Event { event, payload: value.get_mut("payload").map(Value::take) }
+            Frame::Res {
+                id: id.to_string(),
+                ok,
+                payload: frame.payload.map(Payload),
+                error: frame.error.as_ref().filter(|e| e.is_object()).map(ErrorShape::parse),
             }
+        }
+        Some("event") => match frame.event.as_ref().and_then(Value::as_str) {
+            Some(event) => Frame::Event { event: event.to_string(), payload: frame.payload.map(|p| Payload(p).value()) },
             None => Frame::Invalid("an event without a name".into()),
         },
         Some(other) => Frame::Invalid(format!("a frame of an unknown type {other:?}")),
@@ -247,7 +292,7 @@ mod tests {
             Frame::Res {
                 id: "1".into(),
                 ok: false,
-                payload: Some(json!({"status": "error"})),
+                payload: Some(Payload(RawValue::from_string(r#"{"status":"error"}"#.into()).unwrap())),
                 error: Some(ErrorShape { code: "UNAVAILABLE".into(), message: "boom".into(), details: None })
             }
         );

@@ -41,7 +41,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use self::connection::{Command, Request, Settings, Shared};
-use self::frames::Auth;
+use self::frames::{Auth, Payload};
 use self::wire_component::{of_wit, to_wit, Carrier, Wires};
 use super::embedded::canon::KeyRules;
 use super::*;
@@ -217,7 +217,7 @@ struct Link {
     request_timeout: Duration,
 }
 
-type Answer = Receiver<std::result::Result<Value, TransportError>>;
+type Answer = Receiver<std::result::Result<Payload, TransportError>>;
 
 impl Link {
     fn send(&self, command: Command) {
@@ -233,7 +233,7 @@ impl Link {
         (answer, deadline)
     }
 
-    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> std::result::Result<Value, TransportError> {
+    fn wait(&self, method: &str, answer: Answer, deadline: Instant) -> std::result::Result<Payload, TransportError> {
         // The connection's thread fails a request at its deadline; the grace covers its
         // check interval, and a thread that died is said in words.
         let left = deadline.saturating_duration_since(Instant::now()) + Duration::from_secs(1);
@@ -250,7 +250,7 @@ impl Link {
 
     fn call_within(&self, method: &str, params: Value, retry_safe: bool, timeout: Duration) -> GatewayResult<Value> {
         let (answer, deadline) = self.submit(method, params, retry_safe, timeout);
-        self.wait(method, answer, deadline).map_err(|e| from_transport(method, e))
+        self.wait(method, answer, deadline).map(|payload| payload.value()).map_err(|e| from_transport(method, e))
     }
 
     /// A request of the wire: sent as it asks, waited for as long as the gateway may hold it.
@@ -267,7 +267,7 @@ impl Link {
         submitted: std::result::Result<(String, Answer, Instant), TransportError>,
     ) -> std::result::Result<String, TransportError> {
         let (method, answer, deadline) = submitted?;
-        self.wait(&method, answer, deadline).map(|payload| payload.to_string())
+        self.wait(&method, answer, deadline).map(Payload::into_text)
     }
 }
 
