@@ -10,33 +10,22 @@
 // waits for the next handshake within its own time limit, and fails as transient (the job
 // runner retries it) when none comes.
 
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { importBeside, requireExports } from './gateway-modules.mjs';
+import { candidatesAbove, importBeside, requireExports } from './gateway-modules.mjs';
 
 /** The SDK subpath that exports the gateway's own client (OpenClaw 2026.5 and later). */
 export const SDK_GATEWAY_RUNTIME = 'openclaw/plugin-sdk/gateway-runtime';
 
 /** Where the running gateway package's `dist/plugin-sdk/gateway-runtime.js` may be. */
 export function sdkCandidates(entry = process.argv[1]) {
-  const out = [];
-  if (!entry) return out;
-  let dir;
-  try {
-    dir = dirname(realpathSync(entry));
-  } catch {
-    dir = dirname(resolve(entry));
-  }
-  for (let i = 0; i < 6; i++) {
-    out.push(join(dir, 'plugin-sdk/gateway-runtime.js'), join(dir, 'dist/plugin-sdk/gateway-runtime.js'));
-    out.push(join(dir, 'node_modules/openclaw/dist/plugin-sdk/gateway-runtime.js'));
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return out;
+  return candidatesAbove(entry, (dir) => [
+    join(dir, 'plugin-sdk/gateway-runtime.js'),
+    join(dir, 'dist/plugin-sdk/gateway-runtime.js'),
+    join(dir, 'node_modules/openclaw/dist/plugin-sdk/gateway-runtime.js'),
+  ]);
 }
 
 /**

@@ -9,12 +9,13 @@
 // rules, guard.mjs): the N15 guard asks whose a run is. The rest of the spawn tree the guard
 // asks of the gateway through the wire (its `tree`), like every other call.
 
-import { existsSync, realpathSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
+import { candidatesAbove } from './gateway-modules.mjs';
 
 /** A list's histories in flight at once. */
 const WINDOW = 32;
@@ -24,22 +25,11 @@ const MAX_RUNS = 10_000;
 
 /** Where the running gateway's `dist/gateway/call.js` may be, from its entry point. */
 export function callModuleCandidates(entry = process.argv[1]) {
-  const out = [];
-  if (!entry) return out;
-  let dir;
-  try {
-    dir = dirname(realpathSync(entry));
-  } catch {
-    dir = dirname(resolve(entry));
-  }
-  for (let i = 0; i < 6; i++) {
-    out.push(join(dir, 'gateway/call.js'), join(dir, 'dist/gateway/call.js'));
-    for (const name of ['openclaw', 'clawdbot', 'moltbot']) out.push(join(dir, 'node_modules', name, 'dist/gateway/call.js'));
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  return out;
+  return candidatesAbove(entry, (dir) => [
+    join(dir, 'gateway/call.js'),
+    join(dir, 'dist/gateway/call.js'),
+    ...['openclaw', 'clawdbot', 'moltbot'].map((name) => join(dir, 'node_modules', name, 'dist/gateway/call.js')),
+  ]);
 }
 
 /** The running gateway's `dist/gateway/call.js`; throws saying where it looked. */
