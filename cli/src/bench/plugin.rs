@@ -32,22 +32,28 @@ fn plugin_dir(ctx: &Ctx) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// The plugin's transpiled components are this binary's component and gateway wire (or the
-/// figures would be of another build).
+/// The plugin's transpiled components are this binary's (the tools, the N15 guard, the
+/// tools behind it, the gateway wire: `component/manifest.json`'s `components`, as
+/// `plugin/scripts/build-component.mjs` writes it), or the figures would be of another build.
 fn check_built(dir: &Path) -> Result<()> {
     let path = dir.join("component/manifest.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let manifest: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     let digest = |bytes: &[u8]| -> String { Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect() };
-    for (what, theirs, ours) in [
-        ("component", &manifest["component"]["sha256"], digest(session_tools_host::COMPONENT)),
-        ("gateway wire", &manifest["wire"]["component"]["sha256"], digest(session_tools_host::WIRE_COMPONENT)),
+    let guarded = session_tools_host::guarded_component(session_tools_host::COMPONENT)
+        .map_err(|e| anyhow!("composing the tools behind the N15 guard: {e}"))?;
+    for (what, part, ours) in [
+        ("component", "tools", digest(session_tools_host::COMPONENT)),
+        ("guarded composition", "guarded", digest(&guarded)),
+        ("N15 guard", "guard", digest(session_tools_host::GUARD_COMPONENT)),
+        ("gateway wire", "wire", digest(session_tools_host::WIRE_COMPONENT)),
     ] {
-        let theirs = theirs.as_str().unwrap_or_default();
+        let theirs = manifest.pointer(&format!("/components/{part}/component/sha256")).and_then(Value::as_str).unwrap_or_default();
         if theirs != ours {
             bail!(
-                "{} was built from another {what} (sha256 {theirs}, this binary's is {ours}): rebuild it with \
-                 `cd {} && npm ci && SESSION_TOOLS_GUEST_WASM=<the .wasm> SESSION_TOOLS_WIRE_WASM=<the wire .wasm> npm run build`",
+                "{} was built from another {what} (sha256 {theirs:?}, this binary's is {ours}): rebuild it with \
+                 `cd {} && npm ci && npm run build` (it reads this build's components under target/, or the SESSION_TOOLS_*_WASM \
+                 variables `scripts/build-component.mjs` names)",
                 path.display(),
                 dir.display()
             );
