@@ -1,7 +1,8 @@
 //! `session-tools bench --plugin`: the OpenClaw plugin (`plugin/`, the same component in
-//! Node) installed with `plugins install` into a real gateway on generated 1,000- and
-//! 10,000-session states, and its tools timed against OpenClaw's core tools on that same
-//! gateway, in one run, alternating: both through the gateway's own `POST /tools/invoke`,
+//! Node) installed with `plugins install` into a real gateway (`--package`, as for
+//! `--live`) on generated 1,000- and 10,000-session states in the layout its era reads, and
+//! its tools timed against OpenClaw's core tools on that same gateway, in one run,
+//! alternating: both through the gateway's own `POST /tools/invoke`,
 //! so the HTTP request, the gateway's tool-policy pass and the tool's construction cost
 //! both sides the same and what differs is the tool.
 
@@ -10,13 +11,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use openclaw_harness::{install, install_plugin, pack, Gateway, GatewayOptions, DEFAULT_PACKAGE};
+use openclaw_harness::{install, install_plugin, pack, Gateway, GatewayOptions};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::gen::{self, Spec};
 use super::http::invoke_tool;
-use super::live::{count, pair, same_rows, REQUESTER};
+use super::live::{check_era, chosen_package, count, pair, same_rows, state, REQUESTER, STARTUP};
 use super::report::{ms, Figure, Target, Unit};
 use super::Ctx;
 
@@ -66,18 +66,18 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
     let dir = plugin_dir(ctx)?;
     check_built(&dir)?;
     ctx.progress.detail(format_args!("plugin: installing OpenClaw and packing the plugin"));
-    let installation = install(DEFAULT_PACKAGE).map_err(|e| anyhow!("installing the real OpenClaw gateway: {e}"))?;
+    let (package, layout) = chosen_package(ctx);
+    let installation = install(&package).map_err(|e| anyhow!("installing the real OpenClaw gateway ({package}): {e}"))?;
+    check_era(&installation, layout)?;
     let archive = pack(&installation, &dir, &ctx.work).map_err(|e| anyhow!("{e}"))?;
     let mut rows: Vec<String> = Vec::new();
     for &n in sizes {
-        let t = Instant::now();
         ctx.progress.detail(format_args!("plugin: {n} sessions: generating the state"));
-        let manifest = gen::generate(&ctx.work.join(format!("plugin-{n}")), &Spec::openclaw(n, 20))?;
-        crate::note!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        let manifest = state(ctx, "plugin", n, layout)?;
         ctx.progress.detail(format_args!("plugin: {n} sessions: starting OpenClaw's gateway with the plugin"));
         let plugins = install_plugin(&installation, &manifest.dir, &archive).map_err(|e| anyhow!("{e}"))?;
         let t = Instant::now();
-        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), ..GatewayOptions::default() };
+        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: STARTUP, ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
         crate::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
