@@ -20,4 +20,4 @@ mod show;
 mod stop;
 
 pub use commands::{run, Cli, Command};
-pub use options::Global;
+pub use options::{GatewayPackage, Global};

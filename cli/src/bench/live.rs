@@ -1,26 +1,65 @@
-//! `session-tools bench --live`: the real OpenClaw gateway (the reference's era, installed
-//! from the npm registry on first use) on generated 1,000- and 10,000-session states, and,
-//! on the same gateway in one run, our tools through the live-gateway client against
-//! OpenClaw's own (`POST /tools/invoke`), and our plain `sessions_list` against the
-//! gateway's own `sessions.list` RPC with the same params.
+//! `session-tools bench --live`: the real OpenClaw gateway (the reference's era by default,
+//! `--package openclaw@2026.9.6` for today's; installed from the npm registry on first use)
+//! on generated 1,000- and 10,000-session states in the layout its era reads, and, on the
+//! same gateway in one run, our tools through the live-gateway client against OpenClaw's own
+//! (`POST /tools/invoke`), and our plain `sessions_list` against the gateway's own
+//! `sessions.list` RPC with the same params.
 
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
-use openclaw_harness::{Gateway, GatewayOptions};
+use openclaw_harness::{Era, Gateway, GatewayOptions, Installation, DEFAULT_PACKAGE};
 use serde_json::{json, Value};
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::gateway::live::LiveGateway;
+use session_tools_host::gateway::{Gateway as _, ListParams};
 use session_tools_host::{Caller, EngineOptions, Service, ServiceBuilder};
 
-use super::gen::{self, Spec};
+use super::gen::{self, Manifest, Spec};
 use super::http::invoke_tool;
 use super::report::{ms, Figure, Target, Unit};
 use super::stats::{ns_since, sample_pair, Plan, Stats};
 use super::Ctx;
 
 pub(super) const REQUESTER: &str = "agent:main:main";
+
+/// How long a gateway may take to start: today's takes 15-90 s on this 2-CPU machine
+/// (the harness's tests allow it as much).
+pub(super) const STARTUP: Duration = Duration::from_secs(240);
+
+/// The gateway package the run starts (`--package`, else the harness's default, the
+/// reference's era) and the layout its states are written in.
+pub(super) fn chosen_package(ctx: &Ctx) -> (String, Layout) {
+    match &ctx.args.package {
+        Some(package) => (package.spec.clone(), package.layout),
+        None => (DEFAULT_PACKAGE.to_string(), Layout::Files),
+    }
+}
+
+/// The harness runs `installation` as the era whose layout the states are written in (the
+/// command line's era of a package and the harness's must agree, or the gateway would
+/// refuse or misread the state).
+pub(super) fn check_era(installation: &Installation, layout: Layout) -> Result<()> {
+    let reads = match installation.era {
+        Era::January2026 => Layout::Files,
+        Era::Today => Layout::Sqlite,
+    };
+    if reads != layout {
+        bail!("{} reads {}, but its states were to be written as {}", installation.package, reads.describe(), layout.describe());
+    }
+    Ok(())
+}
+
+/// A generated state of `n` sessions (20-message transcripts) in `layout`: 2026.9's
+/// databases are written by the same generator as the `tools` section's (`gen_sqlite`).
+pub(super) fn state(ctx: &Ctx, name: &str, n: usize, layout: Layout) -> Result<Manifest> {
+    let t = Instant::now();
+    let manifest = gen::generate(&ctx.work.join(format!("{name}-{n}")), &Spec { layout, ..Spec::openclaw(n, 20) })?;
+    crate::note!("  state of {n} sessions ({}) generated in {:.1} s", layout.describe(), t.elapsed().as_secs_f64());
+    Ok(manifest)
+}
 
 /// One case measured both ways.
 struct Case {
@@ -35,7 +74,9 @@ pub(super) fn count(answer: &Value, field: &str) -> usize {
     answer.get(field).and_then(Value::as_array).map_or(0, Vec::len)
 }
 
-/// Both answered the same sessions (or the comparison means nothing).
+/// Both answered the same sessions (or the comparison means nothing). 2026.9's tool answers
+/// at most 64 KiB (`SESSIONS_LIST_MAX_RESULT_BYTES`) and says so with `truncationReason:
+/// "byte-limit"`: it then answers the first rows of the same list, each of which must be ours.
 pub(super) fn same_rows(case: &str, ours: &Value, theirs: &Value) -> Result<()> {
     // N5: ours shows the caller's own main session as "main", OpenClaw's its full key.
     let keys = |v: &Value| -> Vec<String> {
@@ -50,7 +91,9 @@ pub(super) fn same_rows(case: &str, ours: &Value, theirs: &Value) -> Result<()> 
         keys
     };
     let (ours_keys, theirs_keys) = (keys(ours), keys(theirs));
-    if ours_keys != theirs_keys {
+    let cut_to_fit = theirs.get("truncationReason").and_then(Value::as_str) == Some("byte-limit");
+    let same = if cut_to_fit { theirs_keys.iter().all(|k| ours_keys.binary_search(k).is_ok()) } else { ours_keys == theirs_keys };
+    if !same {
         let only = |a: &[String], b: &[String]| a.iter().filter(|k| !b.contains(k)).take(3).cloned().collect::<Vec<_>>().join(", ");
         bail!(
             "{case}: ours lists {} rows, OpenClaw's {}, not the same sessions (only ours: {}; only OpenClaw's: {})",
@@ -103,17 +146,16 @@ pub(super) fn pair(
 pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
     let mut cases: Vec<Case> = Vec::new();
     let mut extra: Vec<String> = Vec::new();
-    let mut package = String::new();
+    let (package, layout) = chosen_package(ctx);
+    let era = Era::of(&package);
     for &n in sizes {
-        let t = Instant::now();
         ctx.progress.detail(format_args!("live gateway: {n} sessions: generating the state"));
-        let manifest = gen::generate(&ctx.work.join(format!("live-{n}")), &Spec::openclaw(n, 20))?;
-        crate::note!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        let manifest = state(ctx, "live", n, layout)?;
         ctx.progress.detail(format_args!("live gateway: {n} sessions: starting OpenClaw's gateway"));
         let t = Instant::now();
-        let gateway =
-            Gateway::start(&manifest.dir, GatewayOptions::default()).map_err(|e| anyhow!("starting the real OpenClaw gateway: {e}"))?;
-        package = gateway.installation().package.clone();
+        let options = GatewayOptions { package: package.clone(), startup_timeout: STARTUP, ..GatewayOptions::default() };
+        let gateway = Gateway::start(&manifest.dir, options).map_err(|e| anyhow!("starting the real OpenClaw gateway ({package}): {e}"))?;
+        check_era(gateway.installation(), layout)?;
         crate::note!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
         let live = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).open()?);
         let service =
@@ -141,7 +183,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
             rows: (count(&a, "sessions"), count(&b, "sessions")),
         });
         let (every, rows) = once(|| theirs("sessions_list", json!({})))?;
-        extra.push(format!("OpenClaw's `sessions_list {{}}` over {size} sessions (every row, {rows} rows): {} ms", ms(every)));
+        extra.push(format!("OpenClaw's `sessions_list {{}}` over {size} sessions as called ({rows} rows): {} ms", ms(every)));
 
         // Plain sessions_list against the RPC it makes (guest/src/list.rs: N18's limit,
         // global and unknown sessions for an unrestricted caller), on the same connection.
@@ -157,6 +199,23 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
                 .target(Target::AtMost(1.2))
                 .note(format!("ours {} ms, RPC {} ms (200 rows, same connection)", ms(ours.median), ms(rpc.median))),
         );
+        // Where the difference goes: the same RPC's answer made typed rows by the gateway
+        // wire component (what the tool is handed), against the raw RPC.
+        let typed_params = ListParams { limit: Some(200), include_global: Some(true), include_unknown: Some(true), ..Default::default() };
+        let (typed, rpc, _, _) = pair(
+            ctx,
+            || live.sessions_list(&typed_params).map(|_| Value::Null).map_err(|e| anyhow!("sessions.list, typed: {e}")),
+            || live.request("sessions.list", rpc_params.clone(), true).map_err(|e| anyhow!("sessions.list: {e}")),
+        )?;
+        ctx.report.add(
+            Figure::value(
+                "live",
+                format!("  of which: its rows typed by the gateway wire / the RPC, {size} sessions"),
+                typed.median / rpc.median,
+                Unit::Ratio,
+            )
+            .note(format!("typed rows {} ms, RPC {} ms", ms(typed.median), ms(rpc.median))),
+        );
 
         // messageLimit 5: one history per row. OpenClaw's tool opens a connection per row.
         let (ours, theirs_stats, a, b) = pair(
@@ -168,7 +227,13 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let speedup = theirs_stats.median / ours.median;
         let mut figure =
             Figure::value("live", format!("OpenClaw's / ours, sessions_list messageLimit 5, {size} sessions"), speedup, Unit::Ratio).note(
-                format!("ours {} ms, OpenClaw's {} ms; {} rows each", ms(ours.median), ms(theirs_stats.median), count(&a, "sessions")),
+                format!(
+                    "ours {} ms, OpenClaw's {} ms; rows {} / {}",
+                    ms(ours.median),
+                    ms(theirs_stats.median),
+                    count(&a, "sessions"),
+                    count(&b, "sessions")
+                ),
             );
         if n == 1_000 {
             figure = figure.target(Target::AtLeast(20.0));
@@ -212,10 +277,12 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         });
         drop(over_rpc);
         drop(rpc_only);
-        if n <= 1_000 {
+        // January's tool as called reads every row's history, a connection each; 2026.9's
+        // lists 100 rows without a limit.
+        if n <= 1_000 || era == Era::Today {
             let (every, rows) = once(|| theirs("sessions_list", json!({"messageLimit": 5})))?;
             extra.push(format!(
-                "OpenClaw's `sessions_list {{messageLimit: 5}}` over {size} sessions as called (every row, {rows} rows): {} ms, {:.1}× ours (N18: ours answers 200)",
+                "OpenClaw's `sessions_list {{messageLimit: 5}}` over {size} sessions as called ({rows} rows): {} ms, {:.1}× ours (N18: ours answers 200)",
                 ms(every),
                 every / ours.median
             ));
@@ -248,13 +315,17 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         drop(live);
         drop(gateway);
     }
+    let (stored, their_calls) = match era {
+        Era::January2026 => ("its `sessions.json` and transcript files", "each gateway call of the tool opens a connection"),
+        Era::Today => ("its per-agent SQLite databases", "the tool's gateway calls are dispatched inside the gateway's process"),
+    };
     let mut table = String::new();
     let _ = writeln!(
         table,
-        "The real gateway ({package}) on each generated state; both columns on the same gateway in one run, alternating. \
+        "The real gateway ({package}) on each generated state ({stored}); both columns on the same gateway in one run, alternating. \
          Ours: the component through the live-gateway client (one WebSocket; a list's histories read from the gateway's state directory, \
          which is on this machine, each checked to be of the session the gateway listed, or with every history a `chat.history` request, 32 at a time). \
-         OpenClaw's: its own tool via `POST /tools/invoke` (each gateway call of the tool opens a connection). \
+         OpenClaw's: its own tool via `POST /tools/invoke` ({their_calls}). \
          Medians (p90), ms.\n"
     );
     let _ = writeln!(table, "| case | ours | OpenClaw's | OpenClaw's / ours | rows (ours / OpenClaw's) |\n|---|---:|---:|---:|---:|");
@@ -272,10 +343,15 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
             c.rows.1
         );
     }
+    let cut = if era == Era::Today {
+        " (2026.9's answers as many of them as fit in 64 KiB, saying `truncationReason: \"byte-limit\"`; the rows column shows how many)"
+    } else {
+        ""
+    };
     let _ = writeln!(
         table,
-        "\nOur `sessions_list` answers at most 200 rows (N3, N18); OpenClaw's is asked for `limit: 200` in the table, so both list the same sessions. \
-         What OpenClaw answers by default, every row:\n"
+        "\nOur `sessions_list` answers at most 200 rows (N3, N18); OpenClaw's is asked for `limit: 200` in the table, so both list the same sessions{cut}. \
+         What OpenClaw answers as called, without a limit:\n"
     );
     for line in &extra {
         let _ = writeln!(table, "- {line}");

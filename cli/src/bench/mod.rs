@@ -100,6 +100,11 @@ pub struct BenchArgs {
     /// both through `/tools/invoke`. Needs npm.
     #[arg(long)]
     pub plugin: bool,
+    /// The OpenClaw gateway --live and --plugin start (default clawdbot@2026.1.24-3, the
+    /// reference's era); openclaw@2026.9.6 is today's: protocol 4, the states written in
+    /// its SQLite layout.
+    #[arg(long, value_name = "NAME@VERSION", value_parser = crate::options::gateway_package)]
+    pub package: Option<crate::options::GatewayPackage>,
     /// The plugin folder for --plugin (default: `plugin/` of the workspace).
     #[arg(long, value_name = "DIR")]
     pub plugin_dir: Option<PathBuf>,
@@ -191,6 +196,9 @@ pub fn run(args: &BenchArgs) -> Result<i32> {
             anyhow::bail!("unknown section {section:?} (sections: {})", SECTIONS.join(", "));
         }
     }
+    if args.package.is_some() && !(args.live || args.plugin) {
+        anyhow::bail!("--package chooses the gateway of bench --live and --plugin: add one of them");
+    }
     if cfg!(not(feature = "bench-gateway")) && (args.live || args.plugin) {
         anyhow::bail!(
             "bench --live and --plugin start the real OpenClaw gateway, which this build leaves out: \
@@ -241,6 +249,9 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     }
     if args.plugin {
         mode.push_str(" --plugin");
+    }
+    if let Some(package) = &args.package {
+        mode.push_str(&format!(" --package {}", package.spec));
     }
     if !args.only.is_empty() {
         mode.push_str(&format!(" --only {}", args.only.join(",")));

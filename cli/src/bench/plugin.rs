@@ -1,7 +1,8 @@
 //! `session-tools bench --plugin`: the OpenClaw plugin (`plugin/`, the same component in
-//! Node) installed with `plugins install` into a real gateway on generated 1,000- and
-//! 10,000-session states, and its tools timed against OpenClaw's core tools on that same
-//! gateway, in one run, alternating: both through the gateway's own `POST /tools/invoke`,
+//! Node) installed with `plugins install` into a real gateway (`--package`, as for
+//! `--live`) on generated 1,000- and 10,000-session states in the layout its era reads, and
+//! its tools timed against OpenClaw's core tools on that same gateway, in one run,
+//! alternating: both through the gateway's own `POST /tools/invoke`,
 //! so the HTTP request, the gateway's tool-policy pass and the tool's construction cost
 //! both sides the same and what differs is the tool.
 
@@ -10,13 +11,12 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
-use openclaw_harness::{install, install_plugin, pack, Gateway, GatewayOptions, DEFAULT_PACKAGE};
+use openclaw_harness::{install, install_plugin, pack, Gateway, GatewayOptions};
 use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
-use super::gen::{self, Spec};
 use super::http::invoke_tool;
-use super::live::{count, pair, same_rows, REQUESTER};
+use super::live::{check_era, chosen_package, count, pair, same_rows, state, REQUESTER, STARTUP};
 use super::report::{ms, Figure, Target, Unit};
 use super::Ctx;
 
@@ -32,26 +32,28 @@ fn plugin_dir(ctx: &Ctx) -> Result<PathBuf> {
     Ok(dir)
 }
 
-/// The plugin's transpiled components (`component/manifest.json`, written by
-/// `scripts/build-component.mjs`: the tools, the guarded composition, the guard and the
-/// gateway wire) are this binary's, or the figures would be of another build.
+/// The plugin's transpiled components are this binary's (the tools, the N15 guard, the
+/// tools behind it, the gateway wire: `component/manifest.json`'s `components`, as
+/// `plugin/scripts/build-component.mjs` writes it), or the figures would be of another build.
 fn check_built(dir: &Path) -> Result<()> {
     let path = dir.join("component/manifest.json");
     let text = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     let manifest: Value = serde_json::from_str(&text).with_context(|| format!("{} is not JSON", path.display()))?;
     let digest = |bytes: &[u8]| -> String { Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect() };
-    let guarded = session_tools_host::guarded_component(session_tools_host::COMPONENT).map_err(|e| anyhow!("composing the guard: {e}"))?;
-    for (part, ours) in [
-        ("tools", digest(session_tools_host::COMPONENT)),
-        ("guarded", digest(&guarded)),
-        ("guard", digest(session_tools_host::GUARD_COMPONENT)),
-        ("wire", digest(session_tools_host::WIRE_COMPONENT)),
+    let guarded = session_tools_host::guarded_component(session_tools_host::COMPONENT)
+        .map_err(|e| anyhow!("composing the tools behind the N15 guard: {e}"))?;
+    for (what, part, ours) in [
+        ("component", "tools", digest(session_tools_host::COMPONENT)),
+        ("guarded composition", "guarded", digest(&guarded)),
+        ("N15 guard", "guard", digest(session_tools_host::GUARD_COMPONENT)),
+        ("gateway wire", "wire", digest(session_tools_host::WIRE_COMPONENT)),
     ] {
-        let theirs = manifest["components"][part]["component"]["sha256"].as_str().unwrap_or("(none)");
+        let theirs = manifest.pointer(&format!("/components/{part}/component/sha256")).and_then(Value::as_str).unwrap_or_default();
         if theirs != ours {
             bail!(
-                "{} holds another {part} component (sha256 {theirs}, this binary's is {ours}): rebuild it with \
-                 `cd {} && npm ci && npm run build` (it transpiles the components the host's build left in `target/`)",
+                "{} was built from another {what} (sha256 {theirs:?}, this binary's is {ours}): rebuild it with \
+                 `cd {} && npm ci && npm run build` (it reads this build's components under target/, or the SESSION_TOOLS_*_WASM \
+                 variables `scripts/build-component.mjs` names)",
                 path.display(),
                 dir.display()
             );
@@ -64,18 +66,18 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
     let dir = plugin_dir(ctx)?;
     check_built(&dir)?;
     ctx.progress.detail(format_args!("plugin: installing OpenClaw and packing the plugin"));
-    let installation = install(DEFAULT_PACKAGE).map_err(|e| anyhow!("installing the real OpenClaw gateway: {e}"))?;
+    let (package, layout) = chosen_package(ctx);
+    let installation = install(&package).map_err(|e| anyhow!("installing the real OpenClaw gateway ({package}): {e}"))?;
+    check_era(&installation, layout)?;
     let archive = pack(&installation, &dir, &ctx.work).map_err(|e| anyhow!("{e}"))?;
     let mut rows: Vec<String> = Vec::new();
     for &n in sizes {
-        let t = Instant::now();
         ctx.progress.detail(format_args!("plugin: {n} sessions: generating the state"));
-        let manifest = gen::generate(&ctx.work.join(format!("plugin-{n}")), &Spec::openclaw(n, 20))?;
-        crate::note!("  state of {n} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+        let manifest = state(ctx, "plugin", n, layout)?;
         ctx.progress.detail(format_args!("plugin: {n} sessions: starting OpenClaw's gateway with the plugin"));
         let plugins = install_plugin(&installation, &manifest.dir, &archive).map_err(|e| anyhow!("{e}"))?;
         let t = Instant::now();
-        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), ..GatewayOptions::default() };
+        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: STARTUP, ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
         crate::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
