@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::sandbox::CallError;
+use crate::call_error::CallError;
 
 /// What went wrong opening a service, a gateway or the component, or keeping jobs.
 #[derive(Debug)]

@@ -99,6 +99,7 @@
 #![deny(missing_docs)]
 
 mod bindings;
+mod call_error;
 #[allow(unsafe_code)] // `Component::deserialize` of the checked cache (see engine.rs)
 mod engine;
 mod error;

@@ -56,7 +56,7 @@ impl CallIntent {
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let id = name.strip_suffix(".json")?;
-                super::store::valid_key(id).then(|| id.to_string())
+                super::names::valid_key(id).then(|| id.to_string())
             })
             .collect()
     }

@@ -5,6 +5,7 @@
 
 mod instance;
 pub(crate) mod intent;
+mod names;
 pub(crate) mod runner;
 pub(crate) mod store;
 

@@ -24,6 +24,7 @@ use session_tools_contract::WaitParams;
 use session_tools_contract::{Caller, Job, Wake};
 
 use super::intent::CallIntent;
+use super::names::valid_key;
 use crate::gateway::embedded::files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
 use crate::gateway::embedded::lock::OsLock;
 
@@ -211,11 +212,6 @@ pub struct JobStore {
 enum Backend {
     Dir { dir: PathBuf, index: Mutex<Index> },
     Memory { jobs: Mutex<HashMap<String, JobRecord>>, claimed: Arc<Mutex<HashSet<String>>> },
-}
-
-/// Whether a key can name a job file (what the host assigns, or an older file's stem).
-pub(crate) fn valid_key(key: &str) -> bool {
-    !key.is_empty() && key.len() <= 128 && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
 }
 
 /// Removes every `<job>.json.<pid>.<uuid>.tmp` of the directory older than a minute.
