@@ -403,7 +403,7 @@ impl Runs {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(Registered::Existing),
             Err(e) => return Err(e),
         }
-        crate::poison::lock_whole(&self.mine).insert(file.run_id.clone(), Mine { file: file.clone() });
+        self.hold(&file);
         fault_point("run.registered");
         Ok(Registered::New(Box::new(file)))
     }
@@ -425,6 +425,11 @@ impl Runs {
     pub fn fail(&self, file: RunFile, error: String) {
         let now = self.now();
         self.end(file, Finished::failed(error, now, now));
+    }
+
+    /// Makes a run this process's: its file as this process holds it.
+    fn hold(&self, file: &RunFile) {
+        crate::poison::lock_whole(&self.mine).insert(file.run_id.clone(), Mine { file: file.clone() });
     }
 
     fn mine_file(&self, run_id: &str) -> Option<RunFile> {
@@ -541,14 +546,14 @@ impl Runs {
         match file.finished.clone() {
             Some(finished) => {
                 // The end is written but not (wholly) recorded: record what is missing.
-                crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
+                self.hold(&file);
                 let _ = self.write(&file);
                 drop(lock);
                 self.record(file, &finished, true);
             }
             None if file.attempts >= MAX_ATTEMPTS => {
                 let now = self.now();
-                crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
+                self.hold(&file);
                 drop(lock);
                 let error = format!("the run was interrupted {} times: the gateway stopped while it was going on", file.attempts);
                 self.end(file.clone(), Finished::failed(error, file.started_at, now));
@@ -562,7 +567,7 @@ impl Runs {
                 let started_before = match self.steps().map(|steps| steps.append_message(&file, true)) {
                     Some(Ok(appended_now)) => !appended_now,
                     Some(Err(e)) => {
-                        crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
+                        self.hold(&file);
                         drop(lock);
                         let now = self.now();
                         self.end(file, Finished::failed(format!("cannot run it again: {e}"), now, now));
@@ -577,7 +582,7 @@ impl Runs {
                     self.warn(&format!("cannot adopt run {run_id}: {e}"));
                     return false;
                 }
-                crate::poison::lock_whole(&self.mine).insert(run_id.to_string(), Mine { file: file.clone() });
+                self.hold(&file);
                 drop(lock);
                 self.start(file);
             }
