@@ -8,8 +8,8 @@
 //! transcript, each reply exactly once, the announce delivered exactly once with the
 //! child's real result (or the target's real reply), and no job or call intent left.
 //!
-//! The fault points are compiled into the test build only (feature `fault-points` of the
-//! host, see `host/src/faults.rs`).
+//! The host marks the fault points (`host/src/faults.rs`); only the tests' build of the
+//! command line (`bin/st-cli.rs`) installs what stops at them (`src/fault_points.rs`).
 
 #![forbid(unsafe_code)]
 

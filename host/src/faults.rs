@@ -1,77 +1,46 @@
-//! Named fault points: places where a test can stop the process (issue 20). Compiled in
-//! only with the `fault-points` feature, which only the project's tests enable; without
-//! it, [`fault_point`] is an empty inline function.
+//! Named fault points: places where a test can stop the process (issue 20).
 //!
-//! With the feature, `SESSION_TOOLS_FAULT_POINT=<name>[#<n>]` makes the `n`-th (default:
-//! first) time the process reaches the point named `name` print
-//! `session-tools fault point reached: <name>` on standard error (written directly, not
-//! logged: it is the tests' protocol, whatever the log level) and stop there: the test
-//! then kills the process (SIGKILL: a crash at exactly that point) or asks it to stop
-//! (SIGTERM: a graceful stop that arrives at exactly that point, after which the process
-//! goes on from the point and finishes what it started, see [`release`]).
+//! The library has no way of its own to stop: a process that wants fault points (the
+//! project's tests' build of the command line, `tests/bin/st-cli.rs`) installs a
+//! [`FaultPoints`] with [`install_fault_points`] before it starts; a product build never
+//! does, so each point costs one atomic load and no environment variable is ever read for
+//! it. The points are always compiled in (rather than behind a feature) so the README's
+//! demo build and its test build compile this crate once, with the same features.
 
-#[cfg(feature = "fault-points")]
-mod enabled {
-    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-    use std::sync::{Condvar, Mutex, OnceLock};
+use std::sync::OnceLock;
 
-    static RELEASED: AtomicBool = AtomicBool::new(false);
-    static PAUSED: (Mutex<()>, Condvar) = (Mutex::new(()), Condvar::new());
-    static SEEN: AtomicU64 = AtomicU64::new(0);
-
-    fn target() -> &'static Option<(String, u64)> {
-        static TARGET: OnceLock<Option<(String, u64)>> = OnceLock::new();
-        TARGET.get_or_init(|| {
-            let spec = std::env::var("SESSION_TOOLS_FAULT_POINT").ok()?;
-            let (name, nth) = match spec.split_once('#') {
-                Some((name, nth)) => (name.to_string(), nth.parse().unwrap_or(1)),
-                None => (spec, 1),
-            };
-            Some((name, nth))
-        })
-    }
-
-    pub fn fault_point(name: &str) {
-        let Some((wanted, nth)) = target() else { return };
-        if wanted != name || RELEASED.load(Ordering::SeqCst) {
-            return;
-        }
-        if SEEN.fetch_add(1, Ordering::SeqCst) + 1 != *nth {
-            return;
-        }
-        // Not a log line: the tests' protocol with the stopped process (read on its
-        // stderr), under a feature no product build has.
-        {
-            use std::io::Write;
-            let _ = writeln!(std::io::stderr(), "session-tools fault point reached: {name}");
-        }
-        let mut guard = crate::poison::lock_whole(&PAUSED.0);
-        while !RELEASED.load(Ordering::SeqCst) {
-            guard = crate::poison::wait_whole(&PAUSED.1, guard);
-        }
-    }
-
-    pub fn release() {
-        RELEASED.store(true, Ordering::SeqCst);
-        let _guard = crate::poison::lock_whole(&PAUSED.0);
-        PAUSED.1.notify_all();
-    }
+/// What a process does when it reaches a named fault point. Installed once, with
+/// [`install_fault_points`]; for the project's tests, never for a product.
+#[doc(hidden)]
+pub trait FaultPoints: Send + Sync {
+    /// The process reached the point `name` (see the callers of `fault_point` for the
+    /// names); returns when the process may go on.
+    fn reached(&self, name: &str);
+    /// The process was asked to stop gracefully: a process paused at a point goes on.
+    fn release(&self);
 }
 
-/// Marks a fault point (see the module's documentation).
-#[cfg(feature = "fault-points")]
-pub fn fault_point(name: &str) {
-    enabled::fault_point(name)
+static INSTALLED: OnceLock<&'static dyn FaultPoints> = OnceLock::new();
+
+/// Installs the process's fault points; `false` if some were installed before (the first
+/// stays).
+#[doc(hidden)]
+pub fn install_fault_points(points: &'static dyn FaultPoints) -> bool {
+    INSTALLED.set(points).is_ok()
 }
 
-/// Marks a fault point (see the module's documentation); nothing without `fault-points`.
-#[cfg(not(feature = "fault-points"))]
-#[inline(always)]
-pub fn fault_point(_name: &str) {}
+/// Marks a fault point: nothing unless the process installed fault points.
+#[inline]
+pub(crate) fn fault_point(name: &str) {
+    if let Some(points) = INSTALLED.get() {
+        points.reached(name)
+    }
+}
 
 /// Lets a process paused at a fault point go on (called when it is asked to stop
-/// gracefully); nothing without `fault-points`.
+/// gracefully); nothing unless the process installed fault points.
 pub fn release_fault_points() {
-    #[cfg(feature = "fault-points")]
-    enabled::release();
+    if let Some(points) = INSTALLED.get() {
+        points.release()
+    }
 }

@@ -121,6 +121,8 @@ pub mod gateway;
 pub use engine::{CacheOutcome, EngineOptions};
 pub use error::{Error, Result};
 pub use faults::release_fault_points;
+#[doc(hidden)]
+pub use faults::{install_fault_points, FaultPoints};
 pub use jobs::Scheduler;
 pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
 pub use service::{tracing_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};

@@ -9,6 +9,7 @@ use session_tools_host::{EngineOptions, Limits, Runtime};
 
 pub mod cli;
 pub mod fake_gateway;
+pub mod fault_points;
 /// The real OpenClaw gateway and the mock model ([`openclaw_harness`]).
 pub use openclaw_harness as openclaw;
 pub mod oracles;
