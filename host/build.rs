@@ -34,13 +34,19 @@ fn main() {
     println!("cargo:rerun-if-env-changed=SESSION_TOOLS_GUARD_WASM");
     println!("cargo:rerun-if-env-changed=SESSION_TOOLS_WIRE_WASM");
 
+    // One target directory for the three nested builds: the compiler-side crates they share
+    // (wit-bindgen's macros, syn, serde_derive, wasm-encoder, …) are compiled once instead of
+    // three times (issue 24: set-up time). Each is still its own `cargo build --package`, so
+    // features are not unified across them (the wire's `serde_json/preserve_order` stays the
+    // wire's).
+    let wasm_target = root.join("target").join("wasm");
     let wire = match std::env::var_os("SESSION_TOOLS_WIRE_WASM") {
         Some(prebuilt) => PathBuf::from(prebuilt),
         None => build_wasm_component(
             "gateway wire component",
             &root,
             &["--package".as_ref(), "session-tools-wire".as_ref()],
-            &root.join("target").join("wire"),
+            &wasm_target,
             "session_tools_wire",
         ),
     };
@@ -53,7 +59,7 @@ fn main() {
             "guest component",
             &root,
             &["--package".as_ref(), "session-tools-guest".as_ref()],
-            &root.join("target").join("guest"),
+            &wasm_target,
             "session_tools_guest",
         ),
     };
@@ -67,12 +73,12 @@ fn main() {
             "guard component",
             &root,
             &["--package".as_ref(), "session-tools-guard".as_ref()],
-            &root.join("target").join("guard"),
+            &wasm_target,
             "session_tools_guard",
         ),
     };
-    // Beside the guard's build, where the plugin's build finds it too.
-    let guarded = root.join("target").join("guard").join("session_tools_guarded.wasm");
+    // Beside the components' build, where the plugin's build finds it too.
+    let guarded = wasm_target.join("session_tools_guarded.wasm");
     std::fs::create_dir_all(guarded.parent().expect("a file in a directory"))
         .unwrap_or_else(|e| panic!("creating {}: {e}", guarded.display()));
     let read = |path: &PathBuf| std::fs::read(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));

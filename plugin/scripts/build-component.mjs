@@ -44,25 +44,25 @@ export const PARTS = Object.freeze({
   tools: {
     name: 'session_tools',
     variable: 'SESSION_TOOLS_GUEST_WASM',
-    built: 'target/guest/wasm32-wasip2/release/session_tools_guest.wasm',
+    built: 'target/wasm/wasm32-wasip2/release/session_tools_guest.wasm',
     allowed: ALLOWED_IMPORTS,
   },
   guarded: {
     name: 'session_tools_guarded',
     variable: 'SESSION_TOOLS_GUARDED_WASM',
-    built: 'target/guard/session_tools_guarded.wasm',
+    built: 'target/wasm/session_tools_guarded.wasm',
     allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
   },
   guard: {
     name: 'session_tools_guard',
     variable: 'SESSION_TOOLS_GUARD_WASM',
-    built: 'target/guard/wasm32-wasip2/release/session_tools_guard.wasm',
+    built: 'target/wasm/wasm32-wasip2/release/session_tools_guard.wasm',
     allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
   },
   wire: {
     name: 'gateway_wire',
     variable: 'SESSION_TOOLS_WIRE_WASM',
-    built: 'target/wire/wasm32-wasip2/release/session_tools_wire.wasm',
+    built: 'target/wasm/wasm32-wasip2/release/session_tools_wire.wasm',
     allowed: WIRE_IMPORTS,
   },
 });
