@@ -453,6 +453,9 @@ fn gateway_env(
     let path =
         std::env::join_paths(std::iter::once(node_bin.to_path_buf()).chain(std::env::split_paths(&path))).map_err(|e| e.to_string())?;
     command.env("PATH", path).env("HOME", run_dir.join("home")).env("TMPDIR", run_dir.join("tmp"));
+    std::fs::create_dir_all(&installation.compile_cache)
+        .map_err(|e| format!("cannot create the compile cache {}: {e}", installation.compile_cache.display()))?;
+    command.env("NODE_COMPILE_CACHE", &installation.compile_cache);
     let state = state_dir.to_string_lossy();
     let config_text = config_path.to_string_lossy();
     for p in prefixes(installation.era) {

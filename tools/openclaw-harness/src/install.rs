@@ -108,6 +108,11 @@ pub struct Installation {
     /// `$TMPDIR/jiti` links here): plugin loading transpiles ~1300 files of the package,
     /// 20-60 s on a cold cache, so an install ends with a warm-up start that fills it.
     pub jiti_cache: PathBuf,
+    /// Node's compile cache (`NODE_COMPILE_CACHE`), shared by this package's gateways and
+    /// doctors: V8's code for the package's modules, kept across starts as the package's
+    /// own launcher (`openclaw.mjs`, which the harness does not go through) keeps it, so a
+    /// start does not compile the same bundle again.
+    pub compile_cache: PathBuf,
 }
 
 /// The cache directory: `$SESSION_TOOLS_OPENCLAW_HOME`, else
@@ -193,8 +198,19 @@ pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(
     let package_dir = app_dir.join("node_modules").join(&name);
     let entry = package_dir.join("dist/entry.js");
     let jiti_cache = app_dir.join("jiti-cache");
-    let installation =
-        Installation { home: home.clone(), package: package.to_string(), name, version, era, node, package_dir, entry, jiti_cache };
+    let compile_cache = app_dir.join("node-compile-cache");
+    let installation = Installation {
+        home: home.clone(),
+        package: package.to_string(),
+        name,
+        version,
+        era,
+        node,
+        package_dir,
+        entry,
+        jiti_cache,
+        compile_cache,
+    };
 
     let installed = |dir: &Path| dir.join(MARKER).is_file();
     let warm = || app_dir.join(WARM_MARKER).is_file();
