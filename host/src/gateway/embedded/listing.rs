@@ -4,7 +4,6 @@
 //! A row keeps what the filters read and the row itself, not the entry: the entries stay
 //! in the store as raw text.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -109,9 +108,25 @@ impl StoreRows {
 #[derive(Default)]
 pub struct RowCache {
     by_agent: Mutex<HashMap<String, Arc<StoreRows>>>,
+    listing: Mutex<Option<Arc<Listing>>>,
 }
 
 impl RowCache {
+    /// The listing of these versions of the stores, built if it is not kept yet.
+    pub fn listing(&self, stores: Vec<Arc<StoreRows>>, rules: &KeyRules) -> Arc<Listing> {
+        {
+            let mut kept = crate::poison::lock_rebuilt(&self.listing);
+            match kept.as_ref() {
+                Some(listing) if listing.is_of(&stores) => return listing.clone(),
+                // The old rows go before the new listing is built (N18: one version in memory).
+                _ => *kept = None,
+            }
+        }
+        let built = Arc::new(Listing::build(stores, rules));
+        *crate::poison::lock_rebuilt(&self.listing) = Some(built.clone());
+        built
+    }
+
     /// The rows of this version of an agent's store, built if they are not kept yet.
     pub fn rows(&self, agent: &str, loaded: Arc<Loaded>, rules: &KeyRules) -> Arc<StoreRows> {
         if let Some(kept) = crate::poison::lock_rebuilt(&self.by_agent).get(agent) {
@@ -141,40 +156,88 @@ impl RowCache {
     }
 }
 
-/// A listed session: one stored entry, or several spellings of one key merged.
-enum Slot<'a> {
-    One(&'a IndexedRow, &'a StoreRows),
-    Merged(Box<(IndexedRow, Map<String, Value>)>),
+/// A listed session: one row of a store (by index), or several spellings of one key
+/// merged into a row of its own.
+enum Listed {
+    At(usize, usize),
+    Merged(Box<IndexedRow>),
 }
 
-/// Every session of the stores, one row per canonical key, in store order. Entries that
-/// share a canonical key (a legacy spelling beside the canonical one, or one key in two
-/// stores) are merged as the reference's combined store merges them (G4,
-/// [`merge_entries`]); only those rows are rebuilt.
-pub fn deduplicated<'a>(stores: &'a [Arc<StoreRows>], rules: &KeyRules) -> Vec<Cow<'a, IndexedRow>> {
-    let mut slots: Vec<Slot<'a>> = Vec::with_capacity(stores.iter().map(|s| s.rows.len()).sum());
-    let mut seen: HashMap<&'a str, usize> = HashMap::with_capacity(slots.capacity());
-    for store in stores {
-        for row in &store.rows {
-            let Some(&at) = seen.get(row.key.as_str()) else {
-                seen.insert(&row.key, slots.len());
-                slots.push(Slot::One(row, store));
-                continue;
-            };
-            let earlier = match std::mem::replace(&mut slots[at], Slot::One(row, store)) {
-                Slot::One(first, first_store) => first_store.entry(first),
-                Slot::Merged(merged) => merged.1,
-            };
-            let merged = merge_entries(earlier, store.entry(row), &store.agent);
-            let rebuilt = IndexedRow::build(row.key.clone(), row.stored.clone(), &merged, rules);
-            slots[at] = Slot::Merged(Box::new((rebuilt, merged)));
+/// Every session of the stores, one row per canonical key: rows of entries that share a
+/// canonical key (a legacy spelling beside the canonical one, or one key in two stores) are
+/// merged as the reference's combined store merges them (G4, [`merge_entries`]); only those
+/// rows are rebuilt. Built once per set of store versions, with the order `sessions.list`
+/// answers in (newest `updatedAt` first, store order among equals) worked out then, so a
+/// list call walks rows in order and stops at its limit instead of hashing, sorting and
+/// moving every row again (BENCHMARKS.md, issue 24).
+pub struct Listing {
+    stores: Vec<Arc<StoreRows>>,
+    /// Store order.
+    rows: Vec<Listed>,
+    /// Indexes into `rows`, newest first.
+    newest_first: Vec<u32>,
+}
+
+impl Listing {
+    fn build(stores: Vec<Arc<StoreRows>>, rules: &KeyRules) -> Listing {
+        /// A row while the stores are read: a merged one keeps its merged entry, for a
+        /// third spelling.
+        enum Slot {
+            At(usize, usize),
+            Merged(Box<(IndexedRow, Map<String, Value>)>),
+        }
+        let mut slots: Vec<Slot> = Vec::with_capacity(stores.iter().map(|s| s.rows.len()).sum());
+        let mut seen: HashMap<&str, usize> = HashMap::with_capacity(slots.capacity());
+        for (s, store) in stores.iter().enumerate() {
+            for (r, row) in store.rows.iter().enumerate() {
+                let Some(&at) = seen.get(row.key.as_str()) else {
+                    seen.insert(&row.key, slots.len());
+                    slots.push(Slot::At(s, r));
+                    continue;
+                };
+                let earlier = match std::mem::replace(&mut slots[at], Slot::At(s, r)) {
+                    Slot::At(fs, fr) => stores[fs].entry(&stores[fs].rows[fr]),
+                    Slot::Merged(merged) => merged.1,
+                };
+                let merged = merge_entries(earlier, store.entry(row), &store.agent);
+                let rebuilt = IndexedRow::build(row.key.clone(), row.stored.clone(), &merged, rules);
+                slots[at] = Slot::Merged(Box::new((rebuilt, merged)));
+            }
+        }
+        drop(seen);
+        let rows: Vec<Listed> = slots
+            .into_iter()
+            .map(|slot| match slot {
+                Slot::At(s, r) => Listed::At(s, r),
+                Slot::Merged(merged) => Listed::Merged(Box::new(merged.0)),
+            })
+            .collect();
+        let listing = Listing { stores, rows, newest_first: Vec::new() };
+        let mut order: Vec<u32> = (0..listing.rows.len() as u32).collect();
+        order.sort_by_key(|i| std::cmp::Reverse(listing.row(&listing.rows[*i as usize]).row.updated_at.unwrap_or(0)));
+        Listing { newest_first: order, ..listing }
+    }
+
+    fn row<'a>(&'a self, listed: &'a Listed) -> &'a IndexedRow {
+        match listed {
+            Listed::At(s, r) => &self.stores[*s].rows[*r],
+            Listed::Merged(row) => row,
         }
     }
-    slots
-        .into_iter()
-        .map(|slot| match slot {
-            Slot::One(row, _) => Cow::Borrowed(row),
-            Slot::Merged(merged) => Cow::Owned(merged.0),
-        })
-        .collect()
+
+    /// Whether this listing was built from exactly these versions of the stores.
+    fn is_of(&self, stores: &[Arc<StoreRows>]) -> bool {
+        self.stores.len() == stores.len() && self.stores.iter().zip(stores).all(|(a, b)| Arc::ptr_eq(a, b))
+    }
+
+    /// The rows in store order.
+    pub fn in_store_order(&self) -> impl Iterator<Item = &IndexedRow> {
+        self.rows.iter().map(|listed| self.row(listed))
+    }
+
+    /// The rows newest first (`updatedAt`; store order among equals), as `sessions.list`
+    /// orders them.
+    pub fn newest_first(&self) -> impl Iterator<Item = &IndexedRow> {
+        self.newest_first.iter().map(|i| self.row(&self.rows[*i as usize]))
+    }
 }

@@ -1,32 +1,35 @@
 //! The read methods: `sessions.list` (reference §1.4 filters, in order), `sessions.resolve`
 //! and `chat.history`.
 
-use std::borrow::Cow;
 use std::collections::HashSet;
-use std::sync::Arc;
 
 use crate::gateway::*;
 use session_tools_grammar::keys::normalize_agent_id;
 
-use super::listing::{deduplicated, IndexedRow, StoreRows};
+use super::listing::{IndexedRow, Listing};
 use super::runs::RunView;
 use super::{gw, invalid, not_found, transcript, EmbeddedGateway, LABEL_MAX};
 
 impl EmbeddedGateway {
     /// The rows of `sessions.list`.
     pub fn list_rows(&self, params: &ListParams) -> GatewayResult<Vec<SessionRow>> {
-        let stores = self.indexed_stores()?;
-        Ok(self.select(&stores, params).into_iter().map(|r| r.into_owned().row).collect())
+        let listing = self.listing()?;
+        Ok(self.select(&listing, params).into_iter().map(|r| r.row.clone()).collect())
     }
 
-    /// The `sessions.list` filters, ordering and limit over built rows.
-    fn select<'a>(&self, stores: &'a [Arc<StoreRows>], params: &ListParams) -> Vec<Cow<'a, IndexedRow>> {
-        let now = self.now() as i64;
+    /// The `sessions.list` filters, ordering and limit over built rows: the rows are walked
+    /// in the listing's order (newest first), so the walk ends at the limit; every filter
+    /// keeps or drops a row on its own, so filtering in that order answers what filtering
+    /// and then sorting would.
+    fn select<'a>(&self, listing: &'a Listing, params: &ListParams) -> Vec<&'a IndexedRow> {
         let agent_filter = params.agent_id.as_deref().map(normalize_agent_id);
         let label = params.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
         let spawned_by = params.spawned_by.as_deref().filter(|s| !s.is_empty());
-        let mut rows: Vec<Cow<'a, IndexedRow>> = deduplicated(stores, self.rules())
-            .into_iter()
+        let search = params.search.as_deref().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty());
+        let cutoff = params.active_minutes.map(|minutes| self.now() as i64 - i64::from(minutes.max(1)) * 60_000);
+        let limit = params.limit.map_or(usize::MAX, |limit| limit.max(1) as usize);
+        listing
+            .newest_first()
             .filter(|r| match r.key.as_str() {
                 "global" => params.include_global == Some(true),
                 "unknown" => params.include_unknown == Some(true),
@@ -35,25 +38,18 @@ impl EmbeddedGateway {
             .filter(|r| agent_filter.as_ref().is_none_or(|agent| !r.is_reserved() && r.key_agent.as_ref() == Some(agent)))
             .filter(|r| spawned_by.is_none_or(|filter| !r.is_reserved() && r.spawned_by.as_deref() == Some(filter)))
             .filter(|r| label.is_none_or(|label| r.label.as_deref() == Some(label)))
-            .collect();
-        rows.sort_by_key(|r| std::cmp::Reverse(r.row.updated_at.unwrap_or(0)));
-        if let Some(search) = params.search.as_deref().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty()) {
-            rows.retain(|r| {
-                let row = &r.row;
-                [row.display_name.as_deref(), row.label.as_deref(), row.session_id.as_deref(), Some(row.key.as_str())]
-                    .into_iter()
-                    .flatten()
-                    .any(|f| f.to_lowercase().contains(&search))
-            });
-        }
-        if let Some(minutes) = params.active_minutes {
-            let cutoff = now - i64::from(minutes.max(1)) * 60_000;
-            rows.retain(|r| r.row.updated_at.unwrap_or(0) >= cutoff);
-        }
-        if let Some(limit) = params.limit {
-            rows.truncate(limit.max(1) as usize);
-        }
-        rows
+            .filter(|r| {
+                search.as_deref().is_none_or(|search| {
+                    let row = &r.row;
+                    [row.display_name.as_deref(), row.label.as_deref(), row.session_id.as_deref(), Some(row.key.as_str())]
+                        .into_iter()
+                        .flatten()
+                        .any(|f| f.to_lowercase().contains(search))
+                })
+            })
+            .filter(|r| cutoff.is_none_or(|cutoff| r.row.updated_at.unwrap_or(0) >= cutoff))
+            .take(limit)
+            .collect()
     }
 
     /// `sessions.resolve`: exactly one of a key, a sessionId or a label.
@@ -77,10 +73,10 @@ impl EmbeddedGateway {
                 None => Err(not_found(format!("No session found: {key}"))),
             };
         }
-        let stores = self.indexed_stores()?;
+        let listing = self.listing()?;
         let list = |label: Option<String>, limit: u32| {
             self.select(
-                &stores,
+                &listing,
                 &ListParams {
                     limit: Some(limit),
                     include_global: p.include_global,
@@ -93,9 +89,9 @@ impl EmbeddedGateway {
                 },
             )
         };
-        let keys = |rows: &[Cow<'_, IndexedRow>]| rows.iter().map(|r| r.key.as_str()).collect::<Vec<_>>().join(", ");
+        let keys = |rows: &[&IndexedRow]| rows.iter().map(|r| r.key.as_str()).collect::<Vec<_>>().join(", ");
         if let Some(id) = session_id {
-            let rows: Vec<Cow<'_, IndexedRow>> =
+            let rows: Vec<&IndexedRow> =
                 list(None, u32::MAX).into_iter().filter(|r| r.row.session_id.as_deref() == Some(id.as_str()) || r.key == id).collect();
             return match rows.as_slice() {
                 [] => Err(not_found(format!("No session found: {id}"))),
@@ -171,17 +167,17 @@ impl SessionTree for EmbeddedGateway {
     }
 
     fn spawned_trees(&self, roots: &HashSet<String>) -> GatewayResult<HashSet<String>> {
-        let stores = self.indexed_stores()?;
-        let edges: Vec<(String, String)> = deduplicated(&stores, self.rules())
-            .iter()
+        let listing = self.listing()?;
+        let edges: Vec<(String, String)> = listing
+            .in_store_order()
             .filter_map(|r| r.spawned_by.as_deref().map(|parent| (r.key.clone(), self.rules().canonical(parent))))
             .collect();
         Ok(trees_from_edges(roots, &edges))
     }
 
     fn rows_of(&self, keys: &HashSet<String>) -> GatewayResult<Vec<SessionRow>> {
-        let stores = self.indexed_stores()?;
-        Ok(deduplicated(&stores, self.rules()).into_iter().filter(|r| keys.contains(&r.key)).map(|r| r.into_owned().row).collect())
+        let listing = self.listing()?;
+        Ok(listing.in_store_order().filter(|r| keys.contains(&r.key)).map(|r| r.row.clone()).collect())
     }
 
     fn exists(&self, key: &str) -> GatewayResult<bool> {

@@ -22,7 +22,7 @@ use session_tools_grammar::keys::normalize_agent_id;
 use super::canon::merge_entries;
 use super::confined::Confined;
 use super::layout::Layout;
-use super::listing::{RowCache, StoreRows};
+use super::listing::{Listing, RowCache, StoreRows};
 use super::sqlite::{agent_db_path, AgentDb};
 use super::store::{Entries, SessionStore};
 use super::{gw, transcript, EmbeddedGateway};
@@ -201,7 +201,7 @@ impl EmbeddedGateway {
         self.agent_ids().into_iter().map(|id| (id.clone(), self.store_for(&id))).collect()
     }
 
-    /// The rows of every store as they are on disk now (see `listing::deduplicated`);
+    /// The rows of every store as they are on disk now (see [`Listing`]);
     /// an error names a store that cannot be read.
     pub fn indexed_stores(&self) -> GatewayResult<Vec<Arc<StoreRows>>> {
         if self.layout() == Layout::Sqlite {
@@ -221,6 +221,12 @@ impl EmbeddedGateway {
                 Ok(self.registry.rows.rows(&agent, loaded, self.rules()))
             })
             .collect()
+    }
+
+    /// Every session of the stores as they are on disk now, deduplicated and ordered
+    /// ([`Listing`]); an error names a store that cannot be read.
+    pub fn listing(&self) -> GatewayResult<Arc<Listing>> {
+        Ok(self.registry.rows.listing(self.indexed_stores()?, self.rules()))
     }
 
     /// Finds a session by (any spelling of) its key; an error names a store that cannot be
