@@ -220,7 +220,7 @@ impl EmbeddedGateway {
                 Ok(entry)
             })
             .map_err(gw)?;
-        let entry = sqlite::entries::documents_shape(&entry);
+        let entry = sqlite::entries::documents_shape(entry);
         Ok(Found { key: canonical.to_string(), agent_id: agent, stored_keys: vec![canonical.to_string()], entry, place: Place::Db(db) })
     }
 

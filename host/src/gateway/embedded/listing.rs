@@ -48,7 +48,7 @@ impl IndexedRow {
     /// A row of 2026.9's layout: its parent is `spawnedBy` or `parentSessionKey` (E5), its
     /// display name 2026.9's.
     fn from_node(node: &Node, rules: &KeyRules) -> IndexedRow {
-        let entry = era2::documents_shape(&node.entry);
+        let entry = era2::documents_shape(node.entry.clone());
         let agent = rules.agent_of(&node.key);
         let parent = era2::parent(&node.entry).or(node.spawned_by.as_deref()).or(node.parent_session_key.as_deref());
         let spawned_by = spawned_by_for_agent(&agent, parent);
@@ -99,7 +99,7 @@ impl StoreRows {
     fn entry(&self, row: &IndexedRow) -> Map<String, Value> {
         match &self.source {
             Source::File(loaded) => loaded.entries.get(&row.stored).unwrap_or_default(),
-            Source::Db(db, _) => db.node(&row.stored).ok().flatten().map(|n| era2::documents_shape(&n.entry)).unwrap_or_default(),
+            Source::Db(db, _) => db.node(&row.stored).ok().flatten().map(|n| era2::documents_shape(n.entry)).unwrap_or_default(),
         }
     }
 }

@@ -257,7 +257,7 @@ impl EmbeddedGateway {
                 key: canonical.clone(),
                 agent_id: agent,
                 stored_keys: vec![canonical],
-                entry: super::sqlite::entries::documents_shape(&node.entry),
+                entry: super::sqlite::entries::documents_shape(node.entry),
                 place: Place::Db(db),
             }));
         }

@@ -18,16 +18,20 @@ fn nonblank(value: Option<&str>) -> Option<&str> {
 
 /// The external delivery of an entry (`delivery.kind === "external"`), if any.
 fn external(entry: &Map<String, Value>) -> Option<&Map<String, Value>> {
-    entry.get("delivery").and_then(Value::as_object).filter(|d| d.get("kind").and_then(Value::as_str) == Some("external"))
+    external_delivery(entry.get("delivery"))
+}
+
+fn external_delivery(delivery: Option<&Value>) -> Option<&Map<String, Value>> {
+    delivery.and_then(Value::as_object).filter(|d| d.get("kind").and_then(Value::as_str) == Some("external"))
 }
 
 /// `projectSessionDeliveryFields`: the entry in the documents' shape (what `rows`,
 /// `delivery` and the send policy read): `deliveryContext`, `last*`, `origin` and `channel`
-/// from an external delivery; the rest as stored.
-pub fn documents_shape(native: &Map<String, Value>) -> Map<String, Value> {
-    let mut entry = native.clone();
-    entry.shift_remove("delivery");
-    let Some(delivery) = external(native) else { return entry };
+/// from an external delivery; the rest as stored. Takes the
+/// entry: a lookup reshapes the entry it just read instead of copying it.
+pub fn documents_shape(mut entry: Map<String, Value>) -> Map<String, Value> {
+    let delivery = entry.shift_remove("delivery");
+    let Some(delivery) = external_delivery(delivery.as_ref()) else { return entry };
     let context = delivery.get("context").and_then(Value::as_object);
     let origin = delivery.get("origin").and_then(Value::as_object);
     let field = |name: &str| context.and_then(|c| c.get(name)).cloned();
@@ -240,7 +244,7 @@ mod tests {
             assert_eq!(native["delivery"], delivery, "{key}");
             assert!(DOCUMENT_ROUTING.iter().all(|f| !native.contains_key(*f)), "{key}: {native:?}");
             // And back: the documents' routing fields as the legacy entry had them.
-            let back = documents_shape(&native);
+            let back = documents_shape(native);
             for field in ["deliveryContext", "lastTo", "lastAccountId"] {
                 assert_eq!(back.get(field), legacy[key].get(field), "{key}: {field}");
             }
@@ -252,11 +256,11 @@ mod tests {
         let native = obj(
             json!({"sessionId": "s", "delivery": {"kind": "external", "route": {"channel": "discord"}, "context": {"channel": "discord", "to": "user:1", "accountId": "default"}, "origin": {"provider": "discord", "label": "a"}}}),
         );
-        let shaped = documents_shape(&native);
+        let shaped = documents_shape(native);
         assert_eq!(shaped["deliveryContext"], json!({"channel": "discord", "to": "user:1", "accountId": "default"}));
         assert_eq!((shaped["channel"].as_str(), shaped["lastTo"].as_str()), (Some("discord"), Some("user:1")));
         assert!(!shaped.contains_key("delivery"));
-        let none = documents_shape(&obj(json!({"sessionId": "s", "delivery": {"kind": "none"}})));
+        let none = documents_shape(obj(json!({"sessionId": "s", "delivery": {"kind": "none"}})));
         assert!(!none.contains_key("channel") && !none.contains_key("deliveryContext"));
     }
 }
