@@ -8,7 +8,9 @@ use session_tools_grammar::keys::normalize_agent_id;
 
 use super::listing::{IndexedRow, Listing};
 use super::runs::RunView;
-use super::{gw, invalid, not_found, transcript, EmbeddedGateway, LABEL_MAX};
+use super::registry::checked_session_id;
+use super::sqlite::{events, AgentDb};
+use super::{gw, invalid, not_found, transcript, EmbeddedGateway, Layout, LABEL_MAX};
 
 impl EmbeddedGateway {
     /// The rows of `sessions.list`.
@@ -112,51 +114,92 @@ impl EmbeddedGateway {
     /// spelling of the key is found too). An unknown session, or one without a transcript,
     /// has no messages; a store or transcript that cannot be read is an error naming it.
     pub(super) fn history(&self, p: &HistoryParams) -> GatewayResult<History> {
-        let found = self.find(&p.session_key);
-        self.history_of(p, found)
+        self.histories(std::slice::from_ref(p)).pop().unwrap_or_else(|| Ok(History::default()))
     }
 
     /// Several `chat.history` calls in one pass: every session is looked up in one
     /// snapshot of each store, so the answers agree with each other.
     pub(super) fn histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        if self.layout() == Layout::Sqlite {
+            return self.db_histories(params);
+        }
         let mut snapshots = std::collections::HashMap::new();
         params
             .iter()
             .map(|p| {
-                let found = self.find_in_snapshot(&p.session_key, &mut snapshots);
-                self.history_of(p, found)
+                let limit = history_limit(p)?;
+                let Some(found) = self.find_in_snapshot(&p.session_key, &mut snapshots)? else {
+                    return Ok(History::default());
+                };
+                let session_id = self.session_id(&found)?.map(str::to_string);
+                // The first candidate that exists (opened once: no look before the read).
+                for file in self.transcript_candidates(&found)? {
+                    let read = transcript::read_messages(&file, limit)
+                        .map_err(|e| gw(format!("cannot read the transcript {}: {e}", file.path().display())))?;
+                    if let Some(messages) = read {
+                        return Ok(History { session_id, messages });
+                    }
+                }
+                Ok(History { session_id, messages: Vec::new() })
             })
             .collect()
     }
 
-    fn history_of(&self, p: &HistoryParams, found: GatewayResult<Option<super::Found>>) -> GatewayResult<History> {
-        let limit = p.limit.map_or(transcript::DEFAULT_LIMIT, |l| l as usize);
-        if limit == 0 {
-            return Err(invalid("invalid chat.history params: at /limit: must be >= 1"));
-        }
-        if limit > transcript::MAX_LIMIT {
-            return Err(invalid(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
-        }
-        let Some(found) = found? else {
-            return Ok(History::default());
-        };
-        let session_id = self.session_id(&found)?.map(str::to_string);
-        if let super::registry::Place::Db(db) = &found.place {
-            // E4: the transcript as stored, events newest first.
-            let Some(id) = session_id.clone() else { return Ok(History::default()) };
-            let messages = db.read(|c| super::sqlite::events::read_messages(c, &id, limit)).and_then(|m| m).map_err(gw)?;
-            return Ok(History { session_id, messages });
-        }
-        // The first candidate that exists (opened once: no look before the read).
-        for file in self.transcript_candidates(&found)? {
-            let read = transcript::read_messages(&file, limit)
-                .map_err(|e| gw(format!("cannot read the transcript {}: {e}", file.path().display())))?;
-            if let Some(messages) = read {
-                return Ok(History { session_id, messages });
+    /// `chat.history` on 2026.9's databases (E4: the transcript as stored, events newest
+    /// first). The sessions of one agent are looked up and read in one snapshot of its
+    /// database, so the answers agree with each other and its lock is taken once.
+    fn db_histories(&self, params: &[HistoryParams]) -> Vec<GatewayResult<History>> {
+        let mut answers: Vec<Option<GatewayResult<History>>> = params.iter().map(|_| None).collect();
+        let mut by_agent: indexmap::IndexMap<String, Vec<(usize, String, usize)>> = indexmap::IndexMap::new();
+        for (i, p) in params.iter().enumerate() {
+            let canonical = self.rules().canonical(&p.session_key);
+            match history_limit(p) {
+                Err(e) => answers[i] = Some(Err(e)),
+                Ok(_) if canonical.is_empty() => answers[i] = Some(Ok(History::default())),
+                Ok(limit) => by_agent.entry(self.rules().agent_of(&canonical)).or_default().push((i, canonical, limit)),
             }
         }
-        Ok(History { session_id, messages: Vec::new() })
+        for (agent, wanted) in by_agent {
+            let db = self.db_for(&agent);
+            if !db.exists() {
+                continue;
+            }
+            let read = db.read_snapshot(|c| wanted.iter().map(|(_, key, limit)| db_history(&db, c, key, *limit)).collect::<rusqlite::Result<Vec<_>>>());
+            match read {
+                Ok(read) => wanted.iter().zip(read).for_each(|((i, ..), answer)| answers[*i] = Some(answer)),
+                Err(e) => wanted.iter().for_each(|(i, ..)| answers[*i] = Some(Err(gw(e.clone())))),
+            }
+        }
+        answers.into_iter().map(|answer| answer.unwrap_or_else(|| Ok(History::default()))).collect()
     }
+}
+
+/// One session's `chat.history` in a snapshot of its agent's database.
+fn db_history(db: &AgentDb, c: &rusqlite::Connection, key: &str, limit: usize) -> rusqlite::Result<GatewayResult<History>> {
+    let visible = match db.visible_in(c, key)? {
+        Ok(Some(visible)) => visible,
+        Ok(None) => return Ok(Ok(History::default())),
+        Err(e) => return Ok(Err(gw(e))),
+    };
+    let id = match checked_session_id(key, visible.session_id.as_deref()) {
+        Ok(Some(id)) => id.to_string(),
+        Ok(None) => return Ok(Ok(History::default())),
+        Err(e) => return Ok(Err(e)),
+    };
+    let messages = events::read_messages(c, &id, limit)?;
+    Ok(messages.map(|messages| History { session_id: Some(id), messages }).map_err(gw))
+}
+
+/// `chat.history`'s `limit`, checked as the gateway's schema checks it.
+fn history_limit(p: &HistoryParams) -> GatewayResult<usize> {
+    let limit = p.limit.map_or(transcript::DEFAULT_LIMIT, |l| l as usize);
+    if limit == 0 {
+        return Err(invalid("invalid chat.history params: at /limit: must be >= 1"));
+    }
+    if limit > transcript::MAX_LIMIT {
+        return Err(invalid(format!("invalid chat.history params: at /limit: must be <= {}", transcript::MAX_LIMIT)));
+    }
+    Ok(limit)
 }
 
 /// The spawn tree as the N15 guard reads it: the rows already built for `sessions.list`,

@@ -94,6 +94,17 @@ impl Found {
     }
 }
 
+/// Session `key`'s `sessionId`, checked: it names the transcript file, so one that would
+/// leave the store's directory is an error.
+pub fn checked_session_id<'a>(key: &str, id: Option<&'a str>) -> GatewayResult<Option<&'a str>> {
+    match id {
+        Some(id) if !transcript::valid_session_id(id) => {
+            Err(gw(format!("session {key} has a sessionId that cannot name a transcript file: {id:?}")))
+        }
+        other => Ok(other),
+    }
+}
+
 /// The stored keys of a canonical key in one store, in file order. A store lists a bare key
 /// `k` as `agent:<store agent>:k` (`for_agent`), so besides the key itself only that one
 /// bare spelling can be the same session.
@@ -282,12 +293,7 @@ impl EmbeddedGateway {
     /// The session's `sessionId`, checked: it names the transcript file, so one that would
     /// leave the store's directory is an error.
     pub fn session_id<'a>(&self, found: &'a Found) -> GatewayResult<Option<&'a str>> {
-        match found.text("sessionId") {
-            Some(id) if !transcript::valid_session_id(id) => {
-                Err(gw(format!("session {} has a sessionId that cannot name a transcript file: {id:?}", found.key)))
-            }
-            other => Ok(other),
-        }
+        checked_session_id(&found.key, found.text("sessionId"))
     }
 
     /// The directories a session's transcripts may be in: its store's, and its agent's

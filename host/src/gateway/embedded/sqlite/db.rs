@@ -6,7 +6,10 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
+
+use crate::gateway::embedded::transcript::{fields, string_of};
 
 use super::{BUSY_TIMEOUT, SCHEMA_VERSION};
 
@@ -18,6 +21,9 @@ pub enum Access {
     Write,
 }
 
+/// The kept reader's page cache, in KiB (negative: SQLite's unit for a size in KiB).
+const READER_CACHE_KIB: i64 = -16 * 1024;
+
 /// Opens an existing database (never creates one) with a busy timeout.
 pub fn open(path: &Path, access: Access, busy: Duration) -> rusqlite::Result<Connection> {
     // Read-write even for reads: a WAL database's reader may need to create its `-shm`;
@@ -26,7 +32,13 @@ pub fn open(path: &Path, access: Access, busy: Duration) -> rusqlite::Result<Con
     let conn = Connection::open_with_flags(path, flags)?;
     conn.busy_timeout(busy)?;
     match access {
-        Access::Read => conn.pragma_update(None, "query_only", true)?,
+        Access::Read => {
+            conn.pragma_update(None, "query_only", true)?;
+            // The reader is kept, and its page cache with it while nobody commits: 16 MiB
+            // (SQLite's default is 2 MiB) holds the pages a list with `messageLimit` reads
+            // on a 1,000-session database, which were read from the file again per call.
+            conn.pragma_update(None, "cache_size", READER_CACHE_KIB)?;
+        }
         // Deleting a session removes its windows and events with it, as the schema's
         // foreign keys say.
         Access::Write => conn.pragma_update(None, "foreign_keys", true)?,
@@ -81,9 +93,17 @@ fn node_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Option<
     Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
 }
 
-/// Whether an entry is one the tools never see (E3: archived, incognito).
-fn hidden(entry: &Map<String, Value>) -> bool {
-    entry.get("archivedAt").is_some_and(|v| !v.is_null()) || entry.get("incognito").and_then(Value::as_bool) == Some(true)
+/// Whether an entry is one the tools never see (E3: archived, incognito), from its
+/// `archivedAt` and `incognito`.
+fn hidden(archived_at: Option<&Value>, incognito: Option<&Value>) -> bool {
+    archived_at.is_some_and(|v| !v.is_null()) || incognito.and_then(Value::as_bool) == Some(true)
+}
+
+/// What `chat.history` needs of a session the tools see: its transcript's id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Visible {
+    /// `sessionId`, when it is a string.
+    pub session_id: Option<String>,
 }
 
 impl AgentDb {
@@ -182,14 +202,50 @@ impl AgentDb {
         Ok(raw.map(|r| self.parse_node(r)).transpose()?.flatten())
     }
 
+    /// One session by its stored key, as `chat.history` reads it on `conn` (a snapshot the
+    /// caller holds): only the three fields it needs are read out of the entry, not the
+    /// whole entry built (a list with `messageLimit` reads one per row). `None` for no such
+    /// session or one the tools never see.
+    pub fn visible_in(&self, conn: &Connection, key: &str) -> rusqlite::Result<Result<Option<Visible>, String>> {
+        let json: Option<String> = conn
+            .prepare_cached("SELECT entry_json FROM session_nodes WHERE session_key = ?1")?
+            .query_row([key], |r| r.get(0))
+            .optional()?;
+        let Some(json) = json else { return Ok(Ok(None)) };
+        let Ok([session_id, archived_at, incognito]) = fields(&json, &["sessionId", "archivedAt", "incognito"]) else {
+            return Ok(Err(self.not_an_object(key)));
+        };
+        // The two flags are small values: parsed whole, they are read by the one rule.
+        let value = |raw: Option<&RawValue>| raw.and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
+        if hidden(value(archived_at).as_ref(), value(incognito).as_ref()) {
+            return Ok(Ok(None));
+        }
+        Ok(Ok(Some(Visible { session_id: session_id.and_then(string_of) })))
+    }
+
+    /// Runs `read` on the kept reader inside one read transaction: every statement sees the
+    /// same snapshot, and the reader takes its shared lock once, not once per statement.
+    pub fn read_snapshot<T>(&self, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, String> {
+        self.read(|c| {
+            let snapshot = c.unchecked_transaction()?;
+            let out = read(c)?;
+            snapshot.commit()?;
+            Ok(out)
+        })
+    }
+
+    fn not_an_object(&self, key: &str) -> String {
+        format!("the entry of {key} in {} is not a JSON object", self.path.display())
+    }
+
     /// A row as a [`Node`]; `None` for a session the tools never see; an error for an entry
     /// that is not a JSON object.
     fn parse_node(&self, (key, json, parent, spawned): (String, String, Option<String>, Option<String>)) -> Result<Option<Node>, String> {
         let entry = match serde_json::from_str::<Value>(&json) {
             Ok(Value::Object(entry)) => entry,
-            _ => return Err(format!("the entry of {key} in {} is not a JSON object", self.path.display())),
+            _ => return Err(self.not_an_object(&key)),
         };
-        if hidden(&entry) {
+        if hidden(entry.get("archivedAt"), entry.get("incognito")) {
             return Ok(None);
         }
         Ok(Some(Node { key, entry, parent_session_key: parent, spawned_by: spawned }))
