@@ -32,12 +32,17 @@ fn is_canonical(text: &str) -> bool {
                         return false;
                     }
                     i += 2;
-                    continue;
                 }
-                b'"' => in_string = false,
-                _ => {}
+                b'"' => {
+                    in_string = false;
+                    i += 1;
+                }
+                // The string's next quote or escape, found a word at a time.
+                _ => match memchr::memchr2(b'"', b'\\', &bytes[i..]) {
+                    Some(at) => i += at,
+                    None => return true,
+                },
             }
-            i += 1;
             continue;
         }
         match b {
@@ -227,6 +232,11 @@ mod tests {
             stringify(r#"{ "a" : [1.0, -0, 2e0],  "s": "caf\u00e9 \/ \ud83d\ude00 \ud800 \u001f \u0022" }"#),
             r#"{"a":[1,0,2],"s":"café / 😀 \ud800 \u001f \""}"#
         );
+        // Long strings are skipped to their next quote or escape, which is still looked at.
+        let long = "y".repeat(100);
+        assert!(matches!(stringify(&format!(r#"{{"s":"{long}\"{long}\\","n":1}}"#)), Cow::Borrowed(_)));
+        assert!(matches!(stringify(&format!(r#"{{"s":"{long}\u00e9"}}"#)), Cow::Owned(_)));
+        assert!(matches!(stringify(&format!(r#"{{"s":"{long}","n":1.0}}"#)), Cow::Owned(_)));
         // Every rewrite is the same JSON value.
         let messy = "{\"n\": 0.0, \"t\": \"tab\\t \\u00e9\"}";
         let a: serde_json::Value = serde_json::from_str(messy).unwrap();
