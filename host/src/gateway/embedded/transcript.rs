@@ -240,6 +240,11 @@ fn is_user(role: Option<&str>) -> bool {
 /// `stripEnvelopeFromMessage` strips `content` when it is a string, the `text` parts of
 /// `content` when it is an array, and otherwise the message's own `text`.
 fn clean_user_message(raw: &str) -> String {
+    // Nothing to strip unless a string starts with `[` (an envelope) or holds a hint line;
+    // in JSON text that shows as `"[`, the hint itself, or an escape spelling either.
+    if !(raw.contains("\"[") || raw.contains(MESSAGE_ID_HINT) || raw.contains("\\u")) {
+        return raw.to_string();
+    }
     let Ok(mut value) = serde_json::from_str::<Value>(raw) else {
         return raw.to_string();
     };
@@ -678,6 +683,21 @@ mod tests {
         );
         assert_eq!(strip_message_id_hints("a\r\n [message_id: 7] \r\nb\n[MESSAGE_ID: 8]"), "a\nb");
         assert_eq!(strip_message_id_hints("only [MESSAGE_ID: 1]"), "only [MESSAGE_ID: 1]");
+        // A whole message: the text without a `[` is passed through; an envelope or a hint,
+        // also spelled with escapes, is stripped.
+        let plain = r#"{"role":"user","content":[{"type":"text","text":"hi there"}]}"#;
+        assert_eq!(clean_user_message(plain), plain);
+        for (raw, text) in [
+            (r#"{"role":"user","content":"[Discord a b] hi"}"#, "hi"),
+            (r#"{"role":"user","content":[{"type":"text","text":"\u005bDiscord a b] hi"}]}"#, "hi"),
+            (r#"{"role":"user","content":"hi\n[message_id: 1]"}"#, "hi"),
+            (r#"{"role":"user","content":"hi\n\u005bmessage_id: 1]"}"#, "hi"),
+            (r#"{"role":"user","text":"[2026-01-26 10:00] hi"}"#, "hi"),
+        ] {
+            let cleaned: Value = serde_json::from_str(&clean_user_message(raw)).unwrap();
+            let found = cleaned.get("content").and_then(|c| c.as_str().or_else(|| c[0]["text"].as_str())).or(cleaned["text"].as_str());
+            assert_eq!(found, Some(text), "{raw}");
+        }
     }
 
     #[test]
