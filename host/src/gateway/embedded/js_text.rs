@@ -177,6 +177,9 @@ pub fn js_number(token: &str) -> Cow<'_, str> {
     {
         return if token == "-0" { Cow::Borrowed("0") } else { Cow::Borrowed(token) };
     }
+    if is_short_decimal(digits) {
+        return Cow::Borrowed(token);
+    }
     let Ok(v) = token.parse::<f64>() else { return Cow::Borrowed(token) };
     if !v.is_finite() {
         return Cow::Borrowed("null");
@@ -194,6 +197,29 @@ pub fn js_number(token: &str) -> Cow<'_, str> {
         Some((mantissa, exponent)) if !exponent.starts_with('-') => format!("{mantissa}e+{exponent}"),
         _ => exp,
     })
+}
+
+/// Whether a decimal without sign or exponent already is JavaScript's shortest form: no
+/// leading zero (but a lone `0` before the point), a last digit that is not `0`, at most 15
+/// significant digits (which a double tells apart from every other such decimal, so
+/// nothing shorter reads back as the same number) and at least 1e-6 (below that,
+/// JavaScript writes an exponent). A cost like `0.0047` needs no formatting to check.
+fn is_short_decimal(digits: &str) -> bool {
+    let Some((int, frac)) = digits.split_once('.') else { return false };
+    let all_digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    if !all_digits(int) || !all_digits(frac) || frac.ends_with('0') || (int.len() > 1 && int.starts_with('0')) {
+        return false;
+    }
+    let significant = if int == "0" {
+        let zeros = frac.len() - frac.trim_start_matches('0').len();
+        if zeros >= 6 {
+            return false;
+        }
+        frac.len() - zeros
+    } else {
+        int.len() + frac.len()
+    };
+    significant <= 15
 }
 
 #[cfg(test)]
@@ -218,8 +244,36 @@ mod tests {
             ("123456789012345678901", "123456789012345680000"),
             ("12345678901234567890", "12345678901234567000"),
             ("1e400", "null"),
+            ("-12.25", "-12.25"),
+            ("0.1", "0.1"),
+            ("0.000001234", "0.000001234"),
+            ("0.0000001234", "1.234e-7"),
+            ("123456789.123456", "123456789.123456"),
+            ("1234567890.1234567", "1234567890.1234567"),
+            ("0.30000000000000004", "0.30000000000000004"),
+            ("0.3000000000000000444", "0.30000000000000004"),
+            ("05.5", "5.5"),
         ] {
             assert_eq!(js_number(token), js, "{token}");
+        }
+        // The shortcut answers as the formatting does, for every decimal it takes.
+        for token in ["0.5", "3.14159", "99999.99999", "0.000009", "100.001", "123456789012.345", "7.000001"] {
+            assert!(is_short_decimal(token), "{token}");
+            let v: f64 = token.parse().unwrap();
+            assert_eq!(format!("{v}"), token);
+        }
+        for digits in ["1", "7", "12", "123456789", "999999999999999", "100000000000001", "314159265358979", "9007199254740993"] {
+            for point in 0..digits.len() {
+                for zeros in 0..8 {
+                    let token = match point {
+                        0 => format!("0.{}{digits}", "0".repeat(zeros)),
+                        _ => format!("{}.{}", &digits[..point], &digits[point..]),
+                    };
+                    if is_short_decimal(&token) {
+                        assert_eq!(format!("{}", token.parse::<f64>().unwrap()), token);
+                    }
+                }
+            }
         }
     }
 
