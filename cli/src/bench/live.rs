@@ -29,6 +29,13 @@ pub(super) const REQUESTER: &str = "agent:main:main";
 /// (the harness's tests allow it as much).
 pub(super) const STARTUP: Duration = Duration::from_secs(240);
 
+/// How long a gateway may take to start on a state of `sessions` sessions: 2026.9.6 checks
+/// and repairs every session row of a state it has not seen before (its log: key groups
+/// canonicalised, skills catalogs stripped), which took longer than [`STARTUP`] at 10,000.
+pub(super) fn startup_for(sessions: usize) -> Duration {
+    STARTUP + Duration::from_secs(60) * u32::try_from(sessions / 1_000).unwrap_or(u32::MAX).min(60)
+}
+
 /// The gateway package the run starts (`--package`, else the harness's default, the
 /// reference's era) and the layout its states are written in.
 pub(super) fn chosen_package(ctx: &Ctx) -> (String, Layout) {
@@ -153,7 +160,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let manifest = state(ctx, "live", n, layout)?;
         ctx.progress.detail(format_args!("live gateway: {n} sessions: starting OpenClaw's gateway"));
         let t = Instant::now();
-        let options = GatewayOptions { package: package.clone(), startup_timeout: STARTUP, ..GatewayOptions::default() };
+        let options = GatewayOptions { package: package.clone(), startup_timeout: startup_for(n), ..GatewayOptions::default() };
         let gateway = Gateway::start(&manifest.dir, options).map_err(|e| anyhow!("starting the real OpenClaw gateway ({package}): {e}"))?;
         check_era(gateway.installation(), layout)?;
         crate::note!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::http::invoke_tool;
-use super::live::{check_era, chosen_package, count, pair, same_rows, state, REQUESTER, STARTUP};
+use super::live::{check_era, chosen_package, count, pair, same_rows, startup_for, state, REQUESTER};
 use super::report::{ms, Figure, Target, Unit};
 use super::Ctx;
 
@@ -77,7 +77,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         ctx.progress.detail(format_args!("plugin: {n} sessions: starting OpenClaw's gateway with the plugin"));
         let plugins = install_plugin(&installation, &manifest.dir, &archive).map_err(|e| anyhow!("{e}"))?;
         let t = Instant::now();
-        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: STARTUP, ..GatewayOptions::default() };
+        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: startup_for(n), ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
         crate::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
