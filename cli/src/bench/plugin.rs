@@ -77,7 +77,8 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         ctx.progress.detail(format_args!("plugin: {n} sessions: starting OpenClaw's gateway with the plugin"));
         let plugins = install_plugin(&installation, &manifest.dir, &archive).map_err(|e| anyhow!("{e}"))?;
         let t = Instant::now();
-        let options = GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: startup_for(n), ..GatewayOptions::default() };
+        let options =
+            GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: startup_for(n), ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
         crate::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());

@@ -7,8 +7,8 @@ use crate::gateway::*;
 use session_tools_grammar::keys::normalize_agent_id;
 
 use super::listing::{IndexedRow, Listing};
-use super::runs::RunView;
 use super::registry::checked_session_id;
+use super::runs::RunView;
 use super::sqlite::{events, AgentDb};
 use super::{gw, invalid, not_found, transcript, EmbeddedGateway, Layout, LABEL_MAX};
 
@@ -164,7 +164,9 @@ impl EmbeddedGateway {
             if !db.exists() {
                 continue;
             }
-            let read = db.read_snapshot(|c| wanted.iter().map(|(_, key, limit)| db_history(&db, c, key, *limit)).collect::<rusqlite::Result<Vec<_>>>());
+            let read = db.read_snapshot(|c| {
+                wanted.iter().map(|(_, key, limit)| db_history(&db, c, key, *limit)).collect::<rusqlite::Result<Vec<_>>>()
+            });
             match read {
                 Ok(read) => wanted.iter().zip(read).for_each(|((i, ..), answer)| answers[*i] = Some(answer)),
                 Err(e) => wanted.iter().for_each(|(i, ..)| answers[*i] = Some(Err(gw(e.clone())))),

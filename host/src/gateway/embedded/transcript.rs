@@ -93,7 +93,10 @@ impl<'de> serde::Deserialize<'de> for Key {
 /// which dropped the line or the role), and a value serde_json's `Value` cannot hold (a
 /// lone surrogate, a number beyond `f64`) is still read. `Err` when the text is not a JSON
 /// object.
-pub(in crate::gateway::embedded) fn fields<'a, const N: usize>(text: &'a str, names: &[&str; N]) -> serde_json::Result<[Option<&'a RawValue>; N]> {
+pub(in crate::gateway::embedded) fn fields<'a, const N: usize>(
+    text: &'a str,
+    names: &[&str; N],
+) -> serde_json::Result<[Option<&'a RawValue>; N]> {
     // Keys are read as bytes ([`Key`]), which serde_json does without its check for raw
     // control characters in a string; `JSON.parse` refuses those anywhere in a string.
     if has_raw_control_in_string(text) {
