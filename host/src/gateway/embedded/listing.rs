@@ -47,20 +47,23 @@ impl IndexedRow {
 
     /// A row of 2026.9's layout: its parent is `spawnedBy` or `parentSessionKey` (E5), its
     /// display name 2026.9's.
-    fn from_node(node: &Node, rules: &KeyRules) -> IndexedRow {
-        let entry = era2::documents_shape(node.entry.clone());
+    /// Takes the node: what is read of its stored (2026.9) shape is read first, then the
+    /// entry itself is reshaped, not copied (every row of a database passes here).
+    fn from_node(node: Node, rules: &KeyRules) -> IndexedRow {
         let agent = rules.agent_of(&node.key);
         let parent = era2::parent(&node.entry).or(node.spawned_by.as_deref()).or(node.parent_session_key.as_deref());
         let spawned_by = spawned_by_for_agent(&agent, parent);
+        let display_name = era2::display_name(&node.key, &node.entry);
+        let entry = era2::documents_shape(node.entry);
         let mut row = build_row(&node.key, &entry, spawned_by.clone());
-        row.display_name = era2::display_name(&node.key, &node.entry);
+        row.display_name = display_name;
         IndexedRow {
             key_agent: parse_agent_key(&node.key).map(|p| normalize_agent_id(&p.agent_id)),
             label: entry.get("label").and_then(Value::as_str).map(str::to_string),
             row,
             spawned_by,
             stored: node.key.clone(),
-            key: node.key.clone(),
+            key: node.key,
         }
     }
 
@@ -149,7 +152,7 @@ impl RowCache {
                 return Ok(kept.clone());
             }
         }
-        let rows = db.map_nodes(|node| IndexedRow::from_node(&node, rules))?;
+        let rows = db.map_nodes(|node| IndexedRow::from_node(node, rules))?;
         let built = Arc::new(StoreRows { agent: normalize_agent_id(&db.agent_id), source: Source::Db(db.clone(), version), rows });
         crate::poison::lock_rebuilt(&self.by_agent).insert(db.agent_id.clone(), built.clone());
         Ok(built)
