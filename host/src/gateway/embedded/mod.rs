@@ -26,7 +26,6 @@ pub(crate) mod confined;
 pub(crate) mod delivery;
 pub(crate) mod entries;
 pub(crate) mod files;
-pub(crate) mod js_text;
 pub(crate) mod layout;
 pub(crate) mod listing;
 pub(crate) mod lock;

@@ -175,7 +175,7 @@ impl Entries {
 /// refuses it, which made the whole entry unreadable).
 fn lenient<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, serde_json::Error> {
     serde_json::from_str(text).or_else(|e| {
-        let as_javascript = super::js_text::stringify(text);
+        let as_javascript = session_tools_transcript::js_text::stringify(text);
         if as_javascript == text {
             Err(e)
         } else {

@@ -6,10 +6,9 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::gateway::embedded::transcript::{fields, string_of};
+use session_tools_transcript::history::{entry_session, hidden};
 
 use super::{BUSY_TIMEOUT, SCHEMA_VERSION};
 
@@ -91,12 +90,6 @@ const NODE_COLUMNS: &str = "session_key, entry_json, parent_session_key, spawned
 
 fn node_of(row: &rusqlite::Row<'_>) -> rusqlite::Result<(String, String, Option<String>, Option<String>)> {
     Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
-}
-
-/// Whether an entry is one the tools never see (E3: archived, incognito), from its
-/// `archivedAt` and `incognito`.
-fn hidden(archived_at: Option<&Value>, incognito: Option<&Value>) -> bool {
-    archived_at.is_some_and(|v| !v.is_null()) || incognito.and_then(Value::as_bool) == Some(true)
 }
 
 /// What `chat.history` needs of a session the tools see: its transcript's id.
@@ -212,15 +205,10 @@ impl AgentDb {
             .query_row([key], |r| r.get(0))
             .optional()?;
         let Some(json) = json else { return Ok(Ok(None)) };
-        let Ok([session_id, archived_at, incognito]) = fields(&json, &["sessionId", "archivedAt", "incognito"]) else {
-            return Ok(Err(self.not_an_object(key)));
-        };
-        // The two flags are small values: parsed whole, they are read by the one rule.
-        let value = |raw: Option<&RawValue>| raw.and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok());
-        if hidden(value(archived_at).as_ref(), value(incognito).as_ref()) {
-            return Ok(Ok(None));
-        }
-        Ok(Ok(Some(Visible { session_id: session_id.and_then(string_of) })))
+        Ok(match entry_session(&json) {
+            Ok(visible) => Ok(visible.map(|session_id| Visible { session_id })),
+            Err(_) => Err(self.not_an_object(key)),
+        })
     }
 
     /// Runs `read` on the kept reader inside one read transaction: every statement sees the
