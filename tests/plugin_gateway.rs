@@ -173,12 +173,14 @@ fn start(package: &str) -> Scene {
     let live = Arc::new(
         LiveGateway::builder(gateway.url())
             .with_token(gateway.token())
-            // On 2026.9 the plugin asks the gateway for a list's histories (its display
-            // projection, E4; README); the Rust host then does the same, to compare alike.
-            .with_histories_on_disk(!today)
+            // Both hosts read a list's histories from the gateway's own state (E4): the
+            // plugin in its process (January's functions, or 2026.9's plugin SDK and the wire's
+            // `local-history`), the Rust host from the state directory the gateway names.
+            .with_histories_on_disk(true)
             .open()
             .unwrap_or_else(|e| panic!("opening the live gateway: {e}\n{}", gateway.log_tail(30))),
     );
+    assert!(live.reads_histories_on_disk(), "the Rust host reads the gateway's state here");
     let rust = ServiceBuilder::over_live(&live).with_engine(engine_options()).build().unwrap();
     Scene { model, gateway, rust, _state: state, _docker: docker }
 }

@@ -16,6 +16,7 @@ import { pathToFileURL } from 'node:url';
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
 import { candidatesAbove } from './gateway-modules.mjs';
+import { loadSdkHistoryModules, SdkHistories } from './sdk-histories.mjs';
 
 /** A list's histories in flight at once. */
 const WINDOW = 32;
@@ -56,8 +57,9 @@ export async function loadCallGateway(explicit) {
  * How the bridge reaches the gateway: one persistent connection made with the gateway's own
  * client (gateway-connection.mjs), or, when this gateway package's modules are not laid out
  * as expected, its `callGateway` (a connection per call, slower but the same answers).
- * Answers `{callGateway, close, persistent, histories}` (`histories`: the in-process reader
- * of gateway-histories.mjs, or null); `log(level, message)` says which.
+ * Answers `{callGateway, close, persistent, histories}` (`histories`: the in-process reader,
+ * gateway-histories.mjs on January's packages, sdk-histories.mjs on 2026.5 and later, or
+ * null); `log(level, message)` says which.
  */
 export async function connectToGateway({ explicit, gatewayConfig, log = () => {} }) {
   let found;
@@ -74,10 +76,16 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
     const connection = new GatewayConnection(modules, loopbackDetails(gatewayConfig ?? {}), {
       onHello: (hello) => log('info', `connected to the gateway through the plugin SDK's client (${connection.details.url}, protocol ${hello?.protocol})`),
     });
+    let histories = null;
+    try {
+      histories = new SdkHistories(await loadSdkHistoryModules());
+    } catch (sdk) {
+      log('warn', `a list's histories are asked of the gateway one chat.history at a time (${sdk.message})`);
+    }
     return {
       persistent: true,
       connection,
-      histories: null,
+      histories,
       // The SDK's client is that of protocol 4 and later: until its first hello, 4.
       protocol: () => connection.protocol ?? 4,
       callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
@@ -207,7 +215,7 @@ export class OpenClawGateway {
     let local = [];
     if (this.localHistories) {
       try {
-        local = this.localHistories.read(list);
+        local = this.localHistories.read(list, (key) => this.canonicalKey(key));
       } catch {
         local = [];
       }

@@ -55,3 +55,13 @@ export function documentsShape(raw) {
   }
   return JSON.parse(text);
 }
+
+/**
+ * `chat.history`'s answer (JSON text) of a session read in the gateway's process: its entry
+ * (JSON text, or undefined), its transcript's events (JSON text each, oldest first) and the
+ * call's `limit`, read by the embedded gateway's own rule (`transcript/src/history.rs`, E3-E4).
+ * Throws, naming why, where the gateway must answer instead.
+ */
+export function localHistory(sessionKey, entryText, eventTexts, limit) {
+  return wire().localHistory(sessionKey, entryText, eventTexts, limit);
+}

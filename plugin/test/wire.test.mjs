@@ -200,3 +200,55 @@ test("an instance's tables are capped at its agent's tableElements", async () =>
   const most = Math.max(...starts);
   await assert.rejects(runtime.modules({ ...limits, tableElements: most - 1 }), new RegExp(`needs ${most} elements`));
 });
+
+test("a history read with the plugin SDK is answered by the wire's rule, the rest asked of the gateway (E3, E4)", async () => {
+  const { SdkHistories } = await import('../lib/sdk-histories.mjs');
+  const entries = {
+    'agent:main:a': { sessionId: 's-a', updatedAt: 1 },
+    'agent:main:hidden': { sessionId: 's-h', archivedAt: 5 },
+  };
+  const events = {
+    's-a': [
+      { type: 'session', version: 3, id: 's-a' },
+      { type: 'message', id: '1', message: { role: 'user', content: '[Discord Acme #general] hi' } },
+      { type: 'model_change', id: '2' },
+      { type: 'message', id: '3', message: { role: 'assistant', content: [{ type: 'text', text: 'yo' }] } },
+    ],
+    's-h': [{ type: 'message', id: '1', message: { role: 'user', content: 'secret' } }],
+  };
+  const asked = [];
+  const reader = new SdkHistories({
+    getSessionEntry: ({ sessionKey }) => entries[sessionKey],
+    loadTranscriptEventsSync: ({ sessionId }) => {
+      asked.push(sessionId);
+      if (sessionId === 's-broken') throw new Error('database is locked');
+      return events[sessionId];
+    },
+  });
+  const [a, one, hidden, missing, limit] = reader.read(
+    [
+      { sessionKey: 'agent:main:a' },
+      { sessionKey: 'AGENT:MAIN:A', limit: 1 },
+      { sessionKey: 'agent:main:hidden' },
+      { sessionKey: 'agent:main:none' },
+      { sessionKey: 'agent:main:a', limit: 0 },
+    ],
+    (key) => key.toLowerCase(),
+  );
+  assert.deepEqual(a.ok, {
+    sessionKey: 'agent:main:a',
+    sessionId: 's-a',
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: [{ type: 'text', text: 'yo' }] },
+    ],
+  });
+  assert.deepEqual(one.ok.messages, [{ role: 'assistant', content: [{ type: 'text', text: 'yo' }] }]);
+  assert.equal(one.ok.sessionKey, 'AGENT:MAIN:A', 'the answer names the key as asked');
+  assert.deepEqual(hidden.ok, { sessionKey: 'agent:main:hidden', messages: [] }, 'an archived session has no history (E3)');
+  assert.deepEqual(missing.ok, { sessionKey: 'agent:main:none', messages: [] });
+  assert.match(limit.error, /limit of 0/, 'a limit the gateway refuses is the gateway\'s to answer');
+  entries['agent:main:b'] = { sessionId: 's-broken' };
+  const [broken] = reader.read([{ sessionKey: 'agent:main:b' }]);
+  assert.match(broken.error, /database is locked/, 'an SDK error leaves the session to the gateway');
+});

@@ -92,6 +92,10 @@ impl out_wire::Guest for Component {
         let raw: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the config is not JSON: {e}"))?;
         Ok(crate::config::documents_shape(raw).to_string())
     }
+
+    fn local_history(session_key: String, entry: Option<String>, events: Vec<String>, limit: Option<u32>) -> Result<String, String> {
+        session_tools_transcript::history::answer(&session_key, entry.as_deref(), &events, limit).map_err(|e| e.to_string())
+    }
 }
 
 impl out::Guest for Component {

@@ -1,0 +1,94 @@
+// A list's histories read in the gateway's process on OpenClaw 2026.5 and later, where the
+// January reader's modules (gateway-histories.mjs) are gone: each session's entry and its
+// transcript's events are read with the plugin SDK (`openclaw/plugin-sdk/session-store-runtime`,
+// a supported way in, `openclaw-2026.9.md` §2), and the answer is made of them by the gateway
+// wire component's `local-history`, the embedded gateway's own reading of the same rows (E3,
+// E4: the raw transcript, a hidden session without messages): no rule is written here.
+//
+// Why: 2026.9's `chat.history` costs the gateway ≈ 9-10 ms a session on its one thread (its
+// display projection, a worker hand-off), so a `sessions_list` with `messageLimit` over 200
+// rows waited seconds for it. Any session this reader cannot answer (an SDK error, a limit
+// the gateway's schema refuses, an entry that is not an object, a transcript larger than the
+// bound below) is asked of the gateway, as before.
+
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+import { candidatesAbove } from './gateway-modules.mjs';
+import { localHistory } from './wire-codecs.mjs';
+
+/** The SDK subpath that reads session entries and transcript events (OpenClaw 2026.9). */
+export const SDK_SESSION_STORE = 'openclaw/plugin-sdk/session-store-runtime';
+
+/** A session's events handed to the wire component at most (JSON text, UTF-16 units); above it, the gateway answers. */
+export const MAX_EVENTS_TEXT = 32 << 20;
+
+/** Where the running gateway package's `dist/plugin-sdk/session-store-runtime.js` may be. */
+export function sdkStoreCandidates(entry = process.argv[1]) {
+  return candidatesAbove(entry, (dir) => [
+    join(dir, 'plugin-sdk/session-store-runtime.js'),
+    join(dir, 'dist/plugin-sdk/session-store-runtime.js'),
+    join(dir, 'node_modules/openclaw/dist/plugin-sdk/session-store-runtime.js'),
+  ]);
+}
+
+/**
+ * The SDK's session-store reader (`getSessionEntry`, `loadTranscriptEventsSync`), imported by
+ * its name where the gateway links `openclaw` into the plugin, else from the running package;
+ * throws saying where it looked.
+ */
+export async function loadSdkHistoryModules(entry = process.argv[1]) {
+  const tried = [];
+  let sdk = null;
+  try {
+    sdk = await import(SDK_SESSION_STORE);
+  } catch (e) {
+    tried.push(`${SDK_SESSION_STORE} (${e?.code ?? e?.message})`);
+  }
+  const usable = (m) => typeof m?.getSessionEntry === 'function' && typeof m?.loadTranscriptEventsSync === 'function';
+  if (!usable(sdk)) {
+    const candidates = sdkStoreCandidates(entry);
+    const found = candidates.find((c) => existsSync(c));
+    if (found) sdk = await import(pathToFileURL(found).href);
+    else tried.push(`${candidates.slice(0, 3).join(', ')}…`);
+  }
+  if (!usable(sdk)) throw new Error(`no session-store reader of the plugin SDK (tried ${tried.join('; ')})`);
+  return { getSessionEntry: sdk.getSessionEntry, loadTranscriptEventsSync: sdk.loadTranscriptEventsSync };
+}
+
+export class SdkHistories {
+  constructor(modules) {
+    this.m = modules;
+  }
+
+  /**
+   * The `chat.history` answers for a batch of params, each `{ok}` (the answer, parsed) or
+   * `{error}` (asked of the gateway again by the caller). `canonical(key)`: the key as the
+   * gateway stores it (the guard component's key rules).
+   */
+  read(list, canonical = (key) => key) {
+    return list.map((params) => {
+      try {
+        const { sessionKey, limit } = params;
+        if (typeof sessionKey !== 'string' || sessionKey === '') return { error: 'invalid params: asked of the gateway' };
+        const storeKey = canonical(sessionKey);
+        const entry = this.m.getSessionEntry({ sessionKey: storeKey });
+        const sessionId = typeof entry?.sessionId === 'string' ? entry.sessionId : undefined;
+        const events = sessionId ? this.m.loadTranscriptEventsSync({ sessionId, sessionKey: storeKey }) : [];
+        if (!Array.isArray(events)) return { error: 'the SDK read no event list: asked of the gateway' };
+        const texts = new Array(events.length);
+        let size = 0;
+        for (let i = 0; i < events.length; i++) {
+          texts[i] = JSON.stringify(events[i]) ?? 'null';
+          size += texts[i].length;
+          if (size > MAX_EVENTS_TEXT) return { error: 'a transcript larger than the in-process bound: asked of the gateway' };
+        }
+        const entryText = entry === undefined || entry === null ? undefined : JSON.stringify(entry);
+        return { ok: JSON.parse(localHistory(sessionKey, entryText, texts, limit)) };
+      } catch (e) {
+        return { error: e?.message ?? String(e) };
+      }
+    });
+  }
+}
