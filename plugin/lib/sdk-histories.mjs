@@ -20,41 +20,79 @@ import { localHistory } from './wire-codecs.mjs';
 
 /** The SDK subpath that reads session entries and transcript events (OpenClaw 2026.9). */
 export const SDK_SESSION_STORE = 'openclaw/plugin-sdk/session-store-runtime';
+/** The SDK subpath with the gateway's own reading of a key's agent. */
+export const SDK_SESSION_KEY = 'openclaw/plugin-sdk/session-key-runtime';
+
+/**
+ * How many events beyond `limit` are handed over first (the newest): a history wants a
+ * handful of messages, and each event crosses into the component as text. When they hold
+ * too few messages, every event is handed over.
+ */
+const TAIL_MARGIN = 8;
 
 /** A session's events handed to the wire component at most (JSON text, UTF-16 units); above it, the gateway answers. */
 export const MAX_EVENTS_TEXT = 32 << 20;
 
 /** Where the running gateway package's `dist/plugin-sdk/session-store-runtime.js` may be. */
-export function sdkStoreCandidates(entry = process.argv[1]) {
+export function sdkStoreCandidates(entry = process.argv[1], file = 'session-store-runtime.js') {
   return candidatesAbove(entry, (dir) => [
-    join(dir, 'plugin-sdk/session-store-runtime.js'),
-    join(dir, 'dist/plugin-sdk/session-store-runtime.js'),
-    join(dir, 'node_modules/openclaw/dist/plugin-sdk/session-store-runtime.js'),
+    join(dir, 'plugin-sdk', file),
+    join(dir, 'dist/plugin-sdk', file),
+    join(dir, 'node_modules/openclaw/dist/plugin-sdk', file),
   ]);
 }
 
-/**
- * The SDK's session-store reader (`getSessionEntry`, `loadTranscriptEventsSync`), imported by
- * its name where the gateway links `openclaw` into the plugin, else from the running package;
- * throws saying where it looked.
- */
-export async function loadSdkHistoryModules(entry = process.argv[1]) {
-  const tried = [];
+/** An SDK subpath by its name, else the running package's file of it; null when neither. */
+async function importSdk(name, file, entry, usable, tried) {
   let sdk = null;
   try {
-    sdk = await import(SDK_SESSION_STORE);
+    sdk = await import(name);
   } catch (e) {
-    tried.push(`${SDK_SESSION_STORE} (${e?.code ?? e?.message})`);
+    tried.push(`${name} (${e?.code ?? e?.message})`);
   }
-  const usable = (m) => typeof m?.getSessionEntry === 'function' && typeof m?.loadTranscriptEventsSync === 'function';
   if (!usable(sdk)) {
-    const candidates = sdkStoreCandidates(entry);
+    const candidates = sdkStoreCandidates(entry, file);
     const found = candidates.find((c) => existsSync(c));
     if (found) sdk = await import(pathToFileURL(found).href);
     else tried.push(`${candidates.slice(0, 3).join(', ')}…`);
   }
-  if (!usable(sdk)) throw new Error(`no session-store reader of the plugin SDK (tried ${tried.join('; ')})`);
-  return { getSessionEntry: sdk.getSessionEntry, loadTranscriptEventsSync: sdk.loadTranscriptEventsSync };
+  return usable(sdk) ? sdk : null;
+}
+
+/**
+ * The SDK's session-store reader (`getSessionEntry`, `loadTranscriptEventsSync`) and its
+ * reading of a key's agent (`resolveAgentIdFromSessionKey`: named, the reads skip resolving
+ * it again), each imported by its name where the gateway links `openclaw` into the plugin,
+ * else from the running package; throws saying where it looked.
+ */
+export async function loadSdkHistoryModules(entry = process.argv[1]) {
+  const tried = [];
+  const store = await importSdk(
+    SDK_SESSION_STORE,
+    'session-store-runtime.js',
+    entry,
+    (m) => typeof m?.getSessionEntry === 'function' && typeof m?.loadTranscriptEventsSync === 'function',
+    tried,
+  );
+  const keys = await importSdk(SDK_SESSION_KEY, 'session-key-runtime.js', entry, (m) => typeof m?.resolveAgentIdFromSessionKey === 'function', tried);
+  if (!store || !keys) throw new Error(`no session-store reader of the plugin SDK (tried ${tried.join('; ')})`);
+  return {
+    getSessionEntry: store.getSessionEntry,
+    loadTranscriptEventsSync: store.loadTranscriptEventsSync,
+    agentOf: keys.resolveAgentIdFromSessionKey,
+  };
+}
+
+/** The newest `n` events as JSON text, newest first; null past the in-process bound. */
+function newestTexts(events, n) {
+  const texts = new Array(n);
+  let size = 0;
+  for (let i = 0; i < n; i++) {
+    texts[i] = JSON.stringify(events[events.length - 1 - i]) ?? 'null';
+    size += texts[i].length;
+    if (size > MAX_EVENTS_TEXT) return null;
+  }
+  return texts;
 }
 
 export class SdkHistories {
@@ -73,19 +111,25 @@ export class SdkHistories {
         const { sessionKey, limit } = params;
         if (typeof sessionKey !== 'string' || sessionKey === '') return { error: 'invalid params: asked of the gateway' };
         const storeKey = canonical(sessionKey);
-        const entry = this.m.getSessionEntry({ sessionKey: storeKey });
+        // A key without an agent (`global`) throws here: the gateway resolves it by its config.
+        const scope = { sessionKey: storeKey, agentId: this.m.agentOf(storeKey) };
+        const entry = this.m.getSessionEntry(scope);
         const sessionId = typeof entry?.sessionId === 'string' ? entry.sessionId : undefined;
-        const events = sessionId ? this.m.loadTranscriptEventsSync({ sessionId, sessionKey: storeKey }) : [];
+        const events = sessionId ? this.m.loadTranscriptEventsSync({ ...scope, sessionId }) : [];
         if (!Array.isArray(events)) return { error: 'the SDK read no event list: asked of the gateway' };
-        const texts = new Array(events.length);
-        let size = 0;
-        for (let i = 0; i < events.length; i++) {
-          texts[i] = JSON.stringify(events[i]) ?? 'null';
-          size += texts[i].length;
-          if (size > MAX_EVENTS_TEXT) return { error: 'a transcript larger than the in-process bound: asked of the gateway' };
-        }
         const entryText = entry === undefined || entry === null ? undefined : JSON.stringify(entry);
-        return { ok: JSON.parse(localHistory(sessionKey, entryText, texts, limit)) };
+        const few = Number.isInteger(limit) && limit > 0 ? limit + TAIL_MARGIN : events.length;
+        let text;
+        if (few < events.length) {
+          const texts = newestTexts(events, few);
+          if (texts) text = localHistory(sessionKey, entryText, texts, false, limit);
+        }
+        if (text === undefined) {
+          const texts = newestTexts(events, events.length);
+          if (!texts) return { error: 'a transcript larger than the in-process bound: asked of the gateway' };
+          text = localHistory(sessionKey, entryText, texts, true, limit);
+        }
+        return { ok: JSON.parse(text) };
       } catch (e) {
         return { error: e?.message ?? String(e) };
       }

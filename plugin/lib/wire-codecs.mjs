@@ -58,10 +58,12 @@ export function documentsShape(raw) {
 
 /**
  * `chat.history`'s answer (JSON text) of a session read in the gateway's process: its entry
- * (JSON text, or undefined), its transcript's events (JSON text each, oldest first) and the
- * call's `limit`, read by the embedded gateway's own rule (`transcript/src/history.rs`, E3-E4).
- * Throws, naming why, where the gateway must answer instead.
+ * (JSON text, or undefined), its transcript's events (JSON text each, newest first; `whole`:
+ * all of them) and the call's `limit`, read by the embedded gateway's own rule
+ * (`transcript/src/history.rs`, E3-E4). Undefined when the events, not whole, hold too few
+ * messages (the caller hands over all of them). Throws, naming why, where the gateway must
+ * answer instead.
  */
-export function localHistory(sessionKey, entryText, eventTexts, limit) {
-  return wire().localHistory(sessionKey, entryText, eventTexts, limit);
+export function localHistory(sessionKey, entryText, eventTexts, whole, limit) {
+  return wire().localHistory(sessionKey, entryText, eventTexts, whole, limit);
 }

@@ -218,8 +218,14 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   };
   const asked = [];
   const reader = new SdkHistories({
-    getSessionEntry: ({ sessionKey }) => entries[sessionKey],
-    loadTranscriptEventsSync: ({ sessionId }) => {
+    // Stand-ins for OpenClaw's functions (a key without an agent throws, as its own does).
+    agentOf: (key) => {
+      if (!key.startsWith('agent:')) throw new Error('Session key does not contain an agent id');
+      return key.split(':')[1];
+    },
+    getSessionEntry: ({ sessionKey, agentId }) => (agentId === 'main' ? entries[sessionKey] : undefined),
+    loadTranscriptEventsSync: ({ sessionId, agentId }) => {
+      assert.equal(agentId, 'main');
       asked.push(sessionId);
       if (sessionId === 's-broken') throw new Error('database is locked');
       return events[sessionId];
@@ -249,6 +255,22 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   assert.deepEqual(missing.ok, { sessionKey: 'agent:main:none', messages: [] });
   assert.match(limit.error, /limit of 0/, 'a limit the gateway refuses is the gateway\'s to answer');
   entries['agent:main:b'] = { sessionId: 's-broken' };
-  const [broken] = reader.read([{ sessionKey: 'agent:main:b' }]);
+  const [broken, global] = reader.read([{ sessionKey: 'agent:main:b' }, { sessionKey: 'global' }]);
   assert.match(broken.error, /database is locked/, 'an SDK error leaves the session to the gateway');
+  assert.match(global.error, /agent id/, 'a key without an agent is the gateway\'s to resolve');
+
+  // A long transcript: only its newest events cross into the component when they hold the
+  // limit's messages; all of them when they do not.
+  const crossed = [];
+  const event = (i, message) => ({ toJSON: () => (crossed.push(i), { type: 'message', id: String(i), ...(message ? { message } : {}) }) });
+  entries['agent:main:long'] = { sessionId: 's-long' };
+  events['s-long'] = Array.from({ length: 100 }, (_, i) => event(i, { role: 'assistant', content: `m${i}` }));
+  const [long] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
+  assert.deepEqual(long.ok.messages, [{ role: 'assistant', content: 'm98' }, { role: 'assistant', content: 'm99' }]);
+  assert.equal(crossed.length, 2 + 8, `the newest events only: ${crossed}`);
+  crossed.length = 0;
+  events['s-long'] = Array.from({ length: 100 }, (_, i) => event(i, i === 3 ? { role: 'user', content: 'old' } : undefined));
+  const [sparse] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
+  assert.deepEqual(sparse.ok.messages, [{ role: 'user', content: 'old' }]);
+  assert.equal(crossed.length, 10 + 100, 'too few messages among the newest: every event');
 });

@@ -280,10 +280,21 @@ impl std::error::Error for NotAnswered {}
 
 /// The `chat.history` answer (`{sessionKey, sessionId?, messages}`, JSON text) of a session
 /// read in the gateway's process: its entry as stored (`None`: no such session), its
-/// transcript's events as JSON text, oldest first, and the call's `limit`. What the
+/// transcript's events as JSON text **newest first**, and the call's `limit`. What the
 /// embedded gateway answers from the same rows: a hidden session (E3) or one without a
 /// transcript id has no messages.
-pub fn answer(session_key: &str, entry: Option<&str>, events: &[String], limit: Option<u32>) -> Result<String, NotAnswered> {
+///
+/// `whole` says whether the events are all the transcript's. A host may give only the
+/// newest ones (each event crosses into the component as text, and a history wants few);
+/// when those hold fewer than `limit` messages and are not the whole transcript, the answer
+/// is `None`: the host asks again with every event.
+pub fn answer(
+    session_key: &str,
+    entry: Option<&str>,
+    newest_first: &[String],
+    whole: bool,
+    limit: Option<u32>,
+) -> Result<Option<String>, NotAnswered> {
     let limit = match limit {
         None => DEFAULT_LIMIT,
         Some(l) if l == 0 || l as usize > MAX_LIMIT => return Err(NotAnswered::Limit(l)),
@@ -296,10 +307,15 @@ pub fn answer(session_key: &str, entry: Option<&str>, events: &[String], limit: 
     let messages = match &session_id {
         Some(_) => {
             let mut messages = Messages::new(limit);
-            for event in events.iter().rev() {
+            let mut wanted = true;
+            for event in newest_first {
                 if !messages.take(event) {
+                    wanted = false;
                     break;
                 }
+            }
+            if wanted && !whole {
+                return Ok(None);
             }
             messages.finish()
         }
@@ -320,7 +336,7 @@ pub fn answer(session_key: &str, entry: Option<&str>, events: &[String], limit: 
         out.push_str(&m.json);
     }
     out.push_str("]}");
-    Ok(out)
+    Ok(Some(out))
 }
 
 #[cfg(test)]
@@ -371,6 +387,10 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
+        let events: Vec<String> = events.into_iter().rev().collect();
+        let answer = |key: &str, entry: Option<&str>, events: &[String], limit: Option<u32>| {
+            answer(key, entry, events, true, limit).map(Option::unwrap)
+        };
         let entry = r#"{"sessionId":"s1","updatedAt":1}"#;
         assert_eq!(
             answer("agent:main:x", Some(entry), &events, None).unwrap(),
@@ -390,5 +410,14 @@ mod tests {
         assert_eq!(answer("k", Some(entry), &events, Some(0)), Err(NotAnswered::Limit(0)));
         assert_eq!(answer("k", Some(entry), &events, Some(1001)), Err(NotAnswered::Limit(1001)));
         assert_eq!(answer("k", Some("[1]"), &events, None), Err(NotAnswered::Entry));
+        // The newest events only: enough for the limit, or asked again with all of them.
+        let two = &events[..2];
+        assert_eq!(
+            super::answer("k", Some(entry), two, false, Some(1)).unwrap(),
+            super::answer("k", Some(entry), &events, true, Some(1)).unwrap()
+        );
+        assert_eq!(super::answer("k", Some(entry), two, false, Some(2)), Ok(None));
+        assert!(super::answer("k", Some(entry), two, true, Some(2)).unwrap().is_some());
+        assert_eq!(super::answer("k", None, two, false, Some(2)).unwrap().as_deref(), Some(r#"{"sessionKey":"k","messages":[]}"#));
     }
 }

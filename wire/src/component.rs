@@ -93,8 +93,14 @@ impl out_wire::Guest for Component {
         Ok(crate::config::documents_shape(raw).to_string())
     }
 
-    fn local_history(session_key: String, entry: Option<String>, events: Vec<String>, limit: Option<u32>) -> Result<String, String> {
-        session_tools_transcript::history::answer(&session_key, entry.as_deref(), &events, limit).map_err(|e| e.to_string())
+    fn local_history(
+        session_key: String,
+        entry: Option<String>,
+        events: Vec<String>,
+        whole: bool,
+        limit: Option<u32>,
+    ) -> Result<Option<String>, String> {
+        session_tools_transcript::history::answer(&session_key, entry.as_deref(), &events, whole, limit).map_err(|e| e.to_string())
     }
 }
 
