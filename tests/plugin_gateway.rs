@@ -31,7 +31,7 @@ use session_tools_tests::openclaw::{
     DEFAULT_PACKAGE, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
-use session_tools_tests::{engine_options, imported_sample, root, sample_copy};
+use session_tools_tests::{engine_options, imported_sample, root, sample_copy, Served};
 
 /// The core session tools, and the plugin's default names for them (`plugin/README.md`).
 const CORE: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];
@@ -235,6 +235,23 @@ impl Scene {
         serde_json::from_str(&text).unwrap()
     }
 
+    /// The Rust host's `sessions_history` as the plugin reads it: on January's packages
+    /// the gateway's `chat.history` (the plugin runs its steps in-process), on 2026.9 the
+    /// gateway's own state read directly (E4: the raw transcript; the plugin reads it with
+    /// the plugin SDK, the Rust live client would ask the RPC, whose display projection
+    /// differs as the README says), so the embedded gateway over the gateway's directory.
+    fn rust_history(&self, key: &str, args: &str) -> Value {
+        if self.gateway.era() != Era::Today {
+            return self.rust(key, false, "sessions_history", args);
+        }
+        let config = self.gateway.config_path().to_path_buf();
+        let embedded = Served::open(self.gateway.state_dir(), |g| g.with_config_path(&config), |s| s)
+            .unwrap_or_else(|e| panic!("the embedded gateway over the running gateway's state: {e}"));
+        let caller = Caller { agent_session_key: Some(key.into()), ..Caller::default() };
+        let text = embedded.call(&caller, "sessions_history", args).unwrap_or_else(|e| panic!("the Rust host's sessions_history: {e}"));
+        serde_json::from_str(&text).unwrap()
+    }
+
     fn wait_for(&self, what: &str, timeout: Duration, seen: impl Fn(&[ModelRequest]) -> bool) {
         let until = Instant::now() + timeout;
         while !seen(&self.model.requests()) {
@@ -271,7 +288,7 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
 
     let args = format!(r#"{{"sessionKey": "{CHANNEL}", "limit": 50}}"#);
     let history = scene.turn(MAIN, "st_sessions_history", &args);
-    assert_eq!(history.json(), scene.rust(MAIN, false, "sessions_history", &args), "sessions_history");
+    assert_eq!(history.json(), scene.rust_history(MAIN, &args), "sessions_history");
     assert!(!history.json()["messages"].as_array().unwrap().is_empty(), "{}", history.result);
 
     let args = r#"{"messageLimit": 2}"#;

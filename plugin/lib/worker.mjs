@@ -95,19 +95,27 @@ function carry(request, index) {
   return answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : ok(payload(answer.ok));
 }
 
+/**
+ * `chat.history` requests, one (`sessions_history`) or a list's batch, as one call to the
+ * main thread, which reads what it can in the gateway's process (E4) and asks the gateway
+ * the rest.
+ */
+function histories(requests) {
+  const answer = hostCall({ method: 'chat.histories', params: requests.map((r) => JSON.parse(r.params)) });
+  if (answer.error !== undefined) return requests.map((_, i) => ({ tag: 'err', val: transportError(answer, i) }));
+  const answers = Array.isArray(answer.ok) ? answer.ok : [];
+  if (answers.length !== requests.length) {
+    const message = `the gateway answered ${answers.length} histories for ${requests.length}`;
+    return requests.map((_, i) => ({ tag: 'err', val: transportError({ error: message }, i) }));
+  }
+  return answers.map((a, i) => (a.error !== undefined ? { tag: 'err', val: transportError(a, i) } : ok(payload(a.ok))));
+}
+
 const transportImports = {
-  call: (request) => carry(request, 0),
+  call: (request) => (request.method === 'chat.history' ? histories([request])[0] : carry(request, 0)),
   callMany: (requests) => {
-    // A batch of histories goes as one (the main thread reads what it can in this process).
     if (requests.length === 0 || !requests.every((r) => r.method === 'chat.history')) return requests.map(carry);
-    const answer = hostCall({ method: 'chat.histories', params: requests.map((r) => JSON.parse(r.params)) });
-    if (answer.error !== undefined) return requests.map((_, i) => ({ tag: 'err', val: transportError(answer, i) }));
-    const answers = Array.isArray(answer.ok) ? answer.ok : [];
-    if (answers.length !== requests.length) {
-      const message = `the gateway answered ${answers.length} histories for ${requests.length}`;
-      return requests.map((_, i) => ({ tag: 'err', val: transportError({ error: message }, i) }));
-    }
-    return answers.map((a, i) => (a.error !== undefined ? { tag: 'err', val: transportError(a, i) } : ok(payload(a.ok))));
+    return histories(requests);
   },
 };
 
