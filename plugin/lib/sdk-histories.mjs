@@ -114,6 +114,8 @@ export class SdkHistories {
         // A key without an agent (`global`) throws here: the gateway resolves it by its config.
         const scope = { sessionKey: storeKey, agentId: this.m.agentOf(storeKey) };
         const entry = this.m.getSessionEntry(scope);
+        // A reader of another version that answers later is not read as "no session".
+        if (typeof entry?.then === 'function') return { error: 'the SDK read the entry asynchronously: asked of the gateway' };
         const sessionId = typeof entry?.sessionId === 'string' ? entry.sessionId : undefined;
         const events = sessionId ? this.m.loadTranscriptEventsSync({ ...scope, sessionId }) : [];
         if (!Array.isArray(events)) return { error: 'the SDK read no event list: asked of the gateway' };

@@ -258,6 +258,8 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   const [broken, global] = reader.read([{ sessionKey: 'agent:main:b' }, { sessionKey: 'global' }]);
   assert.match(broken.error, /database is locked/, 'an SDK error leaves the session to the gateway');
   assert.match(global.error, /agent id/, 'a key without an agent is the gateway\'s to resolve');
+  const later = new SdkHistories({ agentOf: () => 'main', getSessionEntry: async () => entries['agent:main:a'], loadTranscriptEventsSync: () => [] });
+  assert.match(later.read([{ sessionKey: 'agent:main:a' }])[0].error, /asynchronously/, 'an entry promised is not taken for none');
 
   // A long transcript: only its newest events cross into the component when they hold the
   // limit's messages; all of them when they do not.
