@@ -30,8 +30,12 @@ export const SDK_SESSION_KEY = 'openclaw/plugin-sdk/session-key-runtime';
  */
 const TAIL_MARGIN = 8;
 
-/** A session's events handed to the wire component at most (JSON text, UTF-16 units); above it, the gateway answers. */
-export const MAX_EVENTS_TEXT = 32 << 20;
+/**
+ * A session's events handed to the wire component at most (JSON text, UTF-16 units); above
+ * it, the gateway answers. The main thread's wire instance keeps the memory a read grew it
+ * to, so this bounds what one history can leave behind in the gateway's process.
+ */
+export const MAX_EVENTS_TEXT = 16 << 20;
 
 /** Where the running gateway package's `dist/plugin-sdk/session-store-runtime.js` may be. */
 export function sdkStoreCandidates(entry = process.argv[1], file = 'session-store-runtime.js') {
