@@ -1,15 +1,17 @@
-// A list's histories read in the gateway's process on OpenClaw 2026.5 and later, where the
-// January reader's modules (gateway-histories.mjs) are gone: each session's entry and its
-// transcript's events are read with the plugin SDK (`openclaw/plugin-sdk/session-store-runtime`,
-// a supported way in, `openclaw-2026.9.md` §2), and the answer is made of them by the gateway
-// wire component's `local-history`, the embedded gateway's own reading of the same rows (E3,
-// E4: the raw transcript, a hidden session without messages): no rule is written here.
+// Histories (a list's, and `sessions_history`'s) read in the gateway's process on OpenClaw
+// 2026.5 and later, where the January reader's modules (gateway-histories.mjs) are gone:
+// each session's entry and its transcript's events are read with the plugin SDK
+// (`openclaw/plugin-sdk/session-store-runtime`, a supported way in, `openclaw-2026.9.md` §2),
+// and the answer is made of them by the gateway wire component's `local-history`, the
+// embedded gateway's own reading of the same rows (E3, E4: the raw transcript, a hidden
+// session without messages): no rule is written here.
 //
 // Why: 2026.9's `chat.history` costs the gateway ≈ 9-10 ms a session on its one thread (its
 // display projection, a worker hand-off), so a `sessions_list` with `messageLimit` over 200
-// rows waited seconds for it. Any session this reader cannot answer (an SDK error, a limit
-// the gateway's schema refuses, an entry that is not an object, a transcript larger than the
-// bound below) is asked of the gateway, as before.
+// rows waited seconds for it, and each `sessions_history` paid one. Any session this reader
+// cannot answer (an SDK error, a key without an agent, a limit the gateway's schema refuses,
+// an entry that is not an object, a transcript larger than the bound below) is asked of the
+// gateway, as before.
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
