@@ -11,8 +11,9 @@ use session_tools_contract::TranscriptMessage;
 
 use crate::fields::{fields, js_space, string_of};
 
-/// `chat.history` defaults and bounds.
+/// `chat.history`'s `limit` when none is given.
 pub const DEFAULT_LIMIT: usize = 200;
+/// The largest `limit` the gateway's schema takes.
 pub const MAX_LIMIT: usize = 1000;
 /// Older messages are dropped until the answer is at most this large.
 pub const MAX_HISTORY_BYTES: usize = 6 << 20;
@@ -177,6 +178,7 @@ pub struct Messages {
 }
 
 impl Messages {
+    /// Keeps at most `limit` messages (clamped to `1..=MAX_LIMIT`).
     pub fn new(limit: usize) -> Messages {
         let limit = limit.clamp(1, MAX_LIMIT);
         Messages { limit, kept: Vec::with_capacity(limit.min(256)) }

@@ -12,6 +12,7 @@
 //! events with OpenClaw 2026.9's plugin SDK in the gateway's process.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod fields;
 pub mod history;
