@@ -9,7 +9,7 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use session_tools_contract::TranscriptMessage;
 
-use crate::fields::{fields, js_space, string_of};
+use crate::fields::{fields, js_space, string_of, top_level_string};
 
 /// `chat.history`'s `limit` when none is given.
 pub const DEFAULT_LIMIT: usize = 200;
@@ -200,7 +200,9 @@ impl Messages {
         if !js_truthy(raw) {
             return true;
         }
-        let role = fields(raw.get(), &["role"]).ok().and_then(|[role]| role).and_then(string_of);
+        // The message was read whole above; its `role` is found by a scan of its top level.
+        let role = top_level_string(raw.get(), "role")
+            .unwrap_or_else(|| fields(raw.get(), &["role"]).ok().and_then(|[role]| role).and_then(string_of));
         self.kept.push((role, raw.get().to_string()));
         self.kept.len() < self.limit
     }
