@@ -1,9 +1,12 @@
-// The gateway wire's pure function on the main thread (wire/, E1-E2): a config OpenClaw
-// 2026.9 hands the plugin (`agents.entries`, the default agent in
-// `agents.defaults.systemAgent.agentId`) read in the documents' shape, by the one copy of
-// that conversion the Rust host runs natively (`wire/src/config.rs`). One instance of the
-// wire component (transpiled into component/ by scripts/build-component.mjs), made at first
-// use; it is given no transport and no runs (the function calls neither).
+// The gateway wire's pure functions on the main thread (wire/, E1-E4), by the one copy the
+// Rust host runs natively: a config OpenClaw 2026.9 hands the plugin (`agents.entries`, the
+// default agent in `agents.defaults.systemAgent.agentId`) read in the documents' shape
+// (`wire/src/config.rs`), and `chat.history`'s answer from a session's entry and events read
+// in the gateway's process (`transcript/src/history.rs`, for sdk-histories.mjs). Instances of
+// the wire component (transpiled into component/ by scripts/build-component.mjs), made at
+// first use, one per use so that histories (large inputs) never share memory with the
+// config's reading; an instance that trapped is dropped and the next call makes a fresh one.
+// They are given no transport and no runs (the functions call neither).
 
 import { readFileSync } from 'node:fs';
 
@@ -24,11 +27,10 @@ function none(what) {
   );
 }
 
-let exports = null;
+const instances = new Map();
 
-/** The wire's `wire` export, instantiated at first use (synchronously: configs are read synchronously). */
-function wire() {
-  if (exports) return exports;
+/** A fresh instance's `wire` export (synchronously: configs are read synchronously). */
+function instantiateWire() {
   const manifest = JSON.parse(readFileSync(new URL('manifest.json', COMPONENT), 'utf8'));
   const part = manifest.components?.wire;
   if (!part) throw new Error(`${COMPONENT.pathname} holds no gateway wire: run \`npm run build\` in plugin/`);
@@ -40,8 +42,25 @@ function wire() {
     'openclaw:session-tools/runs': none('runs'),
     ...wasiImports({ stdout: sink, stderr: sink }),
   };
-  exports = instantiate((f) => modules[f], imports).wire;
-  return exports;
+  return instantiate((f) => modules[f], imports).wire;
+}
+
+/**
+ * `use(wire)` with the instance kept for `slot`, made at first use; a trap (the engine's
+ * `RuntimeError`, not an export's `err`) drops it, so what it left behind is never used again.
+ */
+export function withWire(slot, use, make = instantiateWire) {
+  let wire = instances.get(slot);
+  if (!wire) {
+    wire = make();
+    instances.set(slot, wire);
+  }
+  try {
+    return use(wire);
+  } catch (e) {
+    if (e instanceof WebAssembly.RuntimeError) instances.delete(slot);
+    throw e;
+  }
 }
 
 /** A config (an object) in the documents' shape (E2); one of that shape comes back as it was. */
@@ -49,7 +68,7 @@ export function documentsShape(raw) {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
   let text;
   try {
-    text = wire().documentsConfig(JSON.stringify(raw));
+    text = withWire('config', (wire) => wire.documentsConfig(JSON.stringify(raw)));
   } catch (e) {
     throw new Error(`reading the config in the documents' shape: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -65,5 +84,5 @@ export function documentsShape(raw) {
  * answer instead.
  */
 export function localHistory(sessionKey, entryText, eventTexts, whole, limit) {
-  return wire().localHistory(sessionKey, entryText, eventTexts, whole, limit);
+  return withWire('history', (wire) => wire.localHistory(sessionKey, entryText, eventTexts, whole, limit));
 }

@@ -276,3 +276,19 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   assert.deepEqual(sparse.ok.messages, [{ role: 'user', content: 'old' }]);
   assert.equal(crossed.length, 10 + 100, 'too few messages among the newest: every event');
 });
+
+test("the main thread's wire instances: one per use, and one that trapped is never used again", async () => {
+  const { withWire, localHistory, documentsShape } = await import('../lib/wire-codecs.mjs');
+  let made = 0;
+  const make = () => ({ id: ++made });
+  assert.equal(withWire('test-slot', (w) => w.id, make), 1);
+  assert.equal(withWire('test-slot', (w) => w.id, make), 1, 'kept');
+  assert.throws(() => withWire('test-slot', () => { throw new Error('an err result'); }, make), /an err result/);
+  assert.equal(withWire('test-slot', (w) => w.id, make), 1, "an export's error keeps the instance");
+  assert.throws(() => withWire('test-slot', () => { throw new WebAssembly.RuntimeError('unreachable'); }, make), WebAssembly.RuntimeError);
+  assert.equal(withWire('test-slot', (w) => w.id, make), 2, 'a trap drops it');
+  // The real instances: a history and a config read by separate ones, each answering.
+  assert.equal(localHistory('k', undefined, [], true, 5), '{"sessionKey":"k","messages":[]}');
+  assert.deepEqual(documentsShape({ agents: { list: [{ id: 'main' }] } }), { agents: { list: [{ id: 'main' }] } });
+  assert.throws(() => localHistory('k', '{"sessionId":"s"}', [], true, 0), /limit of 0/);
+});
