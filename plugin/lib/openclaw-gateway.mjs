@@ -215,7 +215,11 @@ export class OpenClawGateway {
     let local = [];
     if (this.localHistories) {
       try {
-        local = this.localHistories.read(list, (key) => this.canonicalKey(key));
+        const canonical = (key) => this.canonicalKey(key);
+        // A reader that takes the gateway's thread a slice at a time (sdk-histories.mjs) yields it.
+        local = this.localHistories.readSliced
+          ? await this.localHistories.readSliced(list, canonical)
+          : this.localHistories.read(list, canonical);
       } catch {
         local = [];
       }

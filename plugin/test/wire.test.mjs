@@ -292,3 +292,28 @@ test("the main thread's wire instances: one per use, and one that trapped is nev
   assert.deepEqual(documentsShape({ agents: { list: [{ id: 'main' }] } }), { agents: { list: [{ id: 'main' }] } });
   assert.throws(() => localHistory('k', '{"sessionId":"s"}', [], true, 0), /limit of 0/);
 });
+
+test("the SDK reader yields the gateway's thread between slices, with the same answers", async () => {
+  const { SdkHistories } = await import('../lib/sdk-histories.mjs');
+  const order = [];
+  const busy = (ms) => {
+    const until = performance.now() + ms;
+    while (performance.now() < until);
+  };
+  const reader = new SdkHistories({
+    agentOf: () => 'main',
+    getSessionEntry: ({ sessionKey }) => {
+      busy(3);
+      order.push(sessionKey);
+      return { sessionId: `s-${sessionKey}` };
+    },
+    loadTranscriptEventsSync: ({ sessionId }) => [{ type: 'message', message: { role: 'user', content: sessionId } }],
+  });
+  const list = Array.from({ length: 12 }, (_, i) => ({ sessionKey: `agent:main:${i}`, limit: 1 }));
+  setImmediate(() => order.push('other work'));
+  const sliced = await reader.readSliced(list, (k) => k, 10);
+  const other = order.indexOf('other work');
+  assert.ok(other > 0 && other < order.length - 1, `the other work ran between slices: ${order}`);
+  assert.deepEqual(sliced, reader.read(list, (k) => k), 'the same answers as read at once');
+  assert.deepEqual(sliced[11].ok.messages, [{ role: 'user', content: 's-agent:main:11' }]);
+});
