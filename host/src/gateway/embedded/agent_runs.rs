@@ -6,6 +6,7 @@
 use crate::gateway::*;
 use serde_json::{json, Value};
 use session_tools_contract::policy::Decision;
+use session_tools_grammar::js::js_trim;
 
 use std::sync::Arc;
 
@@ -19,7 +20,8 @@ impl EmbeddedGateway {
     /// `agent`: checks the params as the real gateway's schema does, applies the send
     /// policy, creates or updates the entry, appends the message and starts the run.
     pub(super) fn start_run(&self, p: &AgentParams) -> GatewayResult<AgentAccepted> {
-        if p.message.trim().is_empty() {
+        // JavaScript's white space (U+0085 is not; a message of it is a message).
+        if js_trim(&p.message).is_empty() {
             return Err(invalid("invalid agent params: at /message: must NOT have fewer than 1 characters"));
         }
         if let Some(channel) = p.channel.as_deref() {

@@ -15,6 +15,7 @@ use std::sync::Mutex;
 
 use serde_json::{json, Value};
 use session_tools_contract::{GatewayResult, SendParams};
+use session_tools_grammar::js::js_trim;
 
 use super::confined::Confined;
 use super::lock::OsLock;
@@ -129,7 +130,7 @@ impl Outbox {
 impl EmbeddedGateway {
     /// `send`: checked as the real gateway checks it, then recorded in the outbox.
     pub(super) fn deliver(&self, p: &SendParams) -> GatewayResult<()> {
-        if p.to.trim().is_empty() {
+        if js_trim(&p.to).is_empty() {
             return Err(invalid("invalid send params: at /to: must NOT have fewer than 1 characters"));
         }
         if p.message.is_empty() {
