@@ -1,19 +1,8 @@
 //! JSON text read as `JSON.parse` reads it, without building values: the few fields a
-//! reader needs out of an object (a repeated key: the last one), a string's text, and
-//! JavaScript's whitespace, which OpenClaw trims with.
+//! reader needs out of an object (a repeated key: the last one), a key's string found by a
+//! scan of an object's top level, and a string's text.
 
 use serde_json::value::RawValue;
-
-/// JavaScript's whitespace (`\s`, `String.prototype.trim`): OpenClaw and pi-coding-agent trim
-/// with it, not with Rust's `char::is_whitespace` (U+FEFF is JavaScript whitespace, U+0085
-/// is not), so a line or a hint is what they take it for.
-pub fn js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{b}' | '\u{c}' | '\r' | ' ' | '\u{a0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
-    )
-}
 
 /// Picks fields of a JSON object (see [`fields`]).
 struct Pick<'n, const N: usize>(&'n [&'n str; N]);

@@ -9,7 +9,9 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 use session_tools_contract::TranscriptMessage;
 
-use crate::fields::{fields, js_space, string_of, top_level_string};
+use session_tools_grammar::js::js_is_space as js_space;
+
+use crate::fields::{fields, string_of, top_level_string};
 
 /// `chat.history`'s `limit` when none is given.
 pub const DEFAULT_LIMIT: usize = 200;

@@ -15,7 +15,8 @@ use super::confined::Confined;
 use super::lock::FileLock;
 pub use super::timestamps::iso_time;
 // The reading of a transcript's lines is one rule for both layouts and the plugin (E4).
-use session_tools_transcript::fields::{fields, js_space, string_of};
+use session_tools_grammar::js::js_is_space as js_space;
+use session_tools_transcript::fields::{fields, string_of};
 pub use session_tools_transcript::history::{Messages, DEFAULT_LIMIT, MAX_LIMIT};
 use session_tools_transcript::js_text;
 
