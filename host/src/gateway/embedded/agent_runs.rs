@@ -68,7 +68,7 @@ impl EmbeddedGateway {
             }
             if let Some(channel) = p.channel.as_deref().filter(|c| !c.eq_ignore_ascii_case("webchat")) {
                 if !entry.contains_key("channel") {
-                    entry.insert("channel".into(), Value::String(channel.trim().to_lowercase()));
+                    entry.insert("channel".into(), Value::String(js_trim(channel).to_lowercase()));
                 }
             }
             // Group fields come from the params, else from the spawning session.

@@ -1,6 +1,7 @@
 //! How the gateway canonicalises keys (reference §1.4, `resolveSessionStoreKey`).
 
 use serde_json::{Map, Value};
+use session_tools_grammar::js::js_trim;
 use session_tools_grammar::keys::normalize_agent_id;
 
 pub use session_tools_grammar::keys::KeyRules;
@@ -16,7 +17,7 @@ pub fn for_agent(agent_id: &str, key: &str) -> String {
 
 /// `canonicalizeSpawnedByForAgent`.
 pub fn spawned_by_for_agent(agent_id: &str, spawned_by: Option<&str>) -> Option<String> {
-    let raw = spawned_by?.trim();
+    let raw = js_trim(spawned_by?);
     (!raw.is_empty()).then(|| for_agent(agent_id, raw))
 }
 

@@ -3,6 +3,7 @@
 //! both are rewritten from the merge.
 
 use serde_json::{Map, Value};
+use session_tools_grammar::js::js_trim;
 
 /// A normalised delivery context.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -24,9 +25,9 @@ fn text(v: Option<&Value>) -> Option<&str> {
 }
 
 fn normalize(channel: Option<&str>, to: Option<&str>, account_id: Option<&str>, thread_id: Option<&Value>) -> Option<Delivery> {
-    let channel = channel.map(|c| normalize_channel(c).unwrap_or_else(|| c.trim().to_string())).filter(|c| !c.is_empty());
-    let to = to.map(|t| t.trim().to_string()).filter(|t| !t.is_empty());
-    let account_id = account_id.map(|a| a.trim().to_string()).filter(|a| !a.is_empty());
+    let channel = channel.map(|c| normalize_channel(c).unwrap_or_else(|| js_trim(c).to_string())).filter(|c| !c.is_empty());
+    let to = to.map(|t| js_trim(t).to_string()).filter(|t| !t.is_empty());
+    let account_id = account_id.map(|a| js_trim(a).to_string()).filter(|a| !a.is_empty());
     let thread_id = match thread_id {
         // `Math.trunc`, keeping the number a number: 514.7 is 514, -0.5 is 0, 1e21 stays.
         Some(Value::Number(n)) => n.as_f64().filter(|f| f.is_finite()).map(|f| {
@@ -37,7 +38,7 @@ fn normalize(channel: Option<&str>, to: Option<&str>, account_id: Option<&str>, 
                 serde_json::Number::from_f64(t).map_or(Value::Null, Value::Number)
             }
         }),
-        Some(Value::String(s)) => Some(s.trim()).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_string())),
+        Some(Value::String(s)) => Some(js_trim(s)).filter(|s| !s.is_empty()).map(|s| Value::String(s.to_string())),
         _ => None,
     };
     if channel.is_none() && to.is_none() && account_id.is_none() && thread_id.is_none() {
@@ -127,6 +128,16 @@ mod tests {
 
     fn entry(v: Value) -> Map<String, Value> {
         v.as_object().unwrap().clone()
+    }
+
+    /// Trimmed as OpenClaw trims (`String.prototype.trim`): U+FEFF is white space, U+0085
+    /// is not, unlike Rust's `trim()`.
+    #[test]
+    fn fields_are_trimmed_with_javascript_s_white_space() {
+        let mut e = entry(json!({"sessionId": "s", "lastChannel": "discord", "lastTo": "\u{feff}channel:1 ", "lastAccountId": "\u{85}"}));
+        normalize_entry(&mut e);
+        assert_eq!(e["deliveryContext"]["to"], "channel:1", "{e:?}");
+        assert_eq!(e["deliveryContext"]["accountId"], "\u{85}", "{e:?}");
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! the same changes are one SQLite transaction each ([`super::sqlite`]), refused while a
 //! gateway holds the state directory.
 
+use session_tools_grammar::js::js_trim;
 use std::path::{Path, PathBuf};
 
 use crate::gateway::*;
@@ -87,7 +88,7 @@ fn check_label(raw: &str, method: &str) -> Result<String, GatewayError> {
             "invalid {method} params: at /label: must NOT have more than {LABEL_MAX} characters; at /label: must be null; at /label: must match a schema in anyOf"
         )));
     }
-    let label = raw.trim();
+    let label = js_trim(raw);
     if label.is_empty() {
         return Err(invalid("invalid label: empty"));
     }
@@ -238,7 +239,7 @@ impl EmbeddedGateway {
         };
         let send_policy = match &patch.send_policy {
             Some(Some(p)) => {
-                let p = p.trim().to_lowercase();
+                let p = js_trim(p).to_lowercase();
                 if p != "allow" && p != "deny" {
                     return Err(invalid(format!("invalid sessions.patch params: sendPolicy must be allow, deny or null (got {p})")));
                 }
@@ -308,18 +309,18 @@ impl EmbeddedGateway {
     /// only what it lists. Answers the override to store: `None` for the configured default
     /// model (which needs none), else `(provider, model)`.
     fn check_model(&self, raw: &str) -> Result<Option<(String, String)>, GatewayError> {
-        let reference = raw.trim();
+        let reference = js_trim(raw);
         if reference.is_empty() {
             return Err(invalid("invalid model: empty"));
         }
         let (provider, model) = match reference.split_once('/') {
-            Some((p, m)) if !p.trim().is_empty() && !m.trim().is_empty() => (p.trim().to_lowercase(), m.trim().to_string()),
+            Some((p, m)) if !js_trim(p).is_empty() && !js_trim(m).is_empty() => (js_trim(p).to_lowercase(), js_trim(m).to_string()),
             Some(_) => return Err(invalid(format!("invalid model: {reference}"))),
             None => ("anthropic".to_string(), reference.to_string()),
         };
         let full = format!("{provider}/{model}");
         if let Some(allow) = &self.config().model_allowlist {
-            if !allow.iter().any(|a| a.trim().eq_ignore_ascii_case(&full) || a.trim() == reference) {
+            if !allow.iter().any(|a| js_trim(a).eq_ignore_ascii_case(&full) || js_trim(a) == reference) {
                 return Err(invalid(format!("model not allowed: {full}")));
             }
         }

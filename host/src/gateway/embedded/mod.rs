@@ -41,6 +41,7 @@ pub(crate) mod store;
 pub(crate) mod timestamps;
 pub(crate) mod transcript;
 
+use session_tools_grammar::js::js_trim;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -102,7 +103,7 @@ fn forbidden(message: impl Into<String>) -> GatewayError {
 
 /// Channels the gateway knows (built-in chat channels and `webchat`).
 pub fn known_channel(channel: &str) -> bool {
-    let lower = channel.trim().to_lowercase();
+    let lower = js_trim(channel).to_lowercase();
     lower == "webchat" || session_tools_grammar::channels::normalize_channel_id(&lower).is_some()
 }
 

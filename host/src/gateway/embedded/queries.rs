@@ -1,6 +1,7 @@
 //! The read methods: `sessions.list` (reference §1.4 filters, in order), `sessions.resolve`
 //! and `chat.history`.
 
+use session_tools_grammar::js::js_trim;
 use std::collections::HashSet;
 
 use crate::gateway::*;
@@ -27,7 +28,7 @@ impl EmbeddedGateway {
         let agent_filter = params.agent_id.as_deref().map(normalize_agent_id);
         let label = params.label.as_deref().map(str::trim).filter(|l| !l.is_empty());
         let spawned_by = params.spawned_by.as_deref().filter(|s| !s.is_empty());
-        let search = params.search.as_deref().map(|s| s.trim().to_lowercase()).filter(|s| !s.is_empty());
+        let search = params.search.as_deref().map(|s| js_trim(s).to_lowercase()).filter(|s| !s.is_empty());
         let cutoff = params.active_minutes.map(|minutes| self.now() as i64 - i64::from(minutes.max(1)) * 60_000);
         let limit = params.limit.map_or(usize::MAX, |limit| limit.max(1) as usize);
         listing

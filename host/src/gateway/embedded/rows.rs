@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value};
 use session_tools_contract::{DeliveryContext, SessionRow, ThreadId};
+use session_tools_grammar::js::js_trim;
 
 use super::delivery::session_delivery;
 
@@ -26,7 +27,7 @@ pub fn parse_group_key(key: &str) -> Option<(String, String)> {
 
 /// `normalizeGroupLabel`.
 fn normalize_group_label(raw: &str) -> String {
-    let lower = raw.trim().to_lowercase();
+    let lower = js_trim(raw).to_lowercase();
     if lower.is_empty() {
         return String::new();
     }
@@ -53,7 +54,7 @@ fn normalize_group_label(raw: &str) -> String {
 }
 
 fn shorten_group_id(value: &str) -> String {
-    let trimmed = value.trim();
+    let trimmed = js_trim(value);
     let chars: Vec<char> = trimmed.chars().collect();
     if chars.len() <= 14 {
         return trimmed.to_string();
