@@ -12,6 +12,7 @@ use crate::answers;
 use crate::era::Era;
 use crate::errors::from_transport;
 use crate::params;
+use crate::sparse;
 use crate::transport::{Request, Runs, Transport, TransportError};
 
 /// Sessions one spawn-tree walk visits at most (a tree larger than this is cut, which only
@@ -34,11 +35,21 @@ fn read(method: &str, params: Value) -> Request {
 
 /// An answer's payload as JSON.
 fn payload(method: &str, answer: Result<String, TransportError>) -> GatewayResult<Value> {
+    parsed(method, answer, |text| serde_json::from_str(text))
+}
+
+/// A `sessions.list` page's payload, with only what a row record and the paging read
+/// (`sparse.rs`).
+fn list_payload(answer: Result<String, TransportError>) -> GatewayResult<Value> {
+    parsed("sessions.list", answer, sparse::list_page)
+}
+
+fn parsed(method: &str, answer: Result<String, TransportError>, parse: fn(&str) -> serde_json::Result<Value>) -> GatewayResult<Value> {
     let text = answer.map_err(|e| from_transport(method, e))?;
     if text.trim().is_empty() {
         return Ok(Value::Null);
     }
-    serde_json::from_str(&text).map_err(|e| GatewayError::new(format!("the gateway's answer to {method} is not JSON: {e}")))
+    parse(&text).map_err(|e| GatewayError::new(format!("the gateway's answer to {method} is not JSON: {e}")))
 }
 
 /// `agent.wait` as a request: the gateway holds it up to its `timeoutMs`, and it is a read.
@@ -76,6 +87,14 @@ fn next_page(era: Era, p: &ListParams, offset: u32, page: u32, answer: &Value) -
     Ok(Some(next))
 }
 
+/// How much of a list's rows a walk keeps: every field (a host showing a row as it is), or
+/// what a row record reads.
+#[derive(Clone, Copy)]
+enum Rows {
+    Whole,
+    Read,
+}
+
 /// The gateway, spoken in one era over a host's transport; it tells the host's runs of
 /// each run it starts.
 pub struct Wire<T, R> {
@@ -101,26 +120,35 @@ impl<T: Transport, R: Runs> Wire<T, R> {
     /// Every row of a `sessions.list`: one answer on protocol 3; on protocol 4 a list
     /// without a limit of its own follows its pages (E6).
     fn list_all(&self, p: &ListParams) -> GatewayResult<SessionList> {
-        let first = self.call(encode_list(self.era, p, 0))?;
+        let first = self.page(p, 0, Rows::Read)?;
         self.rest_of(p, first)
+    }
+
+    /// The page of a list at `offset`, its rows whole or as a row record reads them.
+    fn page(&self, p: &ListParams, offset: u32, rows: Rows) -> GatewayResult<Value> {
+        let answer = self.transport.call(encode_list(self.era, p, offset));
+        match rows {
+            Rows::Whole => payload("sessions.list", answer),
+            Rows::Read => list_payload(answer),
+        }
     }
 
     /// The list of which `first` is the first page, with the pages that follow it.
     fn rest_of(&self, p: &ListParams, first: Value) -> GatewayResult<SessionList> {
         let path = answers::session_list(&first).path;
         let mut sessions = Vec::new();
-        for page in self.pages(p, first)? {
+        for page in self.pages(p, first, Rows::Read)? {
             sessions.extend(answers::session_list(&page).sessions);
         }
         Ok(SessionList { path, sessions })
     }
 
     /// `first` and the answers of the pages that follow it, as [`next_page`] says.
-    fn pages(&self, p: &ListParams, first: Value) -> GatewayResult<Vec<Value>> {
+    fn pages(&self, p: &ListParams, first: Value, rows: Rows) -> GatewayResult<Vec<Value>> {
         let mut next = next_page(self.era, p, 0, 0, &first)?;
         let mut pages = vec![first];
         while let Some(offset) = next {
-            let page = self.call(encode_list(self.era, p, offset))?;
+            let page = self.page(p, offset, rows)?;
             next = next_page(self.era, p, offset, pages.len() as u32, &page)?;
             pages.push(page);
         }
@@ -131,8 +159,8 @@ impl<T: Transport, R: Runs> Wire<T, R> {
     /// host that shows a row as it is), its pages followed as [`Gateway::sessions_list`]
     /// follows them.
     pub fn listed_rows(&self, p: &ListParams) -> GatewayResult<Vec<Value>> {
-        let first = self.call(encode_list(self.era, p, 0))?;
-        let pages = self.pages(p, first)?;
+        let first = self.page(p, 0, Rows::Whole)?;
+        let pages = self.pages(p, first, Rows::Whole)?;
         Ok(pages
             .into_iter()
             .flat_map(|mut page| match page.get_mut("sessions").map(Value::take) {
@@ -146,7 +174,7 @@ impl<T: Transport, R: Runs> Wire<T, R> {
     fn lists(&self, params: &[ListParams]) -> Vec<GatewayResult<SessionList>> {
         let requests = params.iter().map(|p| encode_list(self.era, p, 0)).collect();
         let answers = self.transport.call_many(requests);
-        params.iter().zip(answers).map(|(p, answer)| payload("sessions.list", answer).and_then(|first| self.rest_of(p, first))).collect()
+        params.iter().zip(answers).map(|(p, answer)| list_payload(answer).and_then(|first| self.rest_of(p, first))).collect()
     }
 
     /// The sessions of the spawn trees of `roots` (canonical keys): the roots and every

@@ -4,7 +4,8 @@
 //! - [`era`]: which protocol the gateway negotiated (3 or 4), the seam every mapping turns on;
 //! - [`config`]: 2026.9's config in the documents' shape (E2), for every host's edge;
 //! - [`params`]: the contract's params as each era's JSON params (both eras' schemas are closed);
-//! - [`answers`]: the gateway's JSON answers as records (answers are untrusted);
+//! - [`answers`]: the gateway's JSON answers as records (answers are untrusted), a list's
+//!   page parsed for only the fields they read (`sparse`);
 //! - [`errors`]: an error frame's kind, from its code (the one place that reads an error's words);
 //! - [`transport`]: the one generic call a host carries, and the runs it keeps;
 //! - [`gateway`]: the typed gateway (and the spawn tree) over that call.
@@ -23,6 +24,7 @@ pub mod errors;
 pub mod gateway;
 mod json;
 pub mod params;
+mod sparse;
 pub mod transport;
 
 pub use era::Era;
