@@ -18,6 +18,9 @@ import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
 import { candidatesAbove } from './gateway-modules.mjs';
 import { loadSdkHistoryModules, SdkHistories } from './sdk-histories.mjs';
 
+/** Whether a reader answered (`{ok}`, or `{text}`: the answer as JSON text), not failed. */
+const answered = (a) => a !== undefined && a !== null && a.error === undefined && (a.ok !== undefined || a.text !== undefined);
+
 /** A list's histories in flight at once. */
 const WINDOW = 32;
 /** `agent.wait` answers after its own timeout; how much longer the bridge waits for it. */
@@ -224,7 +227,7 @@ export class OpenClawGateway {
         local = [];
       }
     }
-    const asked = list.map((_, i) => i).filter((i) => !local[i]?.ok);
+    const asked = list.map((_, i) => i).filter((i) => !answered(local[i]));
     const answers = await windowed(asked, async (i) => {
       try {
         return { ok: await this.call('chat.history', list[i]) };

@@ -128,7 +128,8 @@ export class Runtime {
   /**
    * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
    * fixedNow?, guard?, part?}`; `gateway.call(method, params)` answers a gateway call
-   * (async, JSON), `gateway.histories(list)` a batch of `chat.history`; it keeps the runs
+   * (async, JSON), `gateway.histories(list)` a batch of `chat.history` (each `{ok}`, `{text}`:
+   * the answer as JSON text, or `{error, kind?, frame?}`); it keeps the runs
    * the wire starts (`runStarted(runId, sessionKey)`, `runSession(runId) → key?`) and may
    * name its `protocol` (3 or 4). With `guard` (`{rules: {mainKey, scopeGlobal,
    * defaultAgent}, restriction}`, N15), the instance is of the guarded composition (`part:
@@ -154,6 +155,14 @@ export class Runtime {
 }
 
 let nextId = 1;
+
+// A gateway answer crosses to the worker as JSON text, the form the wire reads: a string is
+// copied, where an object would be cloned there and written out again (a 2026.9 list of 200
+// rows is some 300 KB).
+const json = (value) => JSON.stringify(value === undefined ? null : value);
+
+/** A history's answer as `{text}`: a reader's text as it is, else its object written out. */
+const answerText = (a) => ({ text: a.text !== undefined ? String(a.text) : json(a.ok) });
 
 export class Sandbox {
   constructor(runtime, setup) {
@@ -424,9 +433,9 @@ export class Sandbox {
           answer = { ok: (await this.runs?.runSession?.(params)) ?? null };
         } else if (method === 'chat.histories') {
           const answers = await this.gateway.histories(params);
-          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other', frame: a.frame } : { ok: a.ok })) };
+          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other', frame: a.frame } : answerText(a))) };
         } else {
-          answer = { ok: await this.gateway.call(method, params) };
+          answer = { text: json(await this.gateway.call(method, params)) };
         }
       } catch (e) {
         if (e?.transient === true) call.transient = true;

@@ -131,8 +131,9 @@ export class SdkHistories {
   }
 
   /**
-   * The `chat.history` answers for a batch of params, each `{ok}` (the answer, parsed) or
-   * `{error}` (asked of the gateway again by the caller). `canonical(key)`: the key as the
+   * The `chat.history` answers for a batch of params, each `{text}` (the answer as the wire
+   * component wrote it: JSON text, which crosses to the worker as it is) or `{error}` (asked
+   * of the gateway again by the caller). `canonical(key)`: the key as the
    * gateway stores it (the guard component's key rules).
    */
   read(list, canonical = (key) => key) {
@@ -161,7 +162,7 @@ export class SdkHistories {
           if (!texts) return { error: 'a transcript larger than the in-process bound: asked of the gateway' };
           text = localHistory(sessionKey, entryText, texts, true, limit);
         }
-        return { ok: JSON.parse(text) };
+        return { text };
       } catch (e) {
         return { error: e?.message ?? String(e) };
       }

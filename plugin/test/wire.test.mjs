@@ -18,6 +18,12 @@ import { BoundedOutput, wasiImports } from '../lib/wasi.mjs';
 import { DEFAULT_OUT } from '../scripts/build-component.mjs';
 import { COMPONENT_DIR } from './helpers.mjs';
 
+/** A reader's answer: JSON text (as it crosses to the worker), parsed here to be compared. */
+function parsed(answer) {
+  assert.equal(typeof answer.text, 'string', `an answer, not ${JSON.stringify(answer)}`);
+  return JSON.parse(answer.text);
+}
+
 /** A wire instance speaking `protocol` whose transport answers with `answer(method, params)` and records each request. */
 async function wireOver(answer, protocol = 3) {
   const manifest = JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
@@ -241,7 +247,7 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
     ],
     (key) => key.toLowerCase(),
   );
-  assert.deepEqual(a.ok, {
+  assert.deepEqual(parsed(a), {
     sessionKey: 'agent:main:a',
     sessionId: 's-a',
     messages: [
@@ -249,10 +255,10 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
       { role: 'assistant', content: [{ type: 'text', text: 'yo' }] },
     ],
   });
-  assert.deepEqual(one.ok.messages, [{ role: 'assistant', content: [{ type: 'text', text: 'yo' }] }]);
-  assert.equal(one.ok.sessionKey, 'AGENT:MAIN:A', 'the answer names the key as asked');
-  assert.deepEqual(hidden.ok, { sessionKey: 'agent:main:hidden', messages: [] }, 'an archived session has no history (E3)');
-  assert.deepEqual(missing.ok, { sessionKey: 'agent:main:none', messages: [] });
+  assert.deepEqual(parsed(one).messages, [{ role: 'assistant', content: [{ type: 'text', text: 'yo' }] }]);
+  assert.equal(parsed(one).sessionKey, 'AGENT:MAIN:A', 'the answer names the key as asked');
+  assert.deepEqual(parsed(hidden), { sessionKey: 'agent:main:hidden', messages: [] }, 'an archived session has no history (E3)');
+  assert.deepEqual(parsed(missing), { sessionKey: 'agent:main:none', messages: [] });
   assert.match(limit.error, /limit of 0/, 'a limit the gateway refuses is the gateway\'s to answer');
   entries['agent:main:b'] = { sessionId: 's-broken' };
   const [broken, global] = reader.read([{ sessionKey: 'agent:main:b' }, { sessionKey: 'global' }]);
@@ -268,12 +274,12 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   entries['agent:main:long'] = { sessionId: 's-long' };
   events['s-long'] = Array.from({ length: 100 }, (_, i) => event(i, { role: 'assistant', content: `m${i}` }));
   const [long] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
-  assert.deepEqual(long.ok.messages, [{ role: 'assistant', content: 'm98' }, { role: 'assistant', content: 'm99' }]);
+  assert.deepEqual(parsed(long).messages, [{ role: 'assistant', content: 'm98' }, { role: 'assistant', content: 'm99' }]);
   assert.equal(crossed.length, 2 + 8, `the newest events only: ${crossed}`);
   crossed.length = 0;
   events['s-long'] = Array.from({ length: 100 }, (_, i) => event(i, i === 3 ? { role: 'user', content: 'old' } : undefined));
   const [sparse] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
-  assert.deepEqual(sparse.ok.messages, [{ role: 'user', content: 'old' }]);
+  assert.deepEqual(parsed(sparse).messages, [{ role: 'user', content: 'old' }]);
   assert.equal(crossed.length, 10 + 100, 'too few messages among the newest: every event');
 });
 
@@ -315,5 +321,5 @@ test("the SDK reader yields the gateway's thread between slices, with the same a
   const other = order.indexOf('other work');
   assert.ok(other > 0 && other < order.length - 1, `the other work ran between slices: ${order}`);
   assert.deepEqual(sliced, reader.read(list, (k) => k), 'the same answers as read at once');
-  assert.deepEqual(sliced[11].ok.messages, [{ role: 'user', content: 's-agent:main:11' }]);
+  assert.deepEqual(parsed(sliced[11]).messages, [{ role: 'user', content: 's-agent:main:11' }]);
 });
