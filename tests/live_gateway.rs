@@ -411,9 +411,11 @@ fn the_command_line_works_against_a_running_gateway() {
 
 /// An answer with what differs by design between a 2026.9 gateway and the embedded one
 /// made neutral: the fields its rows fill from its config and catalog rather than from the
-/// session's entry (`tests/sqlite_state.rs`, README "2026.9 state"), what its history
-/// projection drops (E4); and each object's keys sorted (a row's fields come in the order its gateway
-/// keeps them, which differs between the SQLite entry and the embedded reading of it).
+/// session's entry (`tests/sqlite_state.rs`, README "2026.9 state"); and each object's keys
+/// sorted (a row's fields come in the order its gateway keeps them, which differs between
+/// the SQLite entry and the embedded reading of it). Histories are compared as they are: on
+/// the gateway's machine the host reads every one from its state, the raw transcript (E4),
+/// not the display projection its `chat.history` answers.
 fn comparable(text: &str) -> String {
     fn sorted(value: Value) -> Value {
         match value {
@@ -426,36 +428,7 @@ fn comparable(text: &str) -> String {
             other => other,
         }
     }
-    /// What 2026.9's `chat.history` display projection removes (E4, README; as
-    /// `tests/sqlite_state.rs` shows): assistant control replies, thinking signatures and
-    /// a tool result's `details`.
-    fn displayed(value: &mut Value) {
-        match value {
-            Value::Object(map) => {
-                if let Some(Value::Array(messages)) = map.get_mut("messages") {
-                    messages.retain(|m| {
-                        let text = m["content"].as_array().and_then(|c| c.first()).and_then(|p| p["text"].as_str()).map(str::trim);
-                        !(m["role"] == "assistant" && matches!(text, Some("NO_REPLY") | Some("ANNOUNCE_SKIP") | Some("REPLY_SKIP")))
-                    });
-                    for m in messages.iter_mut().filter_map(Value::as_object_mut) {
-                        if m.get("role").and_then(Value::as_str) == Some("toolResult") {
-                            m.remove("details");
-                        }
-                        if let Some(Value::Array(parts)) = m.get_mut("content") {
-                            for part in parts.iter_mut().filter_map(Value::as_object_mut) {
-                                part.remove("thinkingSignature");
-                            }
-                        }
-                    }
-                }
-                map.values_mut().for_each(displayed);
-            }
-            Value::Array(items) => items.iter_mut().for_each(displayed),
-            _ => {}
-        }
-    }
     let Ok(mut value) = serde_json::from_str::<Value>(text) else { return text.to_string() };
-    displayed(&mut value);
     if let Some(rows) = value.get_mut("sessions").and_then(Value::as_array_mut) {
         for row in rows.iter_mut().filter_map(Value::as_object_mut) {
             for field in ["model", "modelProvider", "contextTokens", "totalTokens", "thinkingLevel"] {
@@ -513,6 +486,11 @@ fn the_tools_work_through_a_running_openclaw_2026_9_gateway() {
         assert!(!a.starts_with("error:"), "{tool} {args}: {a}");
     }
     drop(embedded);
+    // E4: a single history is the raw transcript too, read from the gateway's state here:
+    // its control reply and thinking signature, which its own `chat.history` leaves out.
+    let raw = |args: &str| answer(&service, &caller("agent:main:main", false), "sessions_history", args, live_state.path());
+    assert!(raw(&json!({"sessionKey": CHANNEL_KEY}).to_string()).contains("NO_REPLY"), "the channel's NO_REPLY reply");
+    assert!(raw(r#"{"sessionKey": "main", "includeTools": true}"#).contains("thinkingSignature"), "main's thinking signature");
 
     // The command line, as a new user types it.
     let out = st(&gateway, &["call", "--as", "agent:main:main", "sessions_list", "{}"]);

@@ -476,6 +476,17 @@ impl Gateway for LiveGateway {
     }
 
     fn chat_history(&self, params: &HistoryParams) -> GatewayResult<History> {
+        // E4: over protocol 4 the gateway answers its display projection; its state on this
+        // machine is read instead (on protocol 3 its answer is the raw transcript already).
+        if let (Era::V4, Some(on_disk)) = (self.era, &self.on_disk) {
+            let probe = || {
+                let first = ListParams { limit: Some(1), ..Default::default() };
+                self.wires.gateway(|g, s| g.call_sessions_list(s, &to_wit(&first))).map(|l| of_wit::<_, SessionList>(l).sessions).ok()
+            };
+            if let Some(history) = on_disk.history(params, |k| self.canonical(k), probe) {
+                return Ok(history);
+            }
+        }
         self.wires.gateway(|g, s| g.call_chat_history(s, &to_wit(params))).map(of_wit)
     }
 
