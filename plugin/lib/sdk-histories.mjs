@@ -89,12 +89,15 @@ export async function loadSdkHistoryModules(entry = process.argv[1]) {
   };
 }
 
-/** The newest `n` events as JSON text, newest first; null past the in-process bound. */
-function newestTexts(events, n) {
+/**
+ * The newest `n` events as JSON text, newest first; null past the in-process bound. `known`:
+ * the newest ones already written (a first, shorter pass), taken as they are.
+ */
+function newestTexts(events, n, known = null) {
   const texts = new Array(n);
   let size = 0;
   for (let i = 0; i < n; i++) {
-    texts[i] = JSON.stringify(events[events.length - 1 - i]) ?? 'null';
+    texts[i] = known !== null && i < known.length ? known[i] : (JSON.stringify(events[events.length - 1 - i]) ?? 'null');
     size += texts[i].length;
     if (size > MAX_EVENTS_TEXT) return null;
   }
@@ -153,12 +156,13 @@ export class SdkHistories {
         const entryText = entry === undefined || entry === null ? undefined : JSON.stringify(entry);
         const few = Number.isInteger(limit) && limit > 0 ? limit + TAIL_MARGIN : events.length;
         let text;
+        let newest = null;
         if (few < events.length) {
-          const texts = newestTexts(events, few);
-          if (texts) text = localHistory(sessionKey, entryText, texts, false, limit);
+          newest = newestTexts(events, few);
+          if (newest) text = localHistory(sessionKey, entryText, newest, false, limit);
         }
         if (text === undefined) {
-          const texts = newestTexts(events, events.length);
+          const texts = newestTexts(events, events.length, newest);
           if (!texts) return { error: 'a transcript larger than the in-process bound: asked of the gateway' };
           text = localHistory(sessionKey, entryText, texts, true, limit);
         }
