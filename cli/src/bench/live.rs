@@ -322,16 +322,23 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         drop(live);
         drop(gateway);
     }
-    let (stored, their_calls) = match era {
-        Era::January2026 => ("its `sessions.json` and transcript files", "each gateway call of the tool opens a connection"),
-        Era::Today => ("its per-agent SQLite databases", "the tool's gateway calls are dispatched inside the gateway's process"),
+    let (stored, their_calls, single) = match era {
+        Era::January2026 => {
+            ("its `sessions.json` and transcript files", "each gateway call of the tool opens a connection", "a `chat.history` request")
+        }
+        Era::Today => (
+            "its per-agent SQLite databases",
+            "the tool's gateway calls are dispatched inside the gateway's process",
+            "read there too, once a session the gateway lists was found there with the same `sessionId` (E4)",
+        ),
     };
     let mut table = String::new();
     let _ = writeln!(
         table,
         "The real gateway ({package}) on each generated state ({stored}); both columns on the same gateway in one run, alternating. \
          Ours: the component through the live-gateway client (one WebSocket; a list's histories read from the gateway's state directory, \
-         which is on this machine, each checked to be of the session the gateway listed, or with every history a `chat.history` request, 32 at a time). \
+         which is on this machine, each checked to be of the session the gateway listed, or with every history a `chat.history` request, 32 at a time; \
+         a single history {single}). \
          OpenClaw's: its own tool via `POST /tools/invoke` ({their_calls}). \
          Medians (p90), ms.\n"
     );
