@@ -85,17 +85,15 @@ function transportError(answer, index) {
 
 const payload = (value) => JSON.stringify(value === undefined ? null : value);
 
-/** An answer's JSON text: as the main thread sent it (`text`), else its `ok` written out. */
-const textOf = (answer) => (typeof answer.text === 'string' ? answer.text : payload(answer.ok));
-
 // The gateway's own answer to the last `agent.wait` the wire carried: what the job runner
 // keeps as a run's end (the wire reads it when the job resumes).
 let lastWait = null;
 
+/** A gateway call, carried by the main thread: its answer `{text}` (JSON text) or `{error}`. */
 function carry(request, index) {
   const answer = hostCall({ method: request.method, params: JSON.parse(request.params), holdsMs: Number(request.holdsMs), resendSafe: request.resendSafe });
   if (request.method === 'agent.wait') lastWait = answer;
-  return answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : ok(textOf(answer));
+  return answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : ok(answer.text);
 }
 
 /**
@@ -111,7 +109,7 @@ function histories(requests) {
     const message = `the gateway answered ${answers.length} histories for ${requests.length}`;
     return requests.map((_, i) => ({ tag: 'err', val: transportError({ error: message }, i) }));
   }
-  return answers.map((a, i) => (a.error !== undefined ? { tag: 'err', val: transportError(a, i) } : ok(textOf(a))));
+  return answers.map((a, i) => (a.error !== undefined ? { tag: 'err', val: transportError(a, i) } : ok(a.text)));
 }
 
 const transportImports = {
@@ -346,7 +344,7 @@ function guardedWait(params) {
   lastWait = null;
   api.gateway.agentWait({ runId: String(params.runId), timeoutMs: BigInt(Math.max(0, Math.floor(Number(params.timeoutMs) || 0))) });
   if (!lastWait || lastWait.error !== undefined) throw new Error('the guard let agent.wait through, but no answer of the gateway came back');
-  return typeof lastWait.text === 'string' ? JSON.parse(lastWait.text) : (lastWait.ok ?? null);
+  return JSON.parse(lastWait.text);
 }
 
 function run(op, args) {

@@ -38,12 +38,6 @@ fn payload(method: &str, answer: Result<String, TransportError>) -> GatewayResul
     parsed(method, answer, |text| serde_json::from_str(text))
 }
 
-/// A `sessions.list` page's payload, with only what a row record and the paging read
-/// (`sparse.rs`).
-fn list_payload(answer: Result<String, TransportError>) -> GatewayResult<Value> {
-    parsed("sessions.list", answer, sparse::list_page)
-}
-
 fn parsed(method: &str, answer: Result<String, TransportError>, parse: fn(&str) -> serde_json::Result<Value>) -> GatewayResult<Value> {
     let text = answer.map_err(|e| from_transport(method, e))?;
     if text.trim().is_empty() {
@@ -88,11 +82,21 @@ fn next_page(era: Era, p: &ListParams, offset: u32, page: u32, answer: &Value) -
 }
 
 /// How much of a list's rows a walk keeps: every field (a host showing a row as it is), or
-/// what a row record reads.
+/// what a row record reads (`sparse.rs`).
 #[derive(Clone, Copy)]
 enum Rows {
     Whole,
     Read,
+}
+
+impl Rows {
+    /// A `sessions.list` page's payload, its rows kept as `self` says.
+    fn payload(self, answer: Result<String, TransportError>) -> GatewayResult<Value> {
+        match self {
+            Rows::Whole => payload("sessions.list", answer),
+            Rows::Read => parsed("sessions.list", answer, sparse::list_page),
+        }
+    }
 }
 
 /// The gateway, spoken in one era over a host's transport; it tells the host's runs of
@@ -126,11 +130,7 @@ impl<T: Transport, R: Runs> Wire<T, R> {
 
     /// The page of a list at `offset`, its rows whole or as a row record reads them.
     fn page(&self, p: &ListParams, offset: u32, rows: Rows) -> GatewayResult<Value> {
-        let answer = self.transport.call(encode_list(self.era, p, offset));
-        match rows {
-            Rows::Whole => payload("sessions.list", answer),
-            Rows::Read => list_payload(answer),
-        }
+        rows.payload(self.transport.call(encode_list(self.era, p, offset)))
     }
 
     /// The list of which `first` is the first page, with the pages that follow it.
@@ -174,7 +174,7 @@ impl<T: Transport, R: Runs> Wire<T, R> {
     fn lists(&self, params: &[ListParams]) -> Vec<GatewayResult<SessionList>> {
         let requests = params.iter().map(|p| encode_list(self.era, p, 0)).collect();
         let answers = self.transport.call_many(requests);
-        params.iter().zip(answers).map(|(p, answer)| list_payload(answer).and_then(|first| self.rest_of(p, first))).collect()
+        params.iter().zip(answers).map(|(p, answer)| Rows::Read.payload(answer).and_then(|first| self.rest_of(p, first))).collect()
     }
 
     /// The sessions of the spawn trees of `roots` (canonical keys): the roots and every
