@@ -135,12 +135,13 @@ impl<T: Transport, R: Runs> Wire<T, R> {
 
     /// The list of which `first` is the first page, with the pages that follow it.
     fn rest_of(&self, p: &ListParams, first: Value) -> GatewayResult<SessionList> {
-        let path = answers::session_list(&first).path;
-        let mut sessions = Vec::new();
-        for page in self.pages(p, first, Rows::Read)? {
-            sessions.extend(answers::session_list(&page).sessions);
+        // The first page's rows are typed once: its path is the list's.
+        let mut pages = self.pages(p, first, Rows::Read)?.into_iter();
+        let mut list = pages.next().map(|page| answers::session_list(&page)).unwrap_or_default();
+        for page in pages {
+            list.sessions.extend(answers::session_list(&page).sessions);
         }
-        Ok(SessionList { path, sessions })
+        Ok(list)
     }
 
     /// `first` and the answers of the pages that follow it, as [`next_page`] says.
