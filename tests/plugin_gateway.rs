@@ -27,7 +27,7 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::openclaw::{
-    deep_merge, file_tail, install, install_plugin, pack, Era, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest,
+    deep_merge, file_tail, install, install_plugin, invoke_tool, pack, Era, Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest,
     DEFAULT_PACKAGE, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
@@ -285,6 +285,23 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
         assert!(!agents.offered.iter().any(|o| o == name), "core {name} offered: {:?}", agents.offered);
     }
     assert_eq!(agents.json(), scene.rust(MAIN, false, "agents_list", "{}"), "agents_list");
+
+    // `POST /tools/invoke`: 2026.9 keeps its own spawn and send off that surface unless
+    // `gateway.tools.allow` names them, and the plugin keeps its own off it too
+    // (`plugin/lib/http-surface.mjs`); the reads are offered there. 2026.1.x has no such
+    // default: there the two are found (and refuse the empty arguments).
+    let (port, token) = (scene.gateway.port(), scene.gateway.token().to_string());
+    let invoke = |tool: &str| invoke_tool(port, &token, tool, &json!({}), MAIN).unwrap_or_else(|e| panic!("{e}\n{}", scene.log()));
+    let agents = invoke("st_agents_list");
+    assert_eq!(agents.details(), Some(&scene.rust(MAIN, false, "agents_list", "{}")), "{:#}", agents.body);
+    for tool in ["st_sessions_send", "st_sessions_spawn"] {
+        let invoked = invoke(tool);
+        if scene.gateway.era() == Era::Today {
+            assert_eq!((invoked.status, &invoked.body["error"]["type"]), (404, &json!("not_found")), "{tool}: {:#}", invoked.body);
+        } else {
+            assert!(invoked.status != 404 && invoked.details().is_none(), "{tool}: HTTP {}: {:#}", invoked.status, invoked.body);
+        }
+    }
 
     let args = format!(r#"{{"sessionKey": "{CHANNEL}", "limit": 50}}"#);
     let history = scene.turn(MAIN, "st_sessions_history", &args);

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { DeploymentConfig } from './config.mjs';
 import { DirJobStore } from './jobs.mjs';
 import { AgentLimits } from './limits.mjs';
+import { deniedHere } from './http-surface.mjs';
 import { connectToGateway, OpenClawGateway } from './openclaw-gateway.mjs';
 import { CallError, Runtime } from './sandbox.mjs';
 import { Service } from './service.mjs';
@@ -212,7 +213,8 @@ export function register(api, options = {}) {
 
   const tools = (ctx) => {
     const caller = callerOf(ctx);
-    return described.map((d) => ({
+    const denied = deniedHere(ctx, ctx?.runtimeConfig ?? ctx?.config ?? api.config, settings.toolNames);
+    return described.filter((d) => !denied.has(d.name)).map((d) => ({
       name: settings.toolNames[d.name],
       label: d.label,
       description: d.description,

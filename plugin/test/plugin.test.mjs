@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import plugin, { register } from '../index.mjs';
 import { callerOf, DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
 import { DeploymentConfig } from '../lib/config.mjs';
+import { deniedHere, isHttpInvoke } from '../lib/http-surface.mjs';
 import { documentsShape } from '../lib/wire-codecs.mjs';
 import { OpenClawGateway } from '../lib/openclaw-gateway.mjs';
 import { DirJobStore, JobRunner } from '../lib/jobs.mjs';
@@ -114,6 +115,32 @@ function protocol4Gateway() {
   };
   return { calls, bridge: new OpenClawGateway({ callGateway, rules: new DeploymentConfig({}).rules, protocol: () => 4 }) };
 }
+
+test("2026.9's HTTP surface: spawn and send kept off POST /tools/invoke unless gateway.tools.allow names them", () => {
+  const names = (config, ctx, pluginConfig = {}) => {
+    const api = fakeApi(config, mkdtempSync(join(tmpdir(), 'session-tools-state-')), pluginConfig);
+    register(api, { makeGateway: async () => gatewayWithTree() });
+    return api.tools[0].tool(ctx).map((t) => t.name);
+  };
+  const all = Object.values(DEFAULT_TOOL_NAMES);
+  const reads = ['st_sessions_list', 'st_sessions_history', 'st_agents_list'];
+  const http = { sessionKey: OWN, agentId: 'main', conversationReadOrigin: 'direct-operator' };
+  assert.deepEqual(names({}, http), reads);
+  // An agent run (2026.9 says "delegated") and 2026.1.x (no origin) get all five.
+  assert.deepEqual(names({}, { ...http, conversationReadOrigin: 'delegated' }), all);
+  assert.deepEqual(names({}, { sessionKey: OWN }), all);
+  // Allowed by the core name or the plugin's, as 2026.9 matches policy names (case, spaces).
+  assert.deepEqual(names({ gateway: { tools: { allow: [' Sessions_Send '] } } }, http), [...reads.slice(0, 2), 'st_sessions_send', 'st_agents_list']);
+  assert.deepEqual(names({}, { ...http, config: { gateway: { tools: { allow: ['my_spawn'] } } } }, { toolNames: { sessions_spawn: 'my_spawn' } }), [
+    ...reads.slice(0, 2),
+    'my_spawn',
+    'st_agents_list',
+  ]);
+  // The request's config wins over the one the plugin was registered with.
+  assert.deepEqual(names({ gateway: { tools: { allow: ['sessions_spawn', 'sessions_send'] } } }, { ...http, runtimeConfig: {} }), reads);
+  assert.equal(isHttpInvoke({ conversationReadOrigin: 'direct-operator' }), true);
+  assert.deepEqual(deniedHere({}, {}, DEFAULT_TOOL_NAMES), new Set());
+});
 
 test('2026.9: the bridge carries what the gateway wire builds for protocol 4 (E4-E6)', async () => {
   const { calls, bridge } = protocol4Gateway();

@@ -31,6 +31,7 @@ mod gateway;
 mod install;
 mod model;
 mod plugin;
+mod tools_invoke;
 
 pub use gateway::import_legacy;
 pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
@@ -46,6 +47,7 @@ pub fn install(package: &str) -> Result<Installation, String> {
 
 pub use model::{MockModel, ModelMessage, ModelReply, ModelRequest, ModelTool, ToolCall};
 pub use plugin::{install_plugin, pack};
+pub use tools_invoke::{invoke_tool, Invoked};
 
 use std::io::Read;
 use std::path::Path;
