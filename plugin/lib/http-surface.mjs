@@ -4,7 +4,7 @@
 // orchestration … doesn't make sense over a non-interactive HTTP surface"). The plugin's
 // tools have other names, which that list does not hold: offered there, they would reopen
 // what the gateway keeps closed. So the plugin keeps the same default for its own two
-// (E3: a newer setting narrows, never widens). 2026.1.x has no such default and passes no
+// (as E3 has it for visibility: a newer setting narrows, never widens). 2026.1.x has no such default and passes no
 // `conversationReadOrigin`: all five are offered there, as before.
 
 /** The component's tools 2026.9 keeps off its HTTP surface by default (its core names). */

@@ -1,6 +1,7 @@
 //! A real OpenClaw gateway for the tests and the live benchmark: installed from the npm registry into a cache
 //! outside the repository ([`install`]), started on loopback against a state directory
-//! ([`Gateway::start`]), driven over its WebSocket protocol ([`Gateway::rpc`], [`Client`]),
+//! ([`Gateway::start`]), driven over its WebSocket protocol ([`Gateway::rpc`], [`Client`])
+//! and its `POST /tools/invoke` ([`invoke_tool`]),
 //! and pointed at a scripted OpenAI-compatible model server on loopback ([`MockModel`])
 //! when a test needs agent runs. Both eras ([`Era`]): the documents' (protocol 3, the
 //! default package) and today's ([`TODAY_PACKAGE`]: Node 24, protocol 4, SQLite state,
