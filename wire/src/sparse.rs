@@ -254,6 +254,200 @@ mod tests {
         }
     }
 
+    /// A JSON document as text is written: objects may repeat a key, and the writer may
+    /// escape any character of a string (`\uXXXX`) or put white space between tokens.
+    #[derive(Debug, Clone)]
+    enum Doc {
+        Leaf(Value),
+        Text(String),
+        Arr(Vec<Doc>),
+        Obj(Vec<(String, Doc)>),
+    }
+
+    impl Doc {
+        /// The document as text; `bits` decide, token by token, escapes and white space.
+        fn write(&self, bits: &mut impl FnMut() -> bool, out: &mut String) {
+            let space = |bits: &mut dyn FnMut() -> bool, out: &mut String| {
+                if bits() {
+                    out.push_str(" \n\t ");
+                }
+            };
+            space(bits, out);
+            match self {
+                Doc::Leaf(v) => out.push_str(&v.to_string()),
+                Doc::Text(s) => write_str(s, bits, out),
+                Doc::Arr(items) => {
+                    out.push('[');
+                    for (i, item) in items.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        item.write(bits, out);
+                    }
+                    out.push(']');
+                }
+                Doc::Obj(fields) => {
+                    out.push('{');
+                    for (i, (key, value)) in fields.iter().enumerate() {
+                        if i > 0 {
+                            out.push(',');
+                        }
+                        space(bits, out);
+                        write_str(key, bits, out);
+                        space(bits, out);
+                        out.push(':');
+                        value.write(bits, out);
+                    }
+                    out.push('}');
+                }
+            }
+            space(bits, out);
+        }
+    }
+
+    /// A JSON string, each character written as itself (escaped where JSON requires) or,
+    /// where `bits` say so, as `\uXXXX` (a surrogate pair outside the BMP).
+    fn write_str(s: &str, bits: &mut dyn FnMut() -> bool, out: &mut String) {
+        out.push('"');
+        for c in s.chars() {
+            if bits() || c < ' ' || c == '"' || c == '\\' {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            } else {
+                out.push(c);
+            }
+        }
+        out.push('"');
+    }
+
+    mod generated {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn text() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just(String::new()),
+                "[a-z:]{1,12}".prop_map(|s| format!("agent:main:{s}")),
+                proptest::collection::vec(prop::sample::select(vec!['a', 'é', '😀', '"', '\\', '\n', '\u{1}', ':', ' ']), 0..8)
+                    .prop_map(|cs| cs.into_iter().collect()),
+            ]
+        }
+
+        fn key() -> impl Strategy<Value = String> {
+            // The fields the readers read (not the lists under test), and others.
+            let mut known = fields_session_row_reads();
+            known.extend(["path", "sessions", "hasMore", "nextOffset"].map(String::from));
+            prop_oneof![3 => prop::sample::select(known), 1 => text()]
+        }
+
+        fn leaf() -> impl Strategy<Value = Doc> {
+            prop_oneof![
+                Just(Doc::Leaf(Value::Null)),
+                any::<bool>().prop_map(|b| Doc::Leaf(Value::Bool(b))),
+                any::<i64>().prop_map(|n| Doc::Leaf(Value::from(n))),
+                any::<u64>().prop_map(|n| Doc::Leaf(Value::from(n))),
+                (0u32..400).prop_map(|n| Doc::Leaf(Value::from(n))),
+                (-1e9f64..1e9).prop_map(|f| Doc::Leaf(Value::from(f))),
+                text().prop_map(Doc::Text),
+            ]
+        }
+
+        fn doc() -> impl Strategy<Value = Doc> {
+            leaf().prop_recursive(3, 24, 4, |inner| {
+                prop_oneof![
+                    proptest::collection::vec(inner.clone(), 0..4).prop_map(Doc::Arr),
+                    proptest::collection::vec((key(), inner), 0..5).prop_map(Doc::Obj),
+                ]
+            })
+        }
+
+        /// A value of one of the types a row record reads, or of any shape.
+        fn value() -> impl Strategy<Value = Doc> {
+            prop_oneof![
+                text().prop_map(Doc::Text),
+                (0u64..2_000_000_000_000).prop_map(|n| Doc::Leaf(Value::from(n))),
+                any::<bool>().prop_map(|b| Doc::Leaf(Value::Bool(b))),
+                (text(), text(), prop_oneof![text().prop_map(Doc::Text), (0u32..9).prop_map(|n| Doc::Leaf(n.into()))]).prop_map(
+                    |(channel, to, thread)| Doc::Obj(vec![
+                        ("channel".into(), Doc::Text(channel)),
+                        ("to".into(), Doc::Text(to)),
+                        ("threadId".into(), thread),
+                    ])
+                ),
+                doc(),
+            ]
+        }
+
+        /// A row: each field a row record reads, or not, and others, in any order, some
+        /// repeated; or a row of another shape.
+        fn row() -> impl Strategy<Value = Doc> {
+            let names = fields_session_row_reads();
+            let read = proptest::collection::vec(proptest::option::of(value()), names.len());
+            let others = proptest::collection::vec((key(), prop_oneof![value(), doc()]), 0..4);
+            let object = (read, others)
+                .prop_map(move |(read, others)| {
+                    let mut fields: Vec<(String, Doc)> = names.iter().zip(read).filter_map(|(f, v)| v.map(|v| (f.clone(), v))).collect();
+                    fields.extend(others);
+                    fields
+                })
+                .prop_shuffle()
+                .prop_map(Doc::Obj);
+            prop_oneof![8 => object, 1 => doc()]
+        }
+
+        /// A page: its path, paging fields and rows, or not, among others, in any order,
+        /// some repeated; or a page of another shape.
+        fn page() -> impl Strategy<Value = Doc> {
+            let sessions = prop_oneof![4 => proptest::collection::vec(row(), 0..6).prop_map(Doc::Arr), 1 => doc()];
+            let read = (
+                proptest::option::weighted(0.8, sessions),
+                proptest::option::of(prop_oneof![text().prop_map(Doc::Text), doc()]),
+                proptest::option::of(prop_oneof![3 => Just(Doc::Leaf(Value::Bool(true))), 1 => value()]),
+                proptest::option::of(prop_oneof![3 => (0u32..100_000).prop_map(|n| Doc::Leaf(n.into())), 1 => value()]),
+            );
+            let others = proptest::collection::vec((key(), doc()), 0..4);
+            let object = (read, others)
+                .prop_map(|((sessions, path, has_more, next), others)| {
+                    let read = [("sessions", sessions), ("path", path), ("hasMore", has_more), ("nextOffset", next)];
+                    let mut fields: Vec<(String, Doc)> = read.into_iter().filter_map(|(f, v)| v.map(|v| (f.to_string(), v))).collect();
+                    fields.extend(others);
+                    fields
+                })
+                .prop_shuffle()
+                .prop_map(Doc::Obj);
+            prop_oneof![8 => object, 1 => doc()]
+        }
+
+        proptest! {
+            /// Whatever the page, as text, a whole parse accepts, the sparse parse accepts
+            /// too and reads the same rows and paging; and no text makes it panic.
+            #[test]
+            fn a_generated_page_reads_as_the_whole_page(page in page(), seed in any::<u64>()) {
+                let mut state = seed | 1;
+                let mut bits = move || {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    state % 5 == 0
+                };
+                let mut text = String::new();
+                page.write(&mut bits, &mut text);
+                let sparse = list_page(&text);
+                if let Ok(whole) = serde_json::from_str::<Value>(&text) {
+                    let sparse = sparse.map_err(|e| TestCaseError::fail(format!("{e}: {text}")))?;
+                    prop_assert_eq!(read(&sparse), read(&whole), "{}", text);
+                }
+                // Cut short, the text is refused the same way.
+                let cut: String = text.chars().take(text.chars().count() / 2).collect();
+                if serde_json::from_str::<Value>(&cut).is_err() {
+                    prop_assert!(list_page(&cut).is_err(), "{}", cut);
+                }
+            }
+        }
+    }
+
     #[test]
     fn text_that_is_not_json_is_refused() {
         for text in [r#"{"sessions":[{"key":"a","skipped":[1,}]}"#, r#"{"other":tru}"#, r#"{"sessions":[]} x"#, r#"{"a":"\q"}"#] {
