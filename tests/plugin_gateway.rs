@@ -153,6 +153,12 @@ fn start(package: &str) -> Scene {
         let mut allow: Vec<&str> = PLUGIN.to_vec();
         allow.push("sessions_yield");
         config["tools"]["sandbox"]["tools"]["allow"] = json!(allow);
+        // A limited tool profile: `messaging` brings the four session tools, as it brings
+        // the core ones (the manifest's `toolMetadata.profiles`; without it the model is
+        // offered none of the plugin's tools), and leaves out `agents_list`, as it leaves
+        // out the core one, which `alsoAllow` adds.
+        config["tools"]["profile"] = json!("messaging");
+        config["tools"]["alsoAllow"] = json!(["st_agents_list"]);
     }
     let docker = tempfile::tempdir().unwrap();
     let path = format!(

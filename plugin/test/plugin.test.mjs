@@ -52,6 +52,17 @@ test('both manifests and the package name the plugin, its entry and its config s
   assert.equal(typeof plugin.register, 'function');
   // OpenClaw 2026.9 registers only the agent tools a manifest names (exactly).
   assert.deepEqual(manifest.contracts.tools, Object.values(DEFAULT_TOOL_NAMES));
+  // Its tool profiles take each tool where they take the core one (`coding` and `messaging`
+  // the four session tools; `agents_list` only `full`); the reads are safe to repeat, the
+  // writes change state.
+  const meta = manifest.toolMetadata;
+  assert.deepEqual(Object.keys(meta), manifest.contracts.tools);
+  for (const tool of ['sessions_list', 'sessions_history', 'sessions_send', 'sessions_spawn']) {
+    assert.deepEqual(meta[DEFAULT_TOOL_NAMES[tool]].profiles, ['coding', 'messaging'], tool);
+  }
+  assert.equal(meta.st_agents_list.profiles, undefined);
+  for (const tool of ['st_sessions_list', 'st_sessions_history', 'st_agents_list']) assert.equal(meta[tool].replaySafe, true, tool);
+  for (const tool of ['st_sessions_send', 'st_sessions_spawn']) assert.deepEqual([meta[tool].sideEffecting, meta[tool].replaySafe], [true, undefined], tool);
 });
 
 test('2026.9: the tool context with its reply target, a service start that never throws, one config shape', async () => {
