@@ -147,12 +147,11 @@ fn start(package: &str) -> Scene {
         // Retired by 2026.9, which fixes the ping-pong at 5 turns (E2).
         config["session"] = json!({"agentToAgent": {"maxPingPongTurns": 2}});
     } else {
-        // 2026.9 refuses a run whose explicit allow-list leaves it no tool ("No callable
-        // tools remain"): a sandboxed child, denied the plugin's tools (N12), keeps
-        // `sessions_yield`, which 2026.9's own default sandbox allow-list has.
-        let mut allow: Vec<&str> = PLUGIN.to_vec();
-        allow.push("sessions_yield");
-        config["tools"]["sandbox"]["tools"]["allow"] = json!(allow);
+        // The README's config for 2026.9: the plugin's tools added to its default sandbox
+        // allow-list (`alsoAllow`), which keeps the rest of that list (`exec`, `read`, …,
+        // `sessions_yield`: a sandboxed child denied the plugin's tools, N12, still has a
+        // tool, or 2026.9 refuses its run, "No callable tools remain").
+        config["tools"]["sandbox"]["tools"] = json!({"alsoAllow": PLUGIN});
         // A limited tool profile: `messaging` brings the four session tools, as it brings
         // the core ones (the manifest's `toolMetadata.profiles`; without it the model is
         // offered none of the plugin's tools), and leaves out `agents_list`, as it leaves
@@ -367,6 +366,10 @@ fn the_plugin_serves_the_gateway_s_agents(package: &str) {
     // sees only what it spawned, and nothing else.
     let own = scene.turn(CHANNEL, "st_sessions_list", "{}");
     assert!(PLUGIN.iter().all(|n| own.offered.iter().any(|o| o == n)), "{:?}", own.offered);
+    if scene.gateway.era() == Era::Today {
+        // `alsoAllow` kept 2026.9's default sandbox list (an `allow` would have replaced it).
+        assert!(own.offered.iter().any(|o| o == "sessions_yield"), "{:?}", own.offered);
+    }
     assert_eq!(own.json(), scene.rust(CHANNEL, true, "sessions_list", "{}"), "a sandboxed sessions_list");
     assert_eq!(own.json()["sessions"], json!([]), "the channel spawned nothing yet: {}", own.result);
     let refused = scene.turn(CHANNEL, "st_sessions_history", &format!(r#"{{"sessionKey": "{MAIN}"}}"#)).json();
