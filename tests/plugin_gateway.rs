@@ -9,7 +9,10 @@
 //! read tool answers what the Rust host answers over the same running gateway; a sandboxed
 //! session sees only what it spawned (N15); a sub-agent is not offered the tools (N12); a
 //! spawned child's completion is announced back; a `sessions_send` ping-pong runs to its
-//! announce (run by the plugin's job service, inside the gateway).
+//! announce (run by the plugin's job service, inside the gateway). On 2026.9 also: the
+//! tools come with a limited tool profile as the core ones do, the sandbox list takes them
+//! with `alsoAllow`, and `POST /tools/invoke` refuses the plugin's spawn and send as it
+//! refuses its own.
 //!
 //! Sandboxed sessions: the gateway puts a sandboxed session's tools in a Docker container,
 //! and only asks Docker to create, start and inspect it before a run (no tool here runs in
