@@ -3,9 +3,9 @@
 // them (`DEFAULT_GATEWAY_HTTP_TOOL_DENY`, `dist/dangerous-tools-*.mjs`: "session
 // orchestration … doesn't make sense over a non-interactive HTTP surface"). The plugin's
 // tools have other names, which that list does not hold: offered there, they would reopen
-// what the gateway keeps closed. So the plugin keeps the same default for its own two
-// (as E3 has it for visibility: a newer setting narrows, never widens). 2026.1.x has no such default and passes no
-// `conversationReadOrigin`: all five are offered there, as before.
+// what the gateway keeps closed. So the plugin keeps the same default for its own two (as
+// E3 has it for visibility: a newer setting narrows, never widens). 2026.1.x has no such
+// default and passes no `conversationReadOrigin`: all five are offered there, as before.
 
 /** The component's tools 2026.9 keeps off its HTTP surface by default (its core names). */
 export const HTTP_DENIED_TOOLS = Object.freeze(['sessions_spawn', 'sessions_send']);
