@@ -36,7 +36,7 @@ fn main() {
 
     // One target directory for the three nested builds: the compiler-side crates they share
     // (wit-bindgen's macros, syn, serde_derive, wasm-encoder, …) are compiled once instead of
-    // three times (issue 24: set-up time). Each is still its own `cargo build --package`, so
+    // three times (the set-up time a new user waits). Each is still its own `cargo build --package`, so
     // features are not unified across them (the wire's `serde_json/preserve_order` stays the
     // wire's).
     let wasm_target = root.join("target").join("wasm");
@@ -65,7 +65,7 @@ fn main() {
     };
     println!("cargo:rustc-env=SESSION_TOOLS_COMPONENT={}", tools.display());
 
-    // The N15 guard (issue 22), built on its own and composed in front of the tools: what
+    // The N15 guard, built on its own and composed in front of the tools: what
     // a restricted caller is served by.
     let guard = match std::env::var_os("SESSION_TOOLS_GUARD_WASM") {
         Some(prebuilt) => PathBuf::from(prebuilt),

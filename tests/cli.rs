@@ -225,7 +225,7 @@ fn limits_are_configurable_per_agent() {
     assert!(stderr(&bad).contains("limits.json: agents.ops: unknown limit \"cpu\""), "{}", stderr(&bad));
 }
 
-/// Issue 25: with `--log-format json`, stderr is JSON lines only; a tool call is one line
+/// Logs an operator can parse: with `--log-format json`, stderr is JSON lines only; a tool call is one line
 /// with its agent, tool, outcome and duration, and a gateway call the N15 guard refuses is
 /// an event of its own (at `debug`) beside the log line saying so. The hostile component
 /// asks for what the real one never would.

@@ -1,5 +1,5 @@
-//! What the host keeps on disk, against the other users of the machine (issue 21;
-//! SECURITY.md, "On disk"): the compiled-component cache cannot be planted or poisoned,
+//! What the host keeps on disk, against the other users of the machine
+//! (docs/security-model.md, "On disk"): the compiled-component cache cannot be planted or poisoned,
 //! every file the host creates is private from its first byte, and transcripts and the
 //! outbox stay inside the state directory.
 //!

@@ -1,4 +1,4 @@
-//! Background work exactly once across any stop (issue 20): the command line stopped at
+//! Background work exactly once across any stop: the command line stopped at
 //! every named fault point of both flows (a sub-agent's spawn and announce; a send's
 //! ping-pong and announce), killed there (SIGKILL) or asked to stop there (SIGTERM: a
 //! graceful stop arriving at exactly that point), then resumed by `jobs`; a randomised
@@ -412,7 +412,7 @@ fn flows_killed_at_random_moments_still_happen_once() {
 }
 
 /// Two processes resuming six pending flows together: each flow announced once, and
-/// neither waits out a run the other runs (the 30-second stall of issue 20).
+/// neither waits out a run the other runs (a run waited out would stall 30 seconds).
 #[test]
 fn two_resumers_share_the_pending_flows() {
     let state = configured_sample();

@@ -1,4 +1,4 @@
-//! Issue 11's reproductions, through the command line on copies of the sample state: where
+//! Reproductions of reported differences, through the command line on copies of the sample state: where
 //! the component and the embedded gateway used to differ from OpenClaw's own tools (the
 //! real gateway's answers are quoted in each test; `tests/openclaw_parity.rs` asks the real
 //! gateway itself).

@@ -373,7 +373,7 @@ fn a_process_killed_mid_flow_leaves_a_consistent_state_that_resumes() {
     let child_entry = std::fs::read_to_string(state.path().join("agents/main/sessions/sessions.json")).unwrap();
     assert!(child_entry.contains("\"killed\""), "the child session was created before the kill");
     // A new process finds the run its process left cut short, runs it again once under the
-    // same id (issue 20: never silently dropped), and finishes the flow with its reply.
+    // same id (a run is never silently dropped), and finishes the flow with its reply.
     let resumed = cli().args(["--state", dir, "--runtime", &runtime_arg, "jobs", "--wait", "20"]).output().unwrap();
     assert!(resumed.status.success(), "{}", String::from_utf8_lossy(&resumed.stderr));
     let outbox = cli().args(["--state", dir, "outbox", "--json"]).output().unwrap();

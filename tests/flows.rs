@@ -158,7 +158,7 @@ fn a_restart_resumes_the_pending_announce() {
     assert!(deliveries[0]["message"].as_str().unwrap().contains("Result:\nDone: resume me"));
 }
 
-/// `jobs --wait` draws its progress only on a terminal (issue 25): with standard error a
+/// `jobs --wait` draws its progress only on a terminal: with standard error a
 /// pipe, as here, nothing of the bar is written to either stream, and standard output
 /// holds the report alone.
 #[test]

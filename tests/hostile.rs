@@ -423,7 +423,7 @@ fn a_sandboxed_caller_cannot_reach_outside_its_spawned_tree_in_any_spelling() {
         .run_id
         .unwrap();
 
-    // The cases are one table, run by both hosts (issue 22).
+    // The cases are one table, run by both hosts (one copy of every case).
     let table: Value = serde_json::from_str(include_str!("fixtures/n15-cases.json")).expect("tests/fixtures/n15-cases.json");
     assert_eq!(table["own"], OWN);
     let fill = |value: &Value| -> Value {
@@ -548,7 +548,7 @@ fn a_component_that_imports_the_file_system_is_refused_at_load() {
     );
 }
 
-// Gaps the hostile guest found in the first host (issue 5), kept closed.
+// Gaps the hostile guest found in the first host, kept closed.
 
 #[test]
 fn a_sandboxed_caller_never_gets_an_instance_that_served_an_unrestricted_caller() {
@@ -785,7 +785,7 @@ fn a_sandboxed_caller_may_create_and_configure_its_new_child_and_patch_nothing_e
     let (service, state, lines) = hostile_service();
     let me = caller(OWN, true);
     let child = "agent:main:subagent:0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
-    // A spawn's sequence in one call: configure the new child, then start it (issue 11).
+    // A spawn's sequence in one call: configure the new child, then start it (as the reference does).
     let steps = json!({"steps": [
         {"method": "sessions-patch", "key": child, "model": "anthropic/claude-opus-4-5"},
         {"method": "agent", "key": child, "spawnedBy": OWN, "lane": "subagent"},

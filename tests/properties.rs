@@ -1,4 +1,4 @@
-//! Property tests (issue 5, item 6): arbitrary tool arguments, caller contexts, session
+//! Property tests: arbitrary tool arguments, caller contexts, session
 //! keys, configs and gateway answers against the guest logic (natively, in-process) and,
 //! fewer, through the real component in wasmtime.
 //!

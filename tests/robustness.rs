@@ -1,4 +1,4 @@
-//! Issue 10's reproductions, run as a new user would: nothing a user, a guest or a disk
+//! Reproductions of reported crashes, run as a new user would: nothing a user, a guest or a disk
 //! sends crashes the host, damaged state is reported (never mistaken for empty, never made
 //! worse), and appends keep OpenClaw's message tree intact.
 

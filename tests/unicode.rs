@@ -1,4 +1,4 @@
-//! Property tests (issue 10, item 2): transcripts of random Unicode text — Spanish,
+//! Property tests: transcripts of random Unicode text — Spanish,
 //! Portuguese, Chinese, emoji, combining marks, ZWJ sequences, `[message_id: …]` hint lines,
 //! channel envelopes, odd whitespace — written to a copy of the sample state and read
 //! through every tool by the real component, as the command line serves it (`Served`).

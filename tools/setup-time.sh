@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures the README's two set-up commands as on a fresh machine (issue 24, item 6):
+# Measures the README's two set-up commands as on a fresh machine:
 # a new clone of this repository's HEAD in DIR/session-tools and an empty HOME in DIR/home
 # (no cargo registry, npm, pip, Node, OpenClaw or compiled-component cache); the Rust
 # toolchain is kept (rustup's, found through RUSTUP_HOME), as the README presumes it.

@@ -1,4 +1,4 @@
-//! Progress of long work on standard error (issue 25): `bench` (its stages, including
+//! Progress of long work on standard error (stdout stays the results alone): `bench` (its stages, including
 //! `--live` and `--plugin`) and `jobs` (the steps made while it waits), drawn by
 //! `indicatif`.
 //!

@@ -2,7 +2,7 @@
 //! own, on its runtime): the first SIGTERM or Ctrl-C asks the work in flight to end (a
 //! tool call or a job step ends as it would, bounded by its limits; no new step starts),
 //! a second one ends the process at once. Either is safe: what was not done is kept and
-//! goes on at the next start (issue 20).
+//! goes on at the next start, once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;

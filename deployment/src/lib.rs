@@ -1,4 +1,4 @@
-//! What every host reads of a deployment around the component, written once (issue 22):
+//! What every host reads of a deployment around the component, written once (so the hosts cannot drift apart):
 //! the limits of an agent's instance from a limits file ([`limits`]), and what an instance
 //! is given of the deployment config ([`guest_config`], N16). The Rust host links this
 //! crate; the plugin has no copy of it and asks the guard component, which exports it as

@@ -1,6 +1,6 @@
 //! Resource limits of a guest instance, configurable per agent: the built-in defaults, the
 //! keys a limits file may set (with their units and bounds), and the one reader of such a
-//! file, for every host (issue 22). An error names the file (`origin`), the key and what
+//! file, for every host. An error names the file (`origin`), the key and what
 //! was wrong with it, in the same words in every host.
 
 use std::collections::BTreeMap;

@@ -1,4 +1,4 @@
-//! The N15 guard (issue 22): who is restricted ([`access`]), and the gateway a restricted
+//! The N15 guard: who is restricted ([`access`]), and the gateway a restricted
 //! caller sees ([`visibility`]), checked on every call. Built natively (tests, and the
 //! host's access decisions) and for `wasm32-wasip2` as the `session-guard` component, which
 //! the host composes in front of the tools for a restricted caller. It shares the key

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 /// SHA-256 of a domain tag and the caller's canonical session and the component's key, each
 /// length-prefixed (u64 little-endian), its first 16 bytes with the UUID v4 version and
 /// variant bits. The same key from the same caller is the same run, a flow step or a call
-/// made again after a stop (issue 20) sends the key it sent before, and no key a component
+/// made again after a stop sends the key it sent before, and no key a component
 /// chooses can name another caller's run (that would take a preimage of SHA-256).
 /// `tests/fixtures/derived-run-keys.json` holds vectors from an independent implementation.
 pub fn derived_key(own: &str, guest_key: &str) -> String {

@@ -16,7 +16,7 @@
 //! the component's own: a gateway that answers a known key with the run it already has
 //! (OpenClaw does) cannot hand the caller a run of another session, a key that is another
 //! session's run is refused outright, and the same step made again after a stop is still
-//! the same run (issue 20).
+//! the same run.
 //!
 //! What does not resolve and what resolves outside the tree get the same answer, so a
 //! restricted caller cannot tell whether a session, a label or a sessionId exists.
@@ -358,7 +358,7 @@ impl<G: Gateway, T: Tree, H: Audit> Gateway for Guarded<G, T, H> {
 
     fn sessions_patch(&self, params: &PatchParams) -> GatewayResult<()> {
         // A spawn configures its new child (its model) before it starts it: the caller may
-        // create that session, and nothing else outside its tree (issue 11).
+        // create that session, and nothing else outside its tree (the reference's spawn does the same).
         if !self.can_see(&params.key) {
             if !self.is_new_child(&params.key, self.own.as_deref()) {
                 return self.refuse("sessions.patch", &format!("session {}", js_trim(&params.key)));

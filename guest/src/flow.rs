@@ -14,7 +14,7 @@ pub const RETRY_WAIT_MS: u64 = 60_000;
 
 /// What a flow does when the wait for its run failed: a transient failure (timeout,
 /// unavailable) is asked about again later — the run may well end — and any other ends the
-/// step. Decided here, once, for every host (issue 22).
+/// step. Decided here, once, for every host.
 pub fn retry_after(env: &Env, error: &crate::ports::GatewayError) -> Option<Wake> {
     error.kind.is_transient().then(|| Wake::At(env.host.now_ms().saturating_add(RETRY_WAIT_MS)))
 }
@@ -58,7 +58,7 @@ pub fn job_of<F: Flow>(id: String, flow: &F, wake: Wake) -> Job {
 /// Exactly once across stops: `idempotency_key` is the step's key, chosen when the flow
 /// planned the step and kept in the job before this call (a flow's `Start…` phase), so a
 /// step resumed after its process stopped sends the same key and the gateway answers with
-/// the run it already started instead of appending the message again (issue 20).
+/// the run it already started instead of appending the message again.
 pub fn start_step(
     env: &Env,
     idempotency_key: &str,

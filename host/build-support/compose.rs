@@ -1,4 +1,4 @@
-// The one way to put the N15 guard in front of a component (issue 22), with `wac-graph`.
+// The one way to put the N15 guard in front of a component, with `wac-graph`.
 // Shared with `include!` by the build scripts of `host/` (the guarded tools, composed at
 // build time) and `tests/` (the guarded hostile guest), and by the host library, which
 // composes a component it is given at run time (`--component`) the same way.

@@ -17,7 +17,7 @@ wasmtime::component::bindgen!({
     imports: { default: trappable },
 });
 
-/// The guard's side of the guarded composition (issue 22): the spawn tree it imports and
+/// The guard's side of the guarded composition: the spawn tree it imports and
 /// the set-up it exports. The records it shares with the tools' world are the same Rust
 /// types (`with`), so one set of host imports serves both.
 pub mod guard {

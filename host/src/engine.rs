@@ -95,7 +95,7 @@ pub fn build_engine_with(
     if options.pooling {
         let mut pool = PoolingAllocationConfig::default();
         pool.total_component_instances(options.pool_instances);
-        // A guarded instance (issue 22) is two guests in one component: 2 memories, 4 tables
+        // A guarded instance is two guests in one component: 2 memories, 4 tables
         // and 4x the core instances of a plain one (its adapters and shims), and every slot
         // may hold one.
         pool.total_core_instances(options.pool_instances.saturating_mul(24));
@@ -111,7 +111,7 @@ pub fn build_engine_with(
         // a reused slot then starts with no page faults (BENCHMARKS.md: instantiate and
         // configure 19.9 -> 8.2 us).
         pool.pagemap_scan(wasmtime::Enabled::Auto);
-        // The world is synchronous, and wasmtime is built without `async` (issue 25: the
+        // The world is synchronous, and wasmtime is built without `async` (the
         // host answers WASI itself), so the pool reserves no fiber stacks (2 ms off engine
         // creation, BENCHMARKS.md).
         // Reserve just what the memory cap allows, so thousands of pooled slots fit in the

@@ -1,4 +1,4 @@
-//! Named fault points: places where a test can stop the process (issue 20).
+//! Named fault points: places where a test can stop the process (the exactly-once tests).
 //!
 //! The library has no way of its own to stop: a process that wants fault points (the
 //! project's tests' build of the command line, `tests/bin/st-cli.rs`) installs a

@@ -95,7 +95,7 @@
 // The one unsafe operation is loading compiled code (`engine.rs`, where it says why it
 // is sound); everything else is checked by the compiler.
 #![deny(unsafe_code)]
-// Every public item says what it is for (issue 25; host/public-api.txt lists them).
+// Every public item says what it is for (host/public-api.txt lists them; the surface is deliberate).
 #![deny(missing_docs)]
 
 mod bindings;
@@ -129,14 +129,14 @@ pub use service::{tracing_log, LogSink, PendingJob, Service, ServiceBuilder, Sys
 pub use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 pub use session_tools_contract::LogLevel;
 pub use session_tools_contract::{Caller, Job, ToolError, Wake, Wakeup};
-// Written once for every host (issue 22): the plugin runs the same reader of limits.
+// Written once for every host: the plugin runs the same reader of limits.
 pub use session_tools_deployment::limits::{AgentLimits, Limits};
 
 /// The component this library was built with (`guest/`, built for `wasm32-wasip2`).
 pub static COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_COMPONENT"));
 
 /// The N15 guard component this library was built with (`guard/`, the `session-guard`
-/// world), for hosts that compose or run it themselves (the plugin's build, issue 22).
+/// world), for hosts that compose or run it themselves (the plugin's build).
 pub static GUARD_COMPONENT: &[u8] = sandbox::GUARD_COMPONENT;
 
 /// `tools` behind the N15 guard (the `guarded-session-tools` world), composed the one way

@@ -1,4 +1,4 @@
-//! What a panic leaves behind in a lock (issue 25): a lock poisoned by a panic in one of
+//! What a panic leaves behind in a lock: a lock poisoned by a panic in one of
 //! its critical sections is never used with what that section may have left half-done.
 //! Each lock says which of two rules it follows, by the function it is locked with:
 //!

@@ -1,5 +1,5 @@
-//! What the library reports, as [`tracing`] events and spans: the library never prints
-//! (issue 25). An embedder routes or silences it with the subscriber of its choice; the
+//! What the library reports, as [`tracing`] events and spans: the library never prints.
+//! An embedder routes or silences it with the subscriber of its choice; the
 //! command line installs one (`--log-level`, `--log-format`) and counts these events for
 //! `mcp --http`'s `/metrics`.
 //!

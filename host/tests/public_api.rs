@@ -1,4 +1,4 @@
-//! The library's public surface is deliberate (issue 25): every public item, its signature,
+//! The library's public surface is deliberate: every public item, its signature,
 //! its fields and the traits it implements are listed in `host/public-api.txt`, and this
 //! test fails when the source says something else. A change to the surface is written
 //! down by regenerating the list (`UPDATE_PUBLIC_API=1 cargo test -p session-tools-host
@@ -372,7 +372,7 @@ fn listed() -> String {
     let mut out = BTreeSet::new();
     krate.surface("crate", "session_tools_host", &mut out, &mut BTreeSet::new());
     let mut text = String::from(
-        "# The public surface of session-tools-host (issue 25), read from the source by\n\
+        "# The public surface of session-tools-host, read from the source by\n\
          # host/tests/public_api.rs. Regenerate with UPDATE_PUBLIC_API=1 and commit it with the change.\n",
     );
     for line in out {

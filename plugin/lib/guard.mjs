@@ -1,4 +1,4 @@
-// The N15 guard component's pure functions, on the main thread (issue 22): who is
+// The N15 guard component's pure functions, on the main thread (no copy of its rules in JavaScript): who is
 // restricted (`guard.decide`, N15/N10), the key rules a deployment config sets, a key's
 // canonical spelling and an agent id's normal form; and, exported beside them, the rules of
 // the `deployment/` crate (limits.mjs, config.mjs). These rules are written once, in Rust

@@ -1,7 +1,7 @@
 // The ids a guest draws during one tool call or one job step (`SeededIds` of
 // `host/src/jobs/intent.rs`, byte for byte): derived from a seed, so the same call or step
 // made again after a stop gets the same ids and so sends the same idempotency keys, which
-// the gateway de-duplicates (issue 20).
+// the gateway de-duplicates: exactly once in effect across a stop.
 //
 // The seed is a SHA-256 over the seed's parts, each as its UTF-8 length (u64, little
 // endian) then its bytes; the n-th id (from 0) is the first 16 bytes of a SHA-256 of the

@@ -1,4 +1,4 @@
-// Tool calls exactly once in effect across a stop (issue 20; mirrors
+// Tool calls exactly once in effect across a stop (mirrors
 // `host/src/jobs/intent.rs`).
 //
 // A tool call that writes (`sessions_send`, `sessions_spawn`) makes side effects and then

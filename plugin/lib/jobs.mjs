@@ -10,7 +10,7 @@
 // Rust host applies: jobs a call may start, steps a job may take, jobs an agent may have
 // pending, and every wait clamped.
 //
-// Exactly once in effect across a stop (issue 20), as the Rust host's runner: a job is
+// Exactly once in effect across a stop, as the Rust host's runner: a job is
 // stepped only under its claim (across processes, as `host/src/jobs/store.rs` claims one)
 // and from its record as it is on disk, read again once claimed; a step's ids are seeded
 // by the job's key and step count (ids.mjs), so a step made again after a stop sends the
@@ -39,7 +39,7 @@ const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.ke
 
 /**
  * How far in the future a job's timer may be set (30 days): a guest asking for later is
- * resumed then and may set it again. Scheduling is each host's own (issue 22).
+ * resumed then and may set it again. Scheduling is each host's own (it depends on where the host runs).
  */
 const MAX_TIMER_MS = 30 * 86_400_000;
 

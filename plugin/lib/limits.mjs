@@ -2,7 +2,7 @@
 // worker.mjs, jobs.mjs) and reads them with the one reader of limits, in Rust
 // (`deployment/src/limits.rs`: the keys, their units, the defaults and the bounds), which
 // the Rust host links and the plugin asks through the guard component's `deployment`
-// export (issue 22): an error names what was wrong in the Rust host's words.
+// export (one reader for both hosts): an error names what was wrong in the Rust host's words.
 
 import { guardComponent } from './guard.mjs';
 

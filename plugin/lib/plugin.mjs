@@ -39,7 +39,7 @@ const STATE = Symbol.for('openclaw.session-tools.plugin');
 /**
  * How long the job service's stop waits for the calls and steps in flight: the gateway
  * gives its whole shutdown 5 s before it exits anyway, and stops other parts after this
- * one. What is cut short by the exit is made again by the next process (issue 20).
+ * one. What is cut short by the exit is made again by the next process, once, with the same keys.
  */
 export const STOP_GRACE_MS = 3_000;
 
@@ -51,7 +51,7 @@ function state() {
 /**
  * Runs the job scheduler of `service`, and of no other: the scheduler of the service it
  * replaces (a reload, a changed config) is stopped first, and only then is this one started
- * (issue 22: two schedulers would step the same jobs; their claims keep them apart, but the
+ * (two schedulers would step the same jobs; their claims keep them apart, but the
  * old one would go on with the old config). Switches are made one after another; a service
  * that is no longer the current one, or a job service that was stopped meanwhile, gets none.
  */

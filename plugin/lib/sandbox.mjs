@@ -9,7 +9,7 @@
 //   is bounded too;
 // - a trap (or any failure of the worker) discards the instance.
 // A restricted caller (N15) is served by an instance of the guarded composition (the guard
-// component in front of the tools, issue 22): its gateway and spawn-tree imports are the
+// component in front of the tools, the Rust host's composition): its gateway and spawn-tree imports are the
 // gateway wire's exports (worker.mjs), their gateway calls metered here like the guest's;
 // the runs the wire starts are kept by the bridge's gateway (`runStarted`, `runSession`).
 

@@ -1,11 +1,11 @@
 // The session tools as a service over a gateway (`host/src/service/`): the component
 // compiled once, a sandboxed instance per agent, pooled per agent and per visibility scope
 // and never shared between agents nor between a restricted caller and one that sees more;
-// who is restricted is the guard component's rule (`guard.decide`, N15/N10, issue 22), and
+// who is restricted is the guard component's rule (`guard.decide`, N15/N10, not a copy), and
 // a restricted caller is served by the guarded composition (the guard in front of the
 // tools, in its own pools: guarded and plain instances never share one); and the background
 // jobs tool calls start, persisted and resumed, exactly once in effect across a stop
-// (issue 20): a call's intent is on disk before its first write and its ids are seeded
+// (the gateway may be killed at any moment): a call's intent is on disk before its first write and its ids are seeded
 // (intent.mjs, ids.mjs), a job step's ids are seeded by the job's key and step count, and a
 // graceful stop lets the calls and steps in flight end before the instances and the
 // gateway connection go.
@@ -194,7 +194,7 @@ export class Service {
    * answers the tool's JSON result text. The background work it starts is kept and run by
    * the scheduler. Throws a CallError.
    *
-   * Exactly once in effect (issue 20): before the call's first gateway call that writes,
+   * Exactly once in effect (a stop may come at any moment): before the call's first gateway call that writes,
    * its intent is kept with the jobs; a process that stops before the call's jobs are kept
    * leaves the intent, and the process that runs the jobs makes the call again with the
    * same ids (the gateway drops what it already did).
@@ -290,7 +290,7 @@ export class Service {
   }
 
   /**
-   * Stops gracefully (issue 20): no new call or step starts; the tool calls, job steps and
+   * Stops gracefully (what is cut short is made again, once, by the next process): no new call or step starts; the tool calls, job steps and
    * replays in flight end (each bounded by its instance's limits: the wall time kills a
    * call that does not end) and keep what they started; waits for runs in flight are
    * abandoned (their jobs stay pending for the next process). Then the instances and the

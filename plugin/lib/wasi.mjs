@@ -26,7 +26,7 @@ export const ALLOWED_IMPORTS = Object.freeze([
 ]);
 
 /**
- * What the N15 guard imports beyond those (issue 22): the spawn tree (answered by the host,
+ * What the N15 guard imports beyond those: the spawn tree (answered by the host,
  * metered as gateway calls) and the audit of refused calls (the host's log line).
  */
 export const GUARD_IMPORTS = Object.freeze(['openclaw:session-tools/audit', 'openclaw:session-tools/tree']);

@@ -5,7 +5,7 @@
 // negotiated protocol, its answers, an error frame's kind) is the wire's alone.
 //
 // A restricted caller's instance is of the guarded composition (the N15 guard component in
-// front of the tools, issue 22), or of the guard alone for the job runner's own waits: the
+// front of the tools, as the Rust host composes it), or of the guard alone for the job runner's own waits: the
 // guard's spawn-tree imports are the wire's `tree` exports too, its refusals the host's own
 // log line, and it is told who it serves before every call. No rule of the guard is here.
 //
@@ -200,7 +200,7 @@ const gatewayImports = {
   sessionsDelete: (p) => gateway('sessions.delete', (g) => g.sessionsDelete(p)),
 };
 
-// ---- the N15 guard's imports (a guarded instance, issue 22) ----
+// ---- the N15 guard's imports (a guarded instance) ----
 
 // The spawn tree: the wire's, over the same transport (each gateway call it makes counted as
 // the guest's), its answers bounded as the Rust host bounds them.

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Builds the plugin's transpiled components: the project's WebAssembly components (the very
 // `.wasm` files the Rust host embeds) turned by jco into ES modules plus core modules, in
-// `component/`. Four components (issue 22):
+// `component/`. Four components (every rule lives in one of them, none in JavaScript):
 // - `tools`: the session tools (`session-tools` world), what an unrestricted caller gets;
 // - `guarded`: the N15 guard composed in front of the tools (`guarded-session-tools`),
 //   what a restricted caller gets, composed by the host's build (`compose_guarded`);

@@ -1,5 +1,5 @@
 // Visibility (N15) in the plugin: a sandboxed caller under `spawned` visibility is served
-// by the tools behind the composed guard component (issue 22) and reaches nothing outside
+// by the tools behind the composed guard component (the same bytes as the Rust host's) and reaches nothing outside
 // its own spawn tree, in any spelling, whatever its guest sends (the hostile component's
 // `spy` makes the raw gateway calls, composed behind the guard by the host's
 // `compose_guarded`), while it may create and configure its own new sub-agent session. The
@@ -319,7 +319,7 @@ test("keys and agent ids are spelled by the guard component's rules, as the gate
   assert.equal(r.canonical('agent:Ops:main'), 'agent:Ops:main');
   assert.equal(r.canonical('discord:group:x'), 'agent:main:discord:group:x');
   assert.equal(r.canonical('global'), 'global');
-  // As JavaScript trims (the reference): U+FEFF is white space, U+0085 is not (issue 22).
+  // As JavaScript trims (the reference): U+FEFF is white space, U+0085 is not (the guard's grammar, not a copy).
   assert.equal(r.canonical('\uFEFFmain'), 'agent:main:main');
   assert.equal(r.canonical('\u0085agent:main:x'), 'agent:main:\u0085agent:main:x');
   assert.equal(new KeyRules({ mainKey: 'main', scopeGlobal: true, defaultAgent: 'main' }).canonical('agent:ops:main'), 'global');

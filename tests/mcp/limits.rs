@@ -1,4 +1,4 @@
-//! `mcp --http` cannot be starved by one client (issue 21): one token at its caps of
+//! `mcp --http` cannot be starved by one client: one token at its caps of
 //! connections, streams and sessions is refused while another token's real MCP client is
 //! answered; sockets that never authenticate push out only each other; sessions churned
 //! without end stay within their cap and expire; a page of another site is refused by its

@@ -1,4 +1,4 @@
-//! What an operator sees of `mcp --http` (issue 25): `/metrics` behind its own token, its
+//! What an operator sees of `mcp --http`: `/metrics` behind its own token, its
 //! counters moved by a real MCP client's calls, and a JSON log line per tool call.
 
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! The tests' fault points (issue 20), installed by the tests' build of the command line
+//! The tests' fault points (where the exactly-once tests stop a process), installed by the tests' build of the command line
 //! (`bin/st-cli.rs`); the library only marks the points (`session_tools_host::FaultPoints`).
 //!
 //! `SESSION_TOOLS_FAULT_POINT=<name>[#<n>]` makes the `n`-th (default: first) time the

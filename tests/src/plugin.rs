@@ -30,7 +30,7 @@ pub struct Setup {
     /// The N15 guard the host embeds, and the tools behind it as the host composes them.
     pub guard: PathBuf,
     pub guarded: PathBuf,
-    /// The hostile test component behind the guard, composed the same way (issue 22).
+    /// The hostile test component behind the guard, composed the same way as the real one.
     pub hostile_guarded: PathBuf,
     /// The gateway wire the host embeds, written to a file.
     pub wire: PathBuf,

@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(strip_envelope("[not an envelope] hi"), "[not an envelope] hi");
         assert_eq!(strip_envelope("[2026-01-26 10:00] hi"), "hi");
         assert_eq!(strip_message_id_hints("hi\n[message_id: 123]"), "hi");
-        // Lines whose 12th byte falls inside a character (issue 10, issue 11 item 8).
+        // Lines whose 12th byte falls inside a character (a byte cut there would split a character).
         assert_eq!(strip_message_id_hints("[message_id: 1]\nGracias, señor"), "Gracias, señor");
         assert_eq!(strip_message_id_hints("100% done — thanks!\n[message_id: 1]"), "100% done — thanks!");
         assert_eq!(strip_message_id_hints("[message_id: 1]\n谢谢你的帮助，朋友们\n[MESSAGE_ID: é]"), "谢谢你的帮助，朋友们");

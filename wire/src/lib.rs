@@ -1,4 +1,4 @@
-//! The gateway wire (issue 22 item 2): every mapping between OpenClaw's gateway JSON and
+//! The gateway wire: every mapping between OpenClaw's gateway JSON and
 //! the contract's records, in one place for every host and every protocol era (E1).
 //!
 //! - [`era`]: which protocol the gateway negotiated (3 or 4), the seam every mapping turns on;

@@ -1,7 +1,7 @@
 //! A `sessions.list` page read for what the tools take of it. A 2026.9 row carries some
 //! forty fields (about 1.5 KB: thinking levels, runtime, usage, sharing), of which a
 //! [`SessionRow`](session_tools_contract::SessionRow) keeps twenty; parsing every one into
-//! a `Value` was most of the wire's time on a list of 200 rows (issue 23, item 4). Here the
+//! a `Value` was most of the wire's time on a list of 200 rows. Here the
 //! fields [`answers::session_row`](crate::answers::session_row) and the paging read are
 //! parsed into values and every other field is skipped: still checked to be JSON, never
 //! built. A page or a row of another shape reads as `null`, which the readers of a page

@@ -10,7 +10,7 @@
 //! format, on the same listener, to the agents file's `metrics` token only (no agent token
 //! reads it, and the metrics token calls no tool); without that token it is not served.
 //!
-//! No client can starve the others (issue 21): what one token holds — connections, open
+//! No client can starve the others: what one token holds — connections, open
 //! streams, sessions — is capped per token, listening streams end at a lifetime, idle
 //! sessions expire, and connections that have not authenticated are capped together and
 //! push out only each other (`limits.rs` has each cap and its reason). A browser page of

@@ -112,7 +112,7 @@ pub fn run(global: &Global, state: PathBuf, args: McpArgs, metrics: Option<Metri
         // A graceful stop (the client went away, or a signal): tool calls in flight end,
         // then the job steps in flight (each bounded by its limits), then background work
         // gets `--wait` to go on; a signal ends all that at once (what is left is kept, and
-        // goes on at the next start, issue 20).
+        // goes on at the next start, once).
         let drain = tokio::task::spawn_blocking(move || {
             session_tools_host::release_fault_points();
             in_flight.wait_idle();

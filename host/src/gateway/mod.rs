@@ -93,7 +93,7 @@ pub trait SessionTree: Send + Sync {
 
     /// Where a run stands, as far as the gateway can tell at once, without waiting. The
     /// job runner asks before it makes the `agent.wait` a job waits with, so that no
-    /// thread waits for each pending run (issue 20): it makes the wait once the run has
+    /// thread waits for each pending run: it makes the wait once the run has
     /// ended (or the job's wait has run out), and only a gateway that answers
     /// [`RunState::Unknown`] has its waits made the blocking way.
     fn run_state(&self, run_id: &str) -> RunState;

@@ -1,4 +1,4 @@
-//! Tool calls exactly once in effect across a stop (issue 20).
+//! Tool calls exactly once in effect across a stop.
 //!
 //! A tool call that writes (`sessions_send`, `sessions_spawn`) makes side effects and then
 //! answers the jobs that carry its work on; a process that stops between the two would

@@ -3,7 +3,7 @@
 //! follows. The service runs it in the background and on demand; a single instance runs it
 //! for the jobs of its own calls (conformance, [`crate::Sandbox::run_jobs`]).
 //!
-//! Exactly once in effect across stops (issue 20): a job is stepped only under its claim
+//! Exactly once in effect across stops: a job is stepped only under its claim
 //! (an OS lock, across processes) and from its record as it is on disk; a step's ids come
 //! from the job's key and step count ([`SeededIds`]), so a step made again after a stop
 //! sends the same keys; a tool call's jobs are kept under its intent's keys

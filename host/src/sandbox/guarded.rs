@@ -1,4 +1,4 @@
-//! The guarded composition (issue 22): the N15 guard component composed in front of the
+//! The guarded composition: the N15 guard component composed in front of the
 //! tools, what a restricted caller is served by. The built-in component comes composed
 //! from the build; a component given at run time is composed here the same way, with the
 //! same function. Compiled at the first restricted caller, so a process that never has one

@@ -58,7 +58,7 @@ pub struct Runtime {
     engine: Engine,
     linker: Linker<StoreState>,
     pre: SessionToolsPre<StoreState>,
-    /// The tools component, for its guarded composition (issue 22).
+    /// The tools component, for its guarded composition.
     component: Arc<[u8]>,
     options: EngineOptions,
     /// The guarded composition, compiled at the first restricted caller.
@@ -194,7 +194,7 @@ impl Runtime {
         Ok(Sandbox { store, tools, guard: None, broken: None, limits: setup.limits.clone() })
     }
 
-    /// Makes a fresh, configured instance of the tools behind the N15 guard (issue 22), for
+    /// Makes a fresh, configured instance of the tools behind the N15 guard, for
     /// a restricted caller: the guard asks `tree` what the caller's sessions are, and lets
     /// nothing through until it is told who the caller is ([`Sandbox::restrict`]).
     pub(crate) fn instantiate_guarded(&self, setup: &AgentSetup, tree: Arc<dyn SessionTree>) -> Result<Sandbox, CallError> {
@@ -314,7 +314,7 @@ impl Sandbox {
     }
 
     /// Sets the clock, ids and log the next calls use (answers the ones it replaces): a
-    /// call's or a job step's seeded ids (issue 20).
+    /// call's or a job step's seeded ids (the same ids when it is made again after a stop).
     pub(crate) fn set_services(&mut self, services: Arc<dyn Services>) -> Arc<dyn Services> {
         std::mem::replace(&mut self.store.data_mut().services, services)
     }

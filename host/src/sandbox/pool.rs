@@ -10,7 +10,7 @@ use super::Sandbox;
 
 /// The linear memory idle instances may hold together. An instance that served flows with
 /// long prompts keeps a heap of a megabyte or more; a thousand agents' instances kept idle
-/// would hold a gigabyte for a reuse that saves microseconds (issue 20's bench: 10,000 flows
+/// would hold a gigabyte for a reuse that saves microseconds (the `jobs` bench: 10,000 flows
 /// of 1,000 agents peaked at 703 MiB before this bound).
 pub const MAX_IDLE_BYTES: usize = 256 << 20;
 

@@ -105,7 +105,7 @@ impl wasmtime::ResourceLimiter for Limiter {
             wasmtime::bail!("memory limit of {} bytes exceeded ({desired} bytes asked for)", self.memory_limit);
         }
         // The memories of the instance together: a guarded instance has two (the guard's
-        // and the tools', issue 22).
+        // and the tools').
         self.memory_size = self.memory_size.saturating_add(desired.saturating_sub(current));
         Ok(true)
     }

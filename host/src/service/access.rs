@@ -1,7 +1,7 @@
 //! Who a caller is to the host: the agent whose instances serve it, the pool of instances
 //! that may serve it, and whether it is restricted (N15). Who is restricted, and to what,
 //! is the guard's rule (`session_tools_guard::access`, the same code the guard component is
-//! built from, issue 22); what is the host's here is only the pool.
+//! built from); what is the host's here is only the pool.
 
 use session_tools_contract::Caller;
 use session_tools_guard::access::{decide, CallerIdentity, Restriction, Scope};

@@ -68,7 +68,7 @@ impl Broker {
     }
 
     /// An idle instance of the caller's pool, or a new instance of its agent: for a
-    /// restricted caller, the tools behind the N15 guard (issue 22).
+    /// restricted caller, the tools behind the N15 guard.
     pub fn checkout(&self, access: &Access) -> Result<Sandbox, CallError> {
         let guarded = access.restriction.is_some();
         if let Some(sandbox) = self.idle_pool().take(&access.pool) {

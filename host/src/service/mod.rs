@@ -116,7 +116,7 @@ impl Service {
     /// arguments; answers the tool's JSON result. The background work it starts is kept
     /// (see [`Self::run_jobs`] and [`Self::start_scheduler`]).
     ///
-    /// Exactly once in effect (issue 20): before the call's first gateway call that writes,
+    /// Exactly once in effect (a stop may come at any moment): before the call's first gateway call that writes,
     /// its intent is kept with the jobs; a process that stops before the call's jobs are
     /// kept leaves the intent, and the next process that runs the jobs makes the call again
     /// with the same ids (the gateway drops what it already did).
@@ -213,8 +213,8 @@ impl Inner {
         intent: Option<&Arc<IntentRecorder>>,
     ) -> Result<ToolOutput, CallError> {
         let mut sandbox = self.broker.checkout(access)?;
-        // A restricted caller's instance is the tools behind the N15 guard component
-        // (issue 22): the gateway given here is the one the guard calls.
+        // A restricted caller's instance is the tools behind the N15 guard component:
+        // the gateway given here is the one the guard calls.
         sandbox.set_gateway(match intent {
             Some(intent) => intent.guard(self.gateway.clone()),
             None => self.gateway.clone(),

@@ -1,6 +1,6 @@
 //! The WASI a component is given: the host's own, synchronous answer to exactly the
 //! interfaces `wasm32-wasip2` std's runtime imports (`wit/world.wit`), for the tools, the
-//! guard and the gateway wire alike (one implementation; issue 25).
+//! guard and the gateway wire alike (one implementation, and no wasmtime-wasi or tokio).
 //!
 //! They grant nothing (N16): the environment, the arguments and the working directory are
 //! empty, stdin is closed, no terminal is attached, every pollable is ready at once, and

@@ -1,5 +1,5 @@
 //! What one client of `mcp --http` may hold, and for how long: the caps that keep one agent
-//! (or a crowd of sockets that never authenticate) from starving the others (issue 21).
+//! (or a crowd of sockets that never authenticate) from starving the others.
 //!
 //! Each default is a named constant with the reason for its value; the flags of
 //! [`LimitArgs`] override them (README, `mcp --http`).

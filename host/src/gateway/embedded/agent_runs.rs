@@ -96,7 +96,7 @@ impl EmbeddedGateway {
             channel: p.channel.clone(),
             params: crate::gateway::wire::params::agent(crate::gateway::wire::Era::V3, p),
         };
-        // Issue 20: the run is registered (its intent on disk) before its message is
+        // Exactly once: the run is registered (its intent on disk) before its message is
         // appended, so a second `agent` with this key, here or in another process, finds it
         // and appends nothing.
         let file = match self.runs().register(&request, std::time::Duration::from_secs(timeout_s.max(1))) {

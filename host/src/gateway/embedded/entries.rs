@@ -474,7 +474,7 @@ impl EmbeddedGateway {
 
     /// Appends a message to a session's transcript under a chosen entry id; with `check`,
     /// only if the transcript has no entry with that id yet (a run's message or reply
-    /// recorded again after its process died half way, issue 20). Answers whether it was
+    /// recorded again after its process died half way). Answers whether it was
     /// appended now.
     pub fn append_entry(&self, found: &Found, message: &Value, entry_id: &str, check: bool) -> Result<bool, GatewayError> {
         if let Place::Db(db) = &found.place {

@@ -172,7 +172,7 @@ enum Listed {
 /// rows are rebuilt. Built once per set of store versions, with the order `sessions.list`
 /// answers in (newest `updatedAt` first, store order among equals) worked out then, so a
 /// list call walks rows in order and stops at its limit instead of hashing, sorting and
-/// moving every row again (BENCHMARKS.md, issue 24).
+/// moving every row again (BENCHMARKS.md, the SQLite layout's list).
 pub struct Listing {
     stores: Vec<Arc<StoreRows>>,
     /// Store order.

@@ -4,7 +4,7 @@
 //! it is created 0600 and reached from the state directory without following links
 //! ([`Confined`]).
 //!
-//! A repeated idempotency key is one delivery, across processes too (issue 20: a flow
+//! A repeated idempotency key is one delivery, across processes too (a flow
 //! resumed after a stop sends its announce again with the same key): a delivery is checked
 //! and appended under the outbox's OS lock, against every key of the file, which each
 //! process reads once and then only from where it last read.

@@ -1,7 +1,7 @@
 //! Agent runs of the embedded gateway: registered by `agent`, run by the agent runtime on
 //! a thread of their own, stopped at their timeout, and waited for by `agent.wait`.
 //!
-//! Exactly once across processes and stops (issue 20). Each run is a file of its own,
+//! Exactly once across processes and stops. Each run is a file of its own,
 //! `<state>/session-tools/runs/<digest of the run id>.json`, and the file is the run's
 //! record of intent and of outcome:
 //!
@@ -563,7 +563,7 @@ impl Runs {
                 // (checked, so never twice) before the attempt is counted, so a process
                 // stopped between the two leaves the run as it found it. A run whose message
                 // was missing never started: this start is its first, and uses up no second
-                // attempt (issue 20: stops before the message must not lose the run).
+                // attempt (a stop before the message must not lose the run).
                 let started_before = match self.steps().map(|steps| steps.append_message(&file, true)) {
                     Some(Ok(appended_now)) => !appended_now,
                     Some(Err(e)) => {
@@ -915,7 +915,7 @@ mod tests {
     }
 
     /// Stopped between its registration and its message: it never started, so running it
-    /// now is its first attempt, and a stop during it still leaves one more (issue 20).
+    /// now is its first attempt, and a stop during it still leaves one more.
     #[test]
     fn a_run_stopped_before_its_message_is_started_as_its_first_attempt() {
         let dir = tempfile::tempdir().unwrap();

@@ -1,6 +1,6 @@
 //! The gateway wire component (`wire/`, the `gateway-wire` world) in a store of its own:
-//! every mapping between OpenClaw's JSON and the contract's records is the wire's (issue 22,
-//! one copy for both hosts and both protocol eras); this side only carries its one generic
+//! every mapping between OpenClaw's JSON and the contract's records is the wire's
+//! (one copy for both hosts and both protocol eras); this side only carries its one generic
 //! call over the connection ([`Carrier`]) and keeps the runs it starts.
 //!
 //! A store serves one call at a time, and calls come from many threads (one per agent
