@@ -22,7 +22,7 @@ pub struct CallerIdentity {
 }
 
 /// How far OpenClaw 2026.9's `tools.sessions.visibility` narrows what a caller sees (E3,
-/// with the meaning 2026.9 gives it, `openclaw-2026.9.md` §4 "Visibility"; the WIT
+/// with the meaning 2026.9 gives it; the WIT
 /// `visibility-scope`). It narrows the documents' rules, never widens them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Scope {

@@ -1,5 +1,5 @@
 //! The deployment's OpenClaw config and state directory, found the way OpenClaw finds
-//! them (`../shared/spec/openclaw-store-format.md` §1). The file is JSON5.
+//! them (docs/openclaw-versions.md, "State layout"). The file is JSON5.
 //!
 //! The host reads from it only what it decides itself: the key rules and agents of the
 //! embedded gateway, and who is restricted (N15). The rest is the component's to read:

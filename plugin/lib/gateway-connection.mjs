@@ -31,7 +31,7 @@ export function sdkCandidates(entry = process.argv[1]) {
 /**
  * The gateway client of OpenClaw 2026.5 and later, where `dist/gateway/call.js` is gone:
  * the plugin SDK's `GatewayClient` (`openclaw/plugin-sdk/gateway-runtime`, a supported way
- * in, `openclaw-2026.9.md` §2). Imported by its name where the gateway links `openclaw`
+ * in for plugins on 2026.9). Imported by its name where the gateway links `openclaw`
  * into the plugin, else from the running package (the same public file, found next to its
  * entry point). It offers the running gateway's own protocol, and connects as the local
  * backend client with the shared secret and no device identity, which a gateway grants its

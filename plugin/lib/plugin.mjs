@@ -113,7 +113,7 @@ export function toolDescriptions(componentDir = COMPONENT_DIR) {
  * The caller of a tool, from the gateway's tool context. OpenClaw 2026.9 also passes the
  * reply target and thread (`deliveryContext {channel, to, accountId, threadId}`) and the
  * caller's agent (`agentId`), which the core tools get as `agentTo`/`agentThreadId`
- * (`openclaw-2026.9.md` §2, "api.registerTool"); older gateways pass neither.
+ * (2026.9's `api.registerTool` tool context); older gateways pass neither.
  */
 export function callerOf(ctx = {}) {
   const text = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -249,7 +249,7 @@ export function register(api, options = {}) {
       if (ctx?.stateDir) s.stateDir = ctx.stateDir;
       // Jobs left by a previous process resume now; the gateway may still be starting, so
       // its first answers may fail and are retried (jobs.mjs). A start never throws: 2026.9
-      // refuses the whole plugin when one does (`openclaw-2026.9.md` §2, "Services"), so
+      // refuses the whole plugin when one does (its plugin services contract), so
       // what fails is logged and tried again, with backoff, until the service stops.
       const attempt = async (n) => {
         if (!state().scheduler) return;

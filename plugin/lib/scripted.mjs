@@ -1,5 +1,5 @@
 // A scripted gateway: canned answers and a scripted agent runtime, recording every call
-// (the `gateway` object of a conformance case, `../shared/conformance/README.md`;
+// (the `gateway` object of a conformance case, `tests/conformance/FORMAT.md`;
 // `host/src/gateway/scripted.rs`). A plain mock: it does not canonicalise keys or evaluate
 // the send policy, and its runs finish at once in virtual time. Calls and answers are the
 // gateway's JSON, exactly as they would go over the wire.

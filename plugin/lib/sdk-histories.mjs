@@ -1,7 +1,7 @@
 // Histories (a list's, and `sessions_history`'s) read in the gateway's process on OpenClaw
 // 2026.5 and later, where the January reader's modules (gateway-histories.mjs) are gone:
 // each session's entry and its transcript's events are read with the plugin SDK
-// (`openclaw/plugin-sdk/session-store-runtime`, a supported way in, `openclaw-2026.9.md` §2),
+// (`openclaw/plugin-sdk/session-store-runtime`, a supported way in for plugins on 2026.9),
 // and the answer is made of them by the gateway wire component's `local-history`, the
 // embedded gateway's own reading of the same rows (E3, E4: the raw transcript, a hidden
 // session without messages): no rule is written here.

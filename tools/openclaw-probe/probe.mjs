@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // DEVELOPMENT TOOL ONLY — never a run-time (or CI) dependency of session-tools.
 // Helper of probe.sh: talks to a REAL OpenClaw-lineage gateway (clawdbot@2026.1.24-3, protocol v3)
-// started by ../shared/tools/openclaw-gateway/start.sh and records ground truth for the embedded gateway.
+// started by the specification tree's tools/openclaw-gateway/start.sh and records ground truth for the embedded gateway.
 //
 //   node probe.mjs run --phase NAME --url ws://127.0.0.1:P --token T --state DIR --out FILE
 //       run one phase's fixed list of calls over one WebSocket connection, write raw results
@@ -38,7 +38,7 @@ const IDEM = {
 const PHASES = {
   read: {
     description:
-      "Read-only calls (sessions.list, sessions.resolve, chat.history) on a fresh copy of shared/examples/openclaw-state.",
+      "Read-only calls (sessions.list, sessions.resolve, chat.history) on a fresh copy of examples/openclaw-state.",
     calls: [
       ["sessions.list {}", "sessions.list", {}],
       ["sessions.list includeGlobal+includeUnknown", "sessions.list", { includeGlobal: true, includeUnknown: true }],
@@ -390,13 +390,13 @@ function assemble(o, files) {
       if (c.stateAfter) for (const [k, v] of Object.entries(c.stateAfter)) if (Array.isArray(v)) v.sort();
       return c;
     });
-    phases.push({ phase: ph.name, state: "fresh copy of shared/examples/openclaw-state", description: ph.description, calls });
+    phases.push({ phase: ph.name, state: "fresh copy of examples/openclaw-state", description: ph.description, calls });
   }
   const out = {
     notes: [
-      "Ground truth captured from a REAL OpenClaw-lineage gateway by tools/openclaw-probe/probe.sh (a development tool, never a run-time dependency). Regenerate with: tools/openclaw-probe/probe.sh ../shared",
-      "Gateway: npm clawdbot@2026.1.24-3 (protocol v3) started by shared/tools/openclaw-gateway/start.sh on loopback; config agents.list = [main (default), ops], no model allowlist, channels/cron off, no provider API keys (model calls fail).",
-      "Client: role operator, scopes [operator.admin], client id gateway-client/backend. Each phase runs on its own fresh copy of shared/examples/openclaw-state; inside a phase the calls run in the listed order on the same state, so later calls see earlier writes.",
+      "Ground truth captured from a REAL OpenClaw-lineage gateway by tools/openclaw-probe/probe.sh (a development tool, never a run-time dependency). Regenerate with: tools/openclaw-probe/probe.sh SHARED_DIR",
+      "Gateway: npm clawdbot@2026.1.24-3 (protocol v3) started by SHARED_DIR/tools/openclaw-gateway/start.sh on loopback; config agents.list = [main (default), ops], no model allowlist, channels/cron off, no provider API keys (model calls fail).",
+      "Client: role operator, scopes [operator.admin], client id gateway-client/backend. Each phase runs on its own fresh copy of examples/openclaw-state; inside a phase the calls run in the listed order on the same state, so later calls see earlier writes.",
       "Per call: ok + payload (success) or ok:false + error {code,message[,details]}. For `agent`, payload/error is the FIRST res frame and `final` the second res frame with the same request id; `events` are the agent/chat events carrying that runId. For write calls, `stateAfter` holds the affected sessions.json entries (null = no entry) and the file list of that agent's sessions dir, read right after the response.",
       "Volatile values replaced: epoch-ms numbers produced during the run (fields like ts, updatedAt, acceptedAt, startedAt, endedAt that the gateway sets to now) -> \"<now>\"; UUIDs that are not in the example state nor fixed probe inputs (e.g. sessionIds generated for new entries) -> \"<uuid>\"; archive timestamps in transcript file names created during the run (*.jsonl.deleted.<ts>) -> \"<ts>\"; the absolute temp state dir -> \"<stateDir>\"; the gateway install dir -> \"<OC_HOME>\"; a skillsSnapshot written by the gateway (machine-dependent list of eligible bundled skills) -> \"<skillsSnapshot>\". Timestamps that come from the example state are kept as they are.",
       "Environment facts that shape some answers: the gateway runs with its working directory set to an empty temp dir. With per-agent stores sessions.list reports path \"(multiple)\", and includeDerivedTitles/includeLastMessage look for transcripts relative to dirname(\"(multiple)\") = the working directory, so they find none: derivedTitle falls back to displayName, then subject, then '<first 8 chars of sessionId> (<UTC date of updatedAt>)', and lastMessagePreview is absent (this is what the real gateway does, not a probe artefact).",

@@ -2,11 +2,11 @@
 # =====================================================================================================
 #  DEVELOPMENT TOOL ONLY. Never a run-time dependency of session-tools, and nothing in the build or in
 #  `cargo test` may call it. It needs the npm registry (Node 22 + the real gateway package) and the
-#  ../shared tree; the fixture it writes is committed so tests can run without any of that.
+#  project's specification tree (SHARED_DIR below); the fixture it writes is committed so tests can run without any of that.
 # =====================================================================================================
 # Captures ground truth from a REAL OpenClaw-lineage gateway (npm clawdbot@2026.1.24-3, protocol v3)
-# for testing the embedded gateway: for each phase it copies shared/examples/openclaw-state to a fresh
-# temp dir, starts the real gateway over the copy on loopback (shared/tools/openclaw-gateway/start.sh
+# for testing the embedded gateway: for each phase it copies SHARED_DIR/examples/openclaw-state to a fresh
+# temp dir, starts the real gateway over the copy on loopback (SHARED_DIR/tools/openclaw-gateway/start.sh
 # --state <copy> --port 0), runs a fixed, ordered list of gateway calls (probe.mjs), records payloads /
 # errors and, for write calls, the affected sessions.json entries and session-dir file lists, stops the
 # gateway (start.sh --stop), and finally writes one normalised JSON fixture (volatile values replaced by

@@ -5,8 +5,8 @@
 //! `documents-config` (OpenClaw hands a plugin its config in the gateway's own shape).
 //!
 //! 2026.9 keeps its agents in a keyed `agents.entries{<id>: {…}}` (no `agents.list[]`) and
-//! names its default agent in `agents.defaults.systemAgent.agentId` (no `default: true`;
-//! `openclaw-2026.9.md` §1.6, "Config shape"); it retired
+//! names its default agent in `agents.defaults.systemAgent.agentId` (no `default: true`);
+//! it retired
 //! `session.agentToAgent.maxPingPongTurns` (fixed at 5, which is the documents' default).
 
 use serde_json::{Map, Value};

@@ -1,6 +1,6 @@
 //! The protocol era of a gateway connection: what decides every method's params (both eras'
-//! schemas are closed, so a field of one era is refused by the other;
-//! `../shared/spec/openclaw-2026.9.md` §1.6-1.7) and how some answers read.
+//! schemas are closed, so a field of one era is refused by the other)
+//! and how some answers read.
 
 /// The gateway protocol a connection negotiated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

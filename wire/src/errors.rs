@@ -1,7 +1,7 @@
 //! Gateway errors, typed: an error frame's kind from its code, and a transport's failure as
 //! the tools' `gateway-error`. This is the one place that reads an error's words, where
 //! OpenClaw gives one code to several failures, and that says in words what to do about the
-//! refusals protocol 4 added (`MISSING_SCOPE`, `FORBIDDEN`; `openclaw-2026.9.md` §1.2, §1.4).
+//! refusals protocol 4 added (`MISSING_SCOPE`, `FORBIDDEN`).
 
 use serde_json::Value;
 use session_tools_contract::{ErrorKind, GatewayError};

@@ -1,5 +1,5 @@
 //! The contract's params as the gateway's JSON params, for each era: camelCase, absent
-//! optional values omitted. Both eras' schemas are closed (`openclaw-2026.9.md` §1.7): a
+//! optional values omitted. Both eras' schemas are closed: a
 //! field of one era is never sent to the other.
 
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! The conformance runner: each case is one tool call (or a describe, or a send-policy
 //! evaluation) through the real component against a scripted gateway, checked against
-//! what must come out (`../shared/conformance/README.md`).
+//! what must come out (`tests/conformance/FORMAT.md`).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -41,7 +41,7 @@ pub const NODE_VERSION: &str = "22.23.3";
 pub const NODE_24_VERSION: &str = "24.21.0";
 
 /// Which OpenClaw a package is, for what differs in installing, configuring and talking to
-/// it (`../shared/spec/openclaw-2026.9.md`).
+/// it (docs/openclaw-versions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Era {
     /// `clawdbot@2026.1.x`, `openclaw@2026.1.x`: the documents' era (protocol 3, JSON stores).

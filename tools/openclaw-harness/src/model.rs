@@ -33,7 +33,7 @@ pub struct ModelMessage {
 }
 
 /// How today's gateway marks the `user` message of its own context that it appends after
-/// the conversation (`openclaw-2026.9.md`, mock model).
+/// the conversation (seen in 2026.9.6's requests to the mock model).
 const GATEWAY_CONTEXT: &str = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>";
 
 impl ModelMessage {

@@ -1,4 +1,4 @@
-//! The lock files of OpenClaw's protocol (`../shared/spec/openclaw-store-format.md` §7),
+//! The lock files of OpenClaw's protocol (docs/openclaw-versions.md, "State layout"),
 //! so this gateway and a real OpenClaw process never write a store or a transcript at the
 //! same time. Both kinds are created exclusively and follow OpenClaw's own rules
 //! (`config/sessions/store.js`, `agents/session-write-lock.js` of the reference):

@@ -1,5 +1,5 @@
-//! One agent's session store, `sessions.json` (`../shared/spec/openclaw-store-format.md`
-//! §2, §7): a JSON object of entries keyed by session key.
+//! One agent's session store, `sessions.json` (docs/openclaw-versions.md,
+//! "State layout"): a JSON object of entries keyed by session key.
 //!
 //! Read leniently (JSON, then JSON5) and cached until the file changes; each entry is kept
 //! as its raw JSON text and parsed only when it is used, so a store of hundreds of

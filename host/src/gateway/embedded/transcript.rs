@@ -1,5 +1,5 @@
 //! Session transcripts, `<sessionId>.jsonl` in pi-coding-agent's v3 line format
-//! (`../shared/spec/openclaw-store-format.md` §5, §6): reading the messages `chat.history`
+//! (docs/openclaw-versions.md, "State layout"): reading the messages `chat.history`
 //! returns, appending messages, and archiving a transcript instead of deleting it. A
 //! transcript is a [`Confined`] file: reached from its directory without following links,
 //! created 0600.

@@ -229,7 +229,7 @@ impl Connection {
         })?;
         // The gateway speaks first (`connect.challenge {nonce, ts}`); a device signs its
         // nonce, at its time (2026.9 allows ±2 min of skew, so the gateway's clock is the
-        // one to use, `openclaw-2026.9.md` §1.4).
+        // one to use).
         let challenge = match tokio::time::timeout(self.settings.connect_timeout, ws.next()).await {
             Ok(Some(Ok(Message::Text(text)))) => match frames::parse(text.as_str()) {
                 Frame::Event { event, payload } if event == "connect.challenge" => payload,

@@ -1,10 +1,10 @@
 //! This host's device identity, which a gateway in password mode requires
-//! (`../shared/spec/openclaw-gateway-protocol.md` §3.2): an Ed25519 key pair kept in a
+//! (docs/openclaw-versions.md, "Gateway protocols"): an Ed25519 key pair kept in a
 //! file, the device id the SHA-256 of its public key, and a signature over the connect
 //! request's `v2|<device>|<client>|<mode>|<role>|<scopes>|<signedAt>|<token>|<nonce>`.
 //! Both eras accept v2; 2026.9 requires the nonce and a `signedAt` within ±2 min of its
 //! clock, so the nonce is always signed and `signedAt` is the challenge's own `ts`
-//! (`openclaw-2026.9.md` §1.3-§1.4).
+//! (2026.9 allows two minutes of skew from its own clock).
 
 use std::path::{Path, PathBuf};
 

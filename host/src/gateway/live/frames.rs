@@ -1,6 +1,5 @@
 //! The frames of OpenClaw's gateway WebSocket protocol, v3 and v4
-//! (`../shared/spec/openclaw-gateway-protocol.md` §2–§3; what v4 changed:
-//! `../shared/spec/openclaw-2026.9.md` §1): requests out, answers and events in, and the
+//! (docs/openclaw-versions.md, "Gateway protocols"): requests out, answers and events in, and the
 //! handshake's `connect`. The frames themselves are the same in both; what the gateway
 //! negotiated is kept ([`Hello::protocol`]) for what differs above them (E1). Frames from
 //! the gateway are untrusted: anything that is not a well-formed frame is a
@@ -11,7 +10,7 @@ use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// The protocols this host speaks: 3 (OpenClaw 2026.1.x) to 4 (2026.5 and later). Both
-/// eras accept a range that holds their own (`openclaw-2026.9.md` §1.7, E1).
+/// eras accept a range that holds their own (E1).
 pub const MIN_PROTOCOL: u64 = 3;
 pub const MAX_PROTOCOL: u64 = 4;
 
@@ -273,7 +272,7 @@ pub fn handshake_error(url: &str, auth: &Auth, error: &ErrorShape) -> String {
 
 /// Why a connection that was let in with no scope at all is of no use, and what to do: a
 /// 2026.9 gateway clears the scopes of a shared token or password that comes without a
-/// device identity from anywhere but loopback (`openclaw-2026.9.md` §1.4), so every
+/// device identity from anywhere but loopback, so every
 /// method would then fail for a missing scope.
 pub fn no_scopes_error(url: &str) -> String {
     format!(

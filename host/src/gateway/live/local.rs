@@ -1,6 +1,6 @@
 //! The gateway a state directory's config describes (`gateway.port`, `gateway.bind`,
 //! `gateway.tls`, `gateway.auth`), as OpenClaw's own CLI finds it
-//! (`../shared/spec/openclaw-gateway-protocol.md` §1, §3.2).
+//! (`openclaw gateway call` reads the same config and variables).
 
 use serde_json::Value;
 

@@ -1,6 +1,5 @@
-//! A running OpenClaw gateway, reached over its WebSocket protocol, v3 (OpenClaw 2026.1.x,
-//! `../shared/spec/openclaw-gateway-protocol.md`) or v4 (2026.5 and later,
-//! `../shared/spec/openclaw-2026.9.md`): the third backend of [`Gateway`], next to the
+//! A running OpenClaw gateway, reached over its WebSocket protocol, v3 (OpenClaw 2026.1.x)
+//! or v4 (2026.5 and later; docs/openclaw-versions.md): the third backend of [`Gateway`], next to the
 //! embedded and the scripted ones. The protocol is negotiated at the handshake, never
 //! configured (E1), and given to the gateway wire (`wire/`), where everything that differs
 //! between the two above the handshake lives.

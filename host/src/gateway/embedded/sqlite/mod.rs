@@ -1,6 +1,6 @@
 //! OpenClaw 2026.9's state directory: sessions and their transcripts in one SQLite
 //! database per agent, `agents/<id>/agent/openclaw-agent.sqlite` (WAL), beside the shared
-//! `state/openclaw.sqlite` (`../shared/spec/openclaw-2026.9.md` §5).
+//! `state/openclaw.sqlite` (docs/openclaw-versions.md, "State layout").
 //!
 //! # What this module knows of the schema, and from where
 //!
