@@ -1,4 +1,4 @@
-//! The `session-tools` command line on OpenClaw 2026.9's state (every command, no option to set): the
+//! The `session-tools` command line on OpenClaw 2026.9's state (issue 24, item 4): the
 //! sample imported by the real `openclaw doctor --fix` of npm `openclaw@2026.9.6`
 //! ([`imported_sample`]), and the real `session-tools` binary run on it as separate
 //! processes: `sessions`, `history`, `policy`, `call`, the owner's `chat` and `patch`,
@@ -94,7 +94,7 @@ fn sessions_history_policy_and_call_read_a_2026_9_state() {
     assert!(policy.contains("deny (the session's own override is deny)"), "{policy}");
     assert!(ok(&["--state", dir, "policy", DISCORD]).contains("allow"));
 
-    // `call`: the tools through the component, as the caller sees them.
+    // `call`: the tools through the component, as the caller sees them (issue 24's 0 of 6).
     let list = call(state.path(), "agent:main:main", &[], "sessions_list", r#"{"limit":200}"#);
     assert_eq!(list["count"], 6, "{list}");
     let args = json!({ "sessionKey": DISCORD }).to_string();

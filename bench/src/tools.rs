@@ -152,7 +152,7 @@ fn store_name(layout: Layout) -> &'static str {
     }
 }
 
-/// The targets on 2026.9's layout (as fast as on the files), in ns: `sessions_list {}` at 1,000 sessions,
+/// Issue 24's targets on 2026.9's layout, in ns: `sessions_list {}` at 1,000 sessions,
 /// with `messageLimit: 5`, and `sessions_history`.
 const SQLITE_LIST: f64 = 2e6;
 const SQLITE_LIST_5: f64 = 20e6;

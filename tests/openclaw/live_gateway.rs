@@ -300,7 +300,7 @@ fn a_sandboxed_caller_spawns_with_a_model_and_reaches_nothing_else() {
     let live = live(&gateway);
     let service = service_over(&live, None);
     let sandboxed = caller("agent:main:main", true);
-    // The spawn patches its new child (the model) before it runs: allowed (as the reference does).
+    // The spawn patches its new child (the model) before it runs: allowed (issue 11).
     let spawned: Value =
         serde_json::from_str(&service.call(&sandboxed, "sessions_spawn", r#"{"task": "compute the answer"}"#).unwrap()).unwrap();
     assert_eq!(spawned["status"], "accepted", "{spawned:#}\n{}", gateway.log_tail(30));

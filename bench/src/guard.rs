@@ -1,4 +1,4 @@
-//! What the N15 guard costs (target: within 1.3x of an unrestricted caller): `sessions_list {}` over 1,000 sessions for a
+//! What the N15 guard costs (issue 22): `sessions_list {}` over 1,000 sessions for a
 //! sandboxed caller, served by the tools behind the composed guard component, beside the
 //! same call by an unrestricted caller served by the plain component, through the service
 //! (pools, set-up of the guard before each call, the gateway calls the guard adds).

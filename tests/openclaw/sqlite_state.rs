@@ -1,4 +1,4 @@
-//! The embedded gateway on OpenClaw 2026.9's state: the sample imported by the
+//! The embedded gateway on OpenClaw 2026.9's state (issue 24): the sample imported by the
 //! real `openclaw doctor --fix` of npm `openclaw@2026.9.6`, read beside a running 2026.9.6
 //! gateway on the same directory (every read method answers as its RPC does), writes
 //! refused while it runs and read back by it after, and damaged, unknown or locked

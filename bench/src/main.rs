@@ -1,5 +1,5 @@
 //! `session-tools bench`: measures the host and the component against the project's
-//! targets and writes the figures as markdown for `BENCHMARKS.md`.
+//! targets (issue 6) and writes the figures as markdown for `BENCHMARKS.md`.
 //!
 //! Everything it needs is generated in a temporary directory: OpenClaw states in the
 //! shapes of `make_big_state.py` (10, 1,000 and 10,000 sessions; 1,000- and
@@ -11,7 +11,7 @@
 //! - `tools`: `sessions_list` and `sessions_history` through the component and natively
 //!   (the same guest crate compiled into this process), same gateway, same state;
 //! - `guard`: a sandboxed caller's `sessions_list` behind the N15 guard component beside an
-//!   unrestricted caller's, through the service (target: within 1.3x);
+//!   unrestricted caller's, through the service (issue 22: within 1.3x);
 //! - `cold`: process start to the first tool result, with and without the cache;
 //! - `memory`: resident memory per live agent instance (in child processes);
 //! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
