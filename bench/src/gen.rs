@@ -1,6 +1,6 @@
 //! Generated OpenClaw state directories for the benchmark, in the shapes of
-//! `../shared/tools/perf/make_big_state.py` (the generator OpenClaw's own tools were
-//! measured with): `agents/<id>/sessions/sessions.json` (pretty-printed, two spaces, no
+//! `make_big_state.py` (the generator OpenClaw's own tools were
+//! measured with, not part of this repository): `agents/<id>/sessions/sessions.json` (pretty-printed, two spaces, no
 //! trailing newline) with real entry shapes (`deliveryContext`, `origin`, `skillsSnapshot`,
 //! tokens), v3 transcripts (header, `model_change`, `thinking_level_change`, then `message`
 //! entries: user / assistant text / assistant toolCall + toolResult), `subagents/runs.json`

@@ -296,7 +296,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         } else {
             extra.push(format!(
                 "OpenClaw's `sessions_list {{messageLimit: 5}}` over {size} sessions with every row is not run: it opens a connection per row \
-                 (≈ 39 min at 10,000 in `../shared/spec/openclaw-peer-perf.md`)"
+                 (≈ 39 min at 10,000 when it was measured)"
             ));
         }
 

@@ -58,8 +58,8 @@ pub fn wasm(sandbox: &mut Sandbox, tool: &str, caller: &Caller, args: &str) -> R
     sandbox.call_tool(tool, caller, args).map(|out| out.result).map_err(|e| anyhow!("{tool} (wasm): {e}"))
 }
 
-/// OpenClaw's own tools on the same data shapes (`../shared/spec/openclaw-peer-perf.md`,
-/// run 2: median, p90 in ms), for the comparison table.
+/// OpenClaw's own tools on the same data shapes (measured on
+/// the real gateway's `POST /tools/invoke` on the same kind of VM, run 2: median, p90 in ms), for the comparison table.
 fn peer(case: &str, n: usize) -> Option<&'static str> {
     Some(match (case, n) {
         ("list0", 1_000) => "41.1 (p90 45.6)",
