@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use session_tools_host::{EngineOptions, Limits, Runtime};
 
 pub mod cli;
+pub mod doc_pages;
 pub mod fake_gateway;
 pub mod fault_points;
 /// The real OpenClaw gateway and the mock model ([`openclaw_harness`]).
