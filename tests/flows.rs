@@ -184,7 +184,7 @@ fn jobs_wait_draws_no_progress_when_stderr_is_not_a_terminal() {
 }
 
 fn service_with_clock(dir: &Path, clock: Arc<AtomicU64>, runtime: Option<ScriptedRuntime>) -> Arc<Served> {
-    let clock: session_tools_host::gateway::embedded::Clock = Arc::new(move || clock.load(Ordering::SeqCst));
+    let clock: session_tools_host::Clock = Arc::new(move || clock.load(Ordering::SeqCst));
     let served = Served::open(
         dir,
         |gateway| {

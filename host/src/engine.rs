@@ -238,7 +238,7 @@ mod cache {
     use wasmtime::component::Component;
     use wasmtime::Engine;
 
-    use crate::gateway::embedded::files::{create_private_dir, is_link_refused, private_options, write_atomically, Durability};
+    use crate::private_files::{create_private_dir, is_link_refused, private_options, write_atomically, Durability};
 
     /// A cache file is wasmtime's compiled bytes, then this tag (the format's version), then
     /// the SHA-256 of the cache key and the compiled bytes. At the end, so wasmtime can map

@@ -100,6 +100,7 @@
 
 mod bindings;
 mod call_error;
+mod clock;
 #[allow(unsafe_code)] // `Component::deserialize` of the checked cache (see engine.rs)
 mod engine;
 mod error;
@@ -107,7 +108,9 @@ mod faults;
 mod jobs;
 mod json5;
 mod limits;
+mod os_lock;
 mod poison;
+mod private_files;
 mod sandbox;
 mod service;
 pub mod telemetry;
@@ -118,6 +121,7 @@ pub mod config;
 pub mod conformance;
 pub mod gateway;
 
+pub use clock::{system_clock, Clock};
 pub use engine::{CacheOutcome, EngineOptions};
 pub use error::{Error, Result};
 pub use faults::release_fault_points;
@@ -125,7 +129,7 @@ pub use faults::release_fault_points;
 pub use faults::{install_fault_points, FaultPoints};
 pub use jobs::Scheduler;
 pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
-pub use service::{tracing_log, LogSink, PendingJob, Service, ServiceBuilder, SystemServices};
+pub use service::{tracing_log, LogSink, PendingJob, PolicyEvaluator, Service, ServiceBuilder, SystemServices};
 pub use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 pub use session_tools_contract::LogLevel;
 pub use session_tools_contract::{Caller, Job, ToolError, Wake, Wakeup};
@@ -161,6 +165,7 @@ pub mod unstable {
     pub use crate::sandbox::link_wasi;
     pub use crate::sandbox::StoreState;
 
+    #[cfg(feature = "embedded")]
     /// What the benchmark writes 2026.9 state directories with (the embedded gateway's own
     /// SQLite writers, so the generated states are what the gateway reads).
     pub mod sqlite {

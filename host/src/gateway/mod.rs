@@ -4,7 +4,7 @@
 //! [`SessionTree`] is what the host's own visibility guard (N15) must know beyond it. A
 //! [`Service`](crate::Service) runs over any type that implements both. Backends, one module
 //! each:
-//! - [`embedded`]: an OpenClaw state directory on disk, with OpenClaw's semantics and lock
+//! - `embedded` (feature `embedded`, on by default): an OpenClaw state directory on disk, with OpenClaw's semantics and lock
 //!   protocol, runs by a pluggable agent runtime;
 //! - `live` (feature `live`, on by default): a running OpenClaw gateway, over its WebSocket
 //!   protocol;
@@ -23,6 +23,7 @@ pub use session_tools_contract::{
     PatchParams, ResolveParams, SendParams, SessionList, SessionRow, ThreadId, TranscriptMessage, Usage, WaitParams, WaitResult,
 };
 
+#[cfg(feature = "embedded")]
 pub mod embedded;
 #[cfg(feature = "live")]
 pub mod live;

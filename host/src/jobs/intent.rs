@@ -23,8 +23,8 @@ use session_tools_contract::{self as ports, LogLevel};
 use sha2::{Digest, Sha256};
 
 use crate::faults::fault_point;
-use crate::gateway::embedded::files::{write_atomically, Durability};
-use crate::gateway::embedded::lock::OsLock;
+use crate::private_files::{write_atomically, Durability};
+use crate::os_lock::OsLock;
 use crate::gateway::*;
 use crate::sandbox::Services;
 
@@ -76,7 +76,7 @@ impl CallIntent {
                 }
             } else if let Some((intent, _)) = name.split_once(".json.") {
                 if name.ends_with(".tmp") {
-                    crate::gateway::embedded::files::sweep_temporaries(
+                    crate::private_files::sweep_temporaries(
                         &dir.join(format!("{intent}.json")),
                         std::time::Duration::from_secs(60),
                     );
@@ -89,7 +89,7 @@ impl CallIntent {
     /// process's end).
     pub fn record(&self, dir: &Path) -> std::io::Result<Held> {
         let path = Self::path(dir, &self.id);
-        crate::gateway::embedded::files::create_private_dir(dir)?;
+        crate::private_files::create_private_dir(dir)?;
         let lock = OsLock::acquire(&path)?;
         let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
         write_atomically(&path, &bytes, Durability::Synced)?;
@@ -102,7 +102,7 @@ impl CallIntent {
         let path = Self::path(dir, id);
         let lock = OsLock::try_acquire(&path).ok().flatten()?;
         let held = Held { path: path.clone(), lock: Some(lock) };
-        match crate::gateway::embedded::files::read_private(&path).ok().and_then(|b| serde_json::from_slice::<CallIntent>(&b).ok()) {
+        match crate::private_files::read_private(&path).ok().and_then(|b| serde_json::from_slice::<CallIntent>(&b).ok()) {
             Some(intent) if intent.id == id => Some((intent, held)),
             Some(_) | None if !path.exists() => {
                 held.done();

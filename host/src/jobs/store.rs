@@ -25,8 +25,8 @@ use session_tools_contract::{Caller, Job, Wake};
 
 use super::intent::CallIntent;
 use super::names::valid_key;
-use crate::gateway::embedded::files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
-use crate::gateway::embedded::lock::OsLock;
+use crate::private_files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
+use crate::os_lock::OsLock;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", tag = "type")]
@@ -232,7 +232,7 @@ fn sweep_temporaries_in(dir: &Path) {
 }
 
 fn read_record(path: &Path, key: &str) -> Result<JobRecord, String> {
-    let bytes = crate::gateway::embedded::files::read_private(path).map_err(|e| e.to_string())?;
+    let bytes = crate::private_files::read_private(path).map_err(|e| e.to_string())?;
     let record = serde_json::from_slice::<JobRecord>(&bytes).map_err(|e| e.to_string())?;
     Ok(JobRecord { key: key.to_string(), ..record })
 }
@@ -260,7 +260,7 @@ impl JobStore {
         match &self.backend {
             Backend::Dir { dir, index } => {
                 let path = Self::path(dir, &record.key)?;
-                crate::gateway::embedded::files::create_private_dir(dir)?;
+                crate::private_files::create_private_dir(dir)?;
                 let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
                 write_atomically(&path, &bytes, Durability::Synced)?;
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
@@ -281,7 +281,7 @@ impl JobStore {
         match &self.backend {
             Backend::Dir { dir, index } => {
                 let path = Self::path(dir, &record.key)?;
-                crate::gateway::embedded::files::create_private_dir(dir)?;
+                crate::private_files::create_private_dir(dir)?;
                 let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
                 match create_exclusively(&path, &bytes) {
                     Ok(()) => {

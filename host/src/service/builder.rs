@@ -7,20 +7,21 @@ use std::sync::Arc;
 use session_tools_contract::{self as ports, LogLevel};
 
 use super::broker::Broker;
-use super::policy::ComponentPolicy;
+use super::policy::{ComponentPolicy, PolicyEvaluator};
 use super::{Inner, Service};
 use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
-use crate::gateway::embedded::{system_clock, Clock, EmbeddedGateway};
-#[cfg(feature = "live")]
-use crate::gateway::live::LiveGateway;
+use crate::clock::{system_clock, Clock};
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
 use crate::limits::{AgentLimits, Limits};
 use crate::sandbox::{AgentSetup, Runtime, Services};
 use session_tools_grammar::keys::KeyRules;
+
+/// Takes the send policy of a service once it is built.
+pub(crate) type PolicyReceiver = Box<dyn FnOnce(Arc<dyn PolicyEvaluator>) + Send>;
 
 /// Where log lines go.
 pub type LogSink = Arc<dyn Fn(LogLevel, &str) + Send + Sync>;
@@ -99,12 +100,13 @@ pub struct ServiceBuilder {
     log: LogSink,
     clock: Clock,
     jobs: JobsAt,
-    /// An embedded gateway to give the service's send policy to.
-    policy_for: Option<Arc<EmbeddedGateway>>,
+    /// Who receives the built service's send policy (a backend that enforces it itself:
+    /// the embedded gateway, at its `agent` and `chat.send`).
+    policy_for: Option<PolicyReceiver>,
 }
 
 impl ServiceBuilder {
-    pub(super) fn new(gateway: Arc<dyn Gateway>, tree: Arc<dyn SessionTree>) -> ServiceBuilder {
+    pub(crate) fn new(gateway: Arc<dyn Gateway>, tree: Arc<dyn SessionTree>) -> ServiceBuilder {
         ServiceBuilder {
             gateway,
             tree,
@@ -123,30 +125,11 @@ impl ServiceBuilder {
         }
     }
 
-    /// A service over an embedded gateway, set up as the command line sets it: the
-    /// gateway's config and state directory, `session-tools/limits.json` of the directory
-    /// if it exists, jobs kept in `session-tools/jobs/`, the gateway's clock, and the
-    /// gateway's send policy evaluated by this service's component.
-    pub fn over_embedded(gateway: &Arc<EmbeddedGateway>) -> ServiceBuilder {
-        let tools_dir = gateway.state_dir().join("session-tools");
-        let mut builder = ServiceBuilder::new(gateway.clone(), gateway.clone())
-            .with_config(gateway.config().clone())
-            .with_state_dir(gateway.state_dir().display().to_string())
-            .with_limits_file(tools_dir.join("limits.json"))
-            .with_jobs_dir(tools_dir.join("jobs"))
-            .with_clock(gateway.clock().clone());
-        builder.policy_for = Some(gateway.clone());
-        builder
-    }
 
-    /// A service over a running gateway: the gateway's own config (read when it was
-    /// opened) and its state directory (as it said at the handshake). Jobs stay in memory
-    /// unless [`with_jobs_dir`](Self::with_jobs_dir) says where to keep them.
-    #[cfg(feature = "live")]
-    pub fn over_live(gateway: &Arc<LiveGateway>) -> ServiceBuilder {
-        ServiceBuilder::new(gateway.clone(), gateway.clone())
-            .with_config(gateway.config().clone())
-            .with_state_dir(gateway.state_dir().unwrap_or_default().to_string())
+    /// Gives the built service's send policy to `receive` (a backend that enforces it).
+    pub(crate) fn with_policy_receiver(mut self, receive: PolicyReceiver) -> Self {
+        self.policy_for = Some(receive);
+        self
     }
 
     /// The deployment config every instance is configured with.
@@ -286,8 +269,8 @@ impl ServiceBuilder {
         let service = Service {
             inner: Arc::new(Inner { gateway: self.gateway, tree: self.tree, config: self.config, rules, services, broker, jobs, policy }),
         };
-        if let Some(gateway) = self.policy_for {
-            gateway.set_policy(service.send_policy());
+        if let Some(receive) = self.policy_for {
+            receive(service.send_policy());
         }
         Ok(service)
     }

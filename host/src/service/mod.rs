@@ -16,7 +16,6 @@ use session_tools_contract::policy::{Decision, PolicyInput};
 use session_tools_contract::{Caller, Job, ToolOutput, Wakeup};
 
 use crate::config::DeploymentConfig;
-use crate::gateway::embedded::PolicyEvaluator;
 use crate::gateway::native::Native;
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::intent::{CallIntent, IntentRecorder, SeededIds};
@@ -28,6 +27,7 @@ use crate::sandbox::{CallError, NativeAudit, NativeTree, Services, ToolDescripti
 use access::{access, Access};
 use broker::Broker;
 pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
+pub use policy::PolicyEvaluator;
 use policy::ComponentPolicy;
 use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::visibility::Guarded;

@@ -7,8 +7,16 @@ use std::sync::{Arc, Mutex};
 
 use session_tools_contract::policy::{Decision, PolicyInput, SendCommand};
 
-use crate::gateway::embedded::PolicyEvaluator;
 use crate::sandbox::{AgentSetup, CallError, Runtime, Sandbox};
+
+/// Evaluates the send policy at the gateway's enforcement points. The logic lives once, in
+/// the component; the host gives the gateway an instance of it.
+pub trait PolicyEvaluator: Send + Sync {
+    /// The send policy's decision on a send, and the reason for it.
+    fn evaluate(&self, input: &PolicyInput) -> Result<(Decision, String), String>;
+    /// A standalone message read as the owner's `/send` command, if it is one.
+    fn parse_command(&self, text: &str) -> Result<Option<SendCommand>, String>;
+}
 
 pub(crate) struct ComponentPolicy {
     runtime: Arc<Runtime>,

@@ -98,7 +98,7 @@ mod open {
     use rustix::io::Errno;
 
     use super::*;
-    use crate::gateway::embedded::files::{create_private_dir, DIR_MODE, FILE_MODE};
+    use crate::private_files::{create_private_dir, DIR_MODE, FILE_MODE};
 
     const DIRECTORY: OFlags = OFlags::DIRECTORY.union(OFlags::RDONLY).union(OFlags::CLOEXEC);
 
@@ -199,7 +199,7 @@ mod open {
 mod open {
     //! Without `openat`: the path is checked by name only.
     use super::*;
-    use crate::gateway::embedded::files::{create_private_dir, private_options};
+    use crate::private_files::{create_private_dir, private_options};
 
     impl Confined {
         pub fn open_read(&self) -> std::io::Result<File> {

@@ -408,8 +408,8 @@ impl EmbeddedGateway {
                     let file = sessions_dir.join(format!("{id}.jsonl.deleted.{stamp}"));
                     let mut text = lines.join("\n");
                     text.push('\n');
-                    super::files::create_private_dir(&sessions_dir)
-                        .and_then(|()| super::files::write_atomically(&file, text.as_bytes(), super::files::Durability::Synced))
+                    crate::private_files::create_private_dir(&sessions_dir)
+                        .and_then(|()| crate::private_files::write_atomically(&file, text.as_bytes(), crate::private_files::Durability::Synced))
                         .map_err(|e| format!("archiving the transcript of {canonical} to {}: {e}", file.display()))?;
                     archived.push(file);
                 }

@@ -22,7 +22,7 @@
 //!   stale lock never both remove it (the second finds the first one's new lock).
 //! - A holder removes its lock only if the file is still its own (same inode), and keeps a
 //!   held store lock fresh (its mtime) so no OpenClaw process takes it for stale.
-//! - Lock files are created 0600, never through a link (`files::private_options`).
+//! - Lock files are created 0600, never through a link (`private_files::private_options`).
 
 use std::fs::File;
 use std::io::Write;
@@ -31,7 +31,8 @@ use std::sync::mpsc;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
-use super::files::{create_private_dir, private_options};
+use crate::os_lock::lock_path;
+use crate::private_files::{create_private_dir, private_options};
 
 /// The store lock's poll interval, wait and stale age (OpenClaw's `withSessionStoreLock`).
 pub const STORE_POLL: Duration = Duration::from_millis(25);
@@ -176,7 +177,7 @@ fn dir_of(path: &Path) -> &Path {
 /// Creates the lock file exclusively, with its owner record already in it; `None` when
 /// it exists.
 fn create(path: &Path, record: &[u8]) -> std::io::Result<Option<File>> {
-    let tmp = super::files::temporary_name(path);
+    let tmp = crate::private_files::temporary_name(path);
     let written = (|| {
         let mut file = private_options().read(true).write(true).create_new(true).open(&tmp)?;
         file.write_all(record)?;
@@ -249,11 +250,6 @@ fn owner_record(kind: Kind) -> Vec<u8> {
     .unwrap_or_default()
 }
 
-fn lock_path(target: &Path) -> PathBuf {
-    let mut name = target.as_os_str().to_owned();
-    name.push(".lock");
-    PathBuf::from(name)
-}
 
 impl FileLock {
     /// Acquires the store lock `<store>.lock`, waiting up to 10 s.
@@ -329,7 +325,7 @@ impl FileLock {
     /// behind when they died mid-write. Called with the target's lock held, so no live
     /// writer is writing one; only files older than the stale age are removed all the same.
     pub fn sweep_temporaries(&self, target: &Path) {
-        super::files::sweep_temporaries(target, STORE_STALE);
+        crate::private_files::sweep_temporaries(target, STORE_STALE);
     }
 }
 
@@ -344,53 +340,6 @@ impl Drop for FileLock {
         if ours {
             let _ = std::fs::remove_file(&self.path);
         }
-    }
-}
-
-/// An OS lock (`flock`) of one of this host's private files (`runs.json`, a job): taken
-/// on a companion `<file>.lock` that is never renamed, released by the kernel when its
-/// holder dies, so a killed process never leaves it held.
-#[derive(Debug)]
-pub struct OsLock {
-    file: File,
-}
-
-impl OsLock {
-    fn open(target: &Path) -> std::io::Result<File> {
-        if let Some(dir) = target.parent().filter(|d| !d.as_os_str().is_empty()) {
-            create_private_dir(dir)?;
-        }
-        private_options().read(true).write(true).create(true).truncate(false).open(lock_path(target))
-    }
-
-    /// Waits for the lock of `target`.
-    pub fn acquire(target: &Path) -> std::io::Result<OsLock> {
-        let file = Self::open(target)?;
-        file.lock()?;
-        Ok(OsLock { file })
-    }
-
-    /// Takes the lock of `target` if nobody holds it.
-    pub fn try_acquire(target: &Path) -> std::io::Result<Option<OsLock>> {
-        let file = Self::open(target)?;
-        match file.try_lock() {
-            Ok(()) => Ok(Some(OsLock { file })),
-            Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-            Err(std::fs::TryLockError::Error(e)) => Err(e),
-        }
-    }
-
-    /// Removes the companion file of a target that is gone, while holding its lock (a
-    /// process that opened it before sees the target gone and does nothing).
-    pub fn remove(self, target: &Path) {
-        let _ = std::fs::remove_file(lock_path(target));
-        drop(self);
-    }
-}
-
-impl Drop for OsLock {
-    fn drop(&mut self) {
-        let _ = self.file.unlock();
     }
 }
 
@@ -470,7 +419,7 @@ mod tests {
 
     #[test]
     fn dead_writers_temporaries_are_swept() {
-        use super::super::files::sweep_temporaries;
+        use crate::private_files::sweep_temporaries;
         let dir = tempfile::tempdir().unwrap();
         let store = dir.path().join("sessions.json");
         let old = dir.path().join("sessions.json.123.abc.tmp");
@@ -483,15 +432,5 @@ mod tests {
         File::options().write(true).open(&other).unwrap().set_modified(SystemTime::now() - Duration::from_secs(120)).unwrap();
         sweep_temporaries(&store, STORE_STALE);
         assert!(!old.exists() && fresh.exists() && other.exists());
-    }
-
-    #[test]
-    fn os_locks_exclude_and_die_with_their_holder() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("runs.json");
-        let held = OsLock::acquire(&target).unwrap();
-        assert!(OsLock::try_acquire(&target).unwrap().is_none());
-        drop(held);
-        assert!(OsLock::try_acquire(&target).unwrap().is_some());
     }
 }

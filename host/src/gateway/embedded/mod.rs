@@ -25,7 +25,6 @@ pub(crate) mod canon;
 pub(crate) mod confined;
 pub(crate) mod delivery;
 pub(crate) mod entries;
-pub(crate) mod files;
 pub(crate) mod layout;
 pub(crate) mod listing;
 pub(crate) mod lock;
@@ -35,6 +34,7 @@ pub(crate) mod queries;
 pub(crate) mod registry;
 pub(crate) mod rows;
 pub(crate) mod runs;
+mod service_builder;
 pub mod runtime;
 pub(crate) mod sqlite;
 pub(crate) mod store;
@@ -45,29 +45,22 @@ use session_tools_grammar::js::js_trim;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
+use crate::clock::{system_clock, Clock};
 use crate::config::DeploymentConfig;
 use crate::error::{Error, Result};
 use crate::gateway::*;
+use crate::PolicyEvaluator;
 use canon::KeyRules;
 use runs::Runs;
 use runtime::AgentRuntime;
 
 pub use entries::{Deleted, Patch};
 pub use layout::Layout;
-pub use owner::PolicyEvaluator;
 pub use registry::Found;
 pub use transcript::iso_time;
 
 /// `label` bounds (`SESSION_LABEL_MAX_LENGTH`).
 pub const LABEL_MAX: usize = 64;
-
-/// The clock the gateway stamps entries and transcripts with.
-pub type Clock = Arc<dyn Fn() -> u64 + Send + Sync>;
-
-/// The system's wall clock, in ms since the epoch.
-pub fn system_clock() -> Clock {
-    Arc::new(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64))
-}
 
 /// The gateway over one OpenClaw state directory.
 pub struct EmbeddedGateway {
@@ -160,7 +153,7 @@ impl EmbeddedBuilder {
             if !self.create {
                 return Err(Error::StateDir { path: dir.clone(), message: "does not exist".into() });
             }
-            files::create_private_dir(dir).map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
+            crate::private_files::create_private_dir(dir).map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
         }
         let config = match self.config {
             Some(config) => config,

@@ -18,7 +18,7 @@ use session_tools_contract::{GatewayResult, SendParams};
 use session_tools_grammar::js::js_trim;
 
 use super::confined::Confined;
-use super::lock::OsLock;
+use crate::os_lock::OsLock;
 use super::{gw, invalid, known_channel, EmbeddedGateway};
 
 pub struct Outbox {

@@ -9,15 +9,7 @@ use serde_json::{Map, Value};
 use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 
 use super::{gw, EmbeddedGateway, Patch};
-
-/// Evaluates the send policy at the gateway's enforcement points. The logic lives once, in
-/// the component; the host gives the gateway an instance of it.
-pub trait PolicyEvaluator: Send + Sync {
-    /// The send policy's decision on a send, and the reason for it.
-    fn evaluate(&self, input: &PolicyInput) -> Result<(Decision, String), String>;
-    /// A standalone message read as the owner's `/send` command, if it is one.
-    fn parse_command(&self, text: &str) -> Result<Option<SendCommand>, String>;
-}
+use crate::PolicyEvaluator;
 
 fn text(entry: &Map<String, Value>, key: &str) -> Option<String> {
     entry.get(key).and_then(Value::as_str).map(str::to_string)

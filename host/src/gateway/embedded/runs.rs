@@ -32,10 +32,10 @@ use serde::{Deserialize, Serialize};
 use session_tools_contract::{Usage, WaitResult};
 use sha2::{Digest, Sha256};
 
-use super::files::{create_exclusively, write_atomically, Durability};
-use super::lock::OsLock;
+use crate::private_files::{create_exclusively, write_atomically, Durability};
+use crate::os_lock::OsLock;
 use super::runtime::{AgentRuntime, RunRequest, RunResult};
-use super::Clock;
+use crate::clock::Clock;
 use crate::faults::fault_point;
 
 /// Ended runs are kept this long: `agent.wait` answers them, and an `agent` with their key
@@ -337,7 +337,7 @@ impl Runs {
     /// read as a run (such a file is moved aside, never lost).
     fn read(&self, run_id: &str) -> Option<RunFile> {
         let path = self.path(run_id);
-        let bytes = crate::gateway::embedded::files::read_private(&path).ok()?;
+        let bytes = crate::private_files::read_private(&path).ok()?;
         match serde_json::from_slice::<RunFile>(&bytes) {
             Ok(file) if file.run_id == run_id => Some(file),
             Ok(_) => None,
@@ -396,7 +396,7 @@ impl Runs {
             finished: None,
             recorded: false,
         };
-        crate::gateway::embedded::files::create_private_dir(&self.dir)?;
+        crate::private_files::create_private_dir(&self.dir)?;
         let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
         match create_exclusively(&self.path(&file.run_id), &bytes) {
             Ok(()) => {}
@@ -720,7 +720,7 @@ impl Runs {
             if !old {
                 continue;
             }
-            let Ok(bytes) = crate::gateway::embedded::files::read_private(&entry.path()) else { continue };
+            let Ok(bytes) = crate::private_files::read_private(&entry.path()) else { continue };
             if let Ok(file) = serde_json::from_slice::<RunFile>(&bytes) {
                 if file.recorded && file.finished.as_ref().is_some_and(|f| now.saturating_sub(f.ended_at) >= KEEP_ENDED_MS) {
                     let _ = std::fs::remove_file(entry.path());
@@ -749,10 +749,10 @@ fn import_legacy(dir: &Path, clock: &Clock) -> std::io::Result<()> {
         runs: HashMap<String, Old>,
     }
     let legacy = dir.with_file_name("runs.json");
-    let Ok(bytes) = crate::gateway::embedded::files::read_private(&legacy) else { return Ok(()) };
+    let Ok(bytes) = crate::private_files::read_private(&legacy) else { return Ok(()) };
     let now = clock() as i64;
     let old: OldRegistry = serde_json::from_slice(&bytes).unwrap_or(OldRegistry { runs: HashMap::new() });
-    crate::gateway::embedded::files::create_private_dir(dir)?;
+    crate::private_files::create_private_dir(dir)?;
     for (run_id, run) in old.runs {
         let finished = run.finished.unwrap_or_else(|| {
             Finished::failed("the run was interrupted: the gateway stopped while it was going on".into(), run.started_at, now)

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::delivery::normalize_entry;
-use super::files::{create_private_dir, write_atomically, Durability};
+use crate::private_files::{create_private_dir, write_atomically, Durability};
 use super::lock::FileLock;
 
 /// What identifies a version of the file on disk.

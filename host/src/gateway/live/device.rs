@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use super::frames::{CLIENT_ID, CLIENT_MODE, ROLE, SCOPES};
-use crate::gateway::embedded::files::{create_private_dir, write_atomically, Durability};
+use crate::private_files::{create_private_dir, write_atomically, Durability};
 
 /// A device identity.
 pub struct Device {

@@ -28,7 +28,12 @@ mod connection;
 mod device;
 mod frames;
 mod local;
+#[cfg(feature = "embedded")]
 mod on_disk;
+#[cfg(not(feature = "embedded"))]
+#[path = "on_disk_absent.rs"]
+mod on_disk;
+mod service_builder;
 mod wire_component;
 
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -42,7 +47,7 @@ use serde_json::{json, Value};
 use self::connection::{Command, Request, Settings, Shared};
 use self::frames::{Auth, Payload};
 use self::wire_component::{of_wit, to_wit, Carrier, Wires};
-use super::embedded::canon::KeyRules;
+use session_tools_grammar::keys::KeyRules;
 use super::*;
 use crate::config::DeploymentConfig;
 use crate::{Error, Result};

@@ -25,7 +25,8 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::super::embedded::{runtime::EchoRuntime, system_clock, EmbeddedGateway};
+use super::super::embedded::{runtime::EchoRuntime, EmbeddedGateway};
+use crate::clock::system_clock;
 use super::super::*;
 use crate::config::DeploymentConfig;
 
