@@ -192,22 +192,6 @@ fn bad_input_is_a_clear_error_on_stderr() {
     assert!(stderr(&output).contains("/nonexistent/config.json"), "{}", stderr(&output));
 }
 
-/// `bench --package` takes a gateway of an era the bench knows, and says which it knows
-/// otherwise; it goes with `--live` or `--plugin` only. Both refusals come before any
-/// measurement.
-#[test]
-fn bench_refuses_a_gateway_package_of_no_known_era() {
-    let output = cli(&["bench", "--live", "--package", "openclaw@2027.1.0", "--out", "-"]);
-    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
-    let said = stderr(&output);
-    assert!(said.contains("\"openclaw@2027.1.0\" is of no OpenClaw era"), "{said}");
-    assert!(said.contains("openclaw@2026.9.x") && said.contains("clawdbot@2026.1.x"), "{said}");
-    let output = cli(&["bench", "--package", "openclaw@2026.9.6", "--out", "-"]);
-    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
-    assert!(stderr(&output).contains("--package chooses the gateway of bench --live and --plugin"), "{}", stderr(&output));
-    assert!(stdout(&output).is_empty());
-}
-
 #[test]
 fn limits_are_configurable_per_agent() {
     let state = sample_copy();

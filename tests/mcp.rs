@@ -554,33 +554,3 @@ fn raw_post(url: &str, token: Option<&str>, session: Option<&str>, body: &Value)
     let status = head.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
     RawAnswer { status, head: head.to_string(), body: body.to_string() }
 }
-
-/// `--gateway`: the same server over a running OpenClaw gateway (the real one, on a copy of
-/// the sample state) answers `sessions_list {}` as `session-tools call` over it does.
-#[test]
-fn a_server_over_a_running_gateway_answers_as_call_does() {
-    use session_tools_tests::openclaw::{Gateway, GatewayOptions};
-    let state = sample_copy();
-    let gateway = Gateway::start(state.path(), GatewayOptions::default())
-        .unwrap_or_else(|e| panic!("starting the real OpenClaw gateway failed:\n{e}"));
-    let jobs = tempfile::tempdir().unwrap();
-    let url = gateway.url();
-    let live = ["--gateway", url.as_str(), "--token", gateway.token(), "--jobs-dir", jobs.path().to_str().unwrap()];
-    let mut extra = vec!["--as", "agent:main:main"];
-    extra.extend(live);
-    let plan = json!([{"op": "call", "tool": "sessions_list", "arguments": {}}]);
-    let output = python_stdio(state.path(), &extra, &plan);
-    let result = &output["results"][0];
-    assert_eq!(result["isError"], json!(false), "{output:#}");
-    let over_mcp = &result["structuredContent"];
-
-    let state_text = state.path().to_str().unwrap();
-    let mut args: Vec<&str> = vec!["--state", state_text];
-    args.extend(live);
-    args.extend(["call", "--as", "agent:main:main", "sessions_list", "{}"]);
-    let out = cli(&args);
-    assert!(out.status.success(), "{}", stderr(&out));
-    let by_cli: Value = serde_json::from_str(&stdout(&out)).unwrap();
-    assert_eq!(over_mcp, &by_cli, "MCP over the gateway vs call over the gateway");
-    assert!(by_cli["count"].as_u64().unwrap() >= 6, "{by_cli:#}");
-}

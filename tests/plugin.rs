@@ -4,7 +4,7 @@
 //! check) and every conformance case (`node plugin/conformance.mjs`), as the Rust host does.
 //!
 //! Needs Node 22 (installed from the npm registry into the OpenClaw test cache by
-//! [`session_tools_tests::openclaw::install`]) and, when `plugin/node_modules` is missing,
+//! [`session_tools_tests::openclaw::install_node`]; no OpenClaw release) and, when `plugin/node_modules` is missing,
 //! `npm` and the npm registry once for `npm ci`. A missing prerequisite fails the test with
 //! what is missing; nothing is skipped.
 

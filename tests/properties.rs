@@ -44,7 +44,7 @@ use session_tools_host::config::GuestConfig;
 use session_tools_host::conformance::DEFAULT_NOW;
 use session_tools_host::gateway::scripted::ScriptedGateway;
 use session_tools_host::gateway::Gateway as _;
-use session_tools_host::unstable::Native;
+use session_tools_host::gateway::Native;
 use session_tools_host::{AgentSetup, CallError, Limits};
 use session_tools_tests::oracles::{is_agent_id_char, reference_parse};
 

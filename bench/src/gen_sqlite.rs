@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OptionalExtension};
 use serde_json::{json, Map, Value};
-use session_tools_host::unstable::sqlite::{events, native_shape, put_node, AGENT_DB, SCHEMA_VERSION};
+use session_tools_host::bench_internals::sqlite::{events, native_shape, put_node, AGENT_DB, SCHEMA_VERSION};
 
 /// OpenClaw 2026.9.6's agent database schema, as its source has it.
 const SCHEMA: &str = include_str!("openclaw-agent-schema-v23.sql");

@@ -1,4 +1,4 @@
-//! What the N15 guard costs (issue 22): `sessions_list {}` over 1,000 sessions for a
+//! What the N15 guard costs (target: within 1.3x of an unrestricted caller): `sessions_list {}` over 1,000 sessions for a
 //! sandboxed caller, served by the tools behind the composed guard component, beside the
 //! same call by an unrestricted caller served by the plain component, through the service
 //! (pools, set-up of the guard before each call, the gateway calls the guard adds).
@@ -10,7 +10,8 @@ use anyhow::{anyhow, Result};
 use session_tools_guest::Caller;
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
-use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
+use session_tools_host::gateway::embedded::EmbeddedGateway;
+use session_tools_host::system_clock;
 use session_tools_host::ServiceBuilder;
 
 use super::gen::{self, Spec};

@@ -1,4 +1,4 @@
-//! `session-tools bench --live`: the real OpenClaw gateway (the reference's era by default,
+//! `session-tools-bench --live`: the real OpenClaw gateway (the reference's era by default,
 //! `--package openclaw@2026.9.6` for today's; installed from the npm registry on first use)
 //! on generated 1,000- and 10,000-session states in the layout its era reads, and, on the
 //! same gateway in one run, our tools through the live-gateway client against OpenClaw's own
@@ -64,7 +64,7 @@ pub(super) fn check_era(installation: &Installation, layout: Layout) -> Result<(
 pub(super) fn state(ctx: &Ctx, name: &str, n: usize, layout: Layout) -> Result<Manifest> {
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join(format!("{name}-{n}")), &Spec { layout, ..Spec::openclaw(n, 20) })?;
-    crate::note!("  state of {n} sessions ({}) generated in {:.1} s", layout.describe(), t.elapsed().as_secs_f64());
+    session_tools_cli::note!("  state of {n} sessions ({}) generated in {:.1} s", layout.describe(), t.elapsed().as_secs_f64());
     Ok(manifest)
 }
 
@@ -163,7 +163,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let options = GatewayOptions { package: package.clone(), startup_timeout: startup_for(n), ..GatewayOptions::default() };
         let gateway = Gateway::start(&manifest.dir, options).map_err(|e| anyhow!("starting the real OpenClaw gateway ({package}): {e}"))?;
         check_era(gateway.installation(), layout)?;
-        crate::note!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
+        session_tools_cli::note!("  {package} up on port {} in {:.1} s", gateway.port(), t.elapsed().as_secs_f64());
         let live = Arc::new(LiveGateway::builder(gateway.url()).with_token(gateway.token()).open()?);
         let service =
             ServiceBuilder::over_live(&live).with_engine(EngineOptions::default().with_cache_dir(Some(ctx.cache.clone()))).build()?;
@@ -306,7 +306,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
         let (ours, theirs_stats, a, b) =
             pair(ctx, || call(&service, "sessions_history", &args), || theirs("sessions_history", json!({"sessionKey": key})))?;
         if a != b {
-            crate::note!(
+            session_tools_cli::note!(
                 "  note: sessions_history answers differ between ours and OpenClaw's ({} vs {} messages)",
                 count(&a, "messages"),
                 count(&b, "messages")

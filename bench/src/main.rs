@@ -1,5 +1,9 @@
-//! `session-tools bench`: measures the host and the component against the project's
-//! targets (issue 6) and writes the figures as markdown for `BENCHMARKS.md`.
+//! `session-tools-bench`: measures the host and the component against the project's
+//! targets and writes the figures as markdown for `BENCHMARKS.md`. A binary of its own,
+//! beside the command line (the product links none of it): run it with
+//! `cargo build --release --bin session-tools && cargo run --release -p session-tools-bench -- --quick`;
+//! the sections that time a process (`cold`, `memory`'s big stores, `jobs`) run that
+//! `session-tools` (`--cli`, default: the one beside this binary).
 //!
 //! Everything it needs is generated in a temporary directory: OpenClaw states in the
 //! shapes of `make_big_state.py` (10, 1,000 and 10,000 sessions; 1,000- and
@@ -11,7 +15,7 @@
 //! - `tools`: `sessions_list` and `sessions_history` through the component and natively
 //!   (the same guest crate compiled into this process), same gateway, same state;
 //! - `guard`: a sandboxed caller's `sessions_list` behind the N15 guard component beside an
-//!   unrestricted caller's, through the service (issue 22: within 1.3x);
+//!   unrestricted caller's, through the service (target: within 1.3x);
 //! - `cold`: process start to the first tool result, with and without the cache;
 //! - `memory`: resident memory per live agent instance (in child processes);
 //! - `scale`: many agents calling at once through [`session_tools_host::Service`], each
@@ -26,13 +30,12 @@
 mod gen;
 mod gen_sqlite;
 mod guard;
-#[cfg(feature = "bench-gateway")]
 mod http;
 mod jobs;
-#[cfg(feature = "bench-gateway")]
 mod live;
 mod micro;
-#[cfg(feature = "bench-gateway")]
+mod out;
+mod package;
 mod plugin;
 mod process;
 mod report;
@@ -47,8 +50,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 
-use crate::note;
-use crate::progress::Progress;
+use clap::Parser;
+use package::GatewayPackage;
+use session_tools_cli::note;
+use session_tools_cli::progress::Progress;
 use report::{Figure, Report, Unit};
 use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
@@ -60,8 +65,9 @@ use stats::Plan;
 pub const SECTIONS: [&str; 12] =
     ["sizes", "instantiate", "roundtrip", "variants", "tools", "guard", "scale", "jobs", "memory", "cold", "live", "plugin"];
 
-/// Options of `session-tools bench`.
-#[derive(clap::Args, Debug, Clone, Default)]
+/// Options of `session-tools-bench`.
+#[derive(Parser, Debug, Clone, Default)]
+#[command(name = "session-tools-bench", version, about = "Measure the session-tools host and component against the project's targets.")]
 pub struct BenchArgs {
     /// A smoke run in well under a minute: smaller states, fewer samples.
     #[arg(long)]
@@ -103,8 +109,8 @@ pub struct BenchArgs {
     /// The OpenClaw gateway --live and --plugin start (default clawdbot@2026.1.24-3, the
     /// reference's era); openclaw@2026.9.6 is today's: protocol 4, the states written in
     /// its SQLite layout.
-    #[arg(long, value_name = "NAME@VERSION", value_parser = crate::options::gateway_package)]
-    pub package: Option<crate::options::GatewayPackage>,
+    #[arg(long, value_name = "NAME@VERSION", value_parser = package::gateway_package)]
+    pub package: Option<GatewayPackage>,
     /// The plugin folder for --plugin (default: `plugin/` of the workspace).
     #[arg(long, value_name = "DIR")]
     pub plugin_dir: Option<PathBuf>,
@@ -118,6 +124,10 @@ pub struct BenchArgs {
     /// Seconds of sampling per measured case (default 4; --quick: 0.5).
     #[arg(long, value_name = "SECONDS")]
     pub budget: Option<f64>,
+    /// The `session-tools` executable the process sections run (default: the one beside
+    /// this binary, as `cargo build --release --bin session-tools` leaves it).
+    #[arg(long, value_name = "FILE")]
+    pub cli: Option<PathBuf>,
     /// Internal: measure memory with this many live instances and print the figures.
     #[arg(long, hide = true)]
     pub child_memory: Option<usize>,
@@ -147,8 +157,10 @@ pub struct Ctx {
     pub report: Report,
     pub budget: Duration,
     pub args: BenchArgs,
-    /// The run's stages on a terminal (`crate::progress`).
+    /// The run's stages on a terminal (`session_tools_cli::progress`).
     pub progress: Progress,
+    /// The `session-tools` executable the process sections run.
+    pub cli: PathBuf,
 }
 
 impl Ctx {
@@ -187,6 +199,36 @@ fn or_default(given: &[usize], full: &[usize], quick: &[usize], is_quick: bool) 
     }
 }
 
+fn main() -> std::process::ExitCode {
+    match run(&BenchArgs::parse()) {
+        Ok(code) => std::process::ExitCode::from(code.clamp(0, 255) as u8),
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            std::process::ExitCode::from(1)
+        }
+    }
+}
+
+/// The `session-tools` executable the process sections run: `--cli`, else the one beside
+/// this binary; refused when missing, saying how to build it.
+fn command_line(args: &BenchArgs) -> Result<PathBuf> {
+    let path = match &args.cli {
+        Some(path) => path.clone(),
+        None => {
+            let exe = std::env::current_exe().context("finding this executable")?;
+            exe.with_file_name(format!("session-tools{}", std::env::consts::EXE_SUFFIX))
+        }
+    };
+    if !path.is_file() {
+        anyhow::bail!(
+            "{} does not exist: the bench times the `session-tools` command line; build it first \
+             (cargo build --release --bin session-tools) or name it with --cli FILE",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
 pub fn run(args: &BenchArgs) -> Result<i32> {
     if let Some(n) = args.child_memory {
         return process::memory_child(args, n);
@@ -197,20 +239,14 @@ pub fn run(args: &BenchArgs) -> Result<i32> {
         }
     }
     if args.package.is_some() && !(args.live || args.plugin) {
-        anyhow::bail!("--package chooses the gateway of bench --live and --plugin: add one of them");
-    }
-    if cfg!(not(feature = "bench-gateway")) && (args.live || args.plugin) {
-        anyhow::bail!(
-            "bench --live and --plugin start the real OpenClaw gateway, which this build leaves out: \
-             cargo run --release -p session-tools-cli --features bench-gateway --bin session-tools -- bench --live"
-        );
+        anyhow::bail!("--package chooses the gateway of --live and --plugin: add one of them");
     }
     let machine = sysinfo::Machine::detect();
     if machine.profile == "debug" {
         note!("warning: this is a debug build; the figures say little (use cargo run --release)");
     }
     note!(
-        "session-tools bench{}: {} ({} cores), {}, {}, wasmtime {}",
+        "session-tools-bench{}: {} ({} cores), {}, {}, wasmtime {}",
         if args.quick { " --quick" } else { "" },
         machine.cpu,
         machine.cores,
@@ -274,7 +310,8 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
             .note("Cranelift, in this process; done once per component and machine"),
     );
     let budget = Duration::from_secs_f64(args.budget.unwrap_or(if args.quick { 0.5 } else { 4.0 }));
-    let mut ctx = Ctx { quick: args.quick, work: work.to_path_buf(), cache, runtime, report, budget, args: args.clone(), progress };
+    let cli = command_line(args)?;
+    let mut ctx = Ctx { quick: args.quick, work: work.to_path_buf(), cache, runtime, report, budget, args: args.clone(), progress, cli };
     let plan = Plan::new(1, if ctx.quick { 3 } else { 10 }, 50, ctx.budget);
     let from_cache = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
@@ -286,7 +323,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let limits = Limits::default();
     let engine_only = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let engine = session_tools_host::unstable::build_engine(&options, &limits)?;
+        let engine = session_tools_host::bench_internals::build_engine(&options, &limits)?;
         let ns = stats::ns_since(t);
         drop(engine);
         Ok(ns)
@@ -294,7 +331,7 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let small_pool = options.clone().with_pool_instances(16);
     let engine_small = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let engine = session_tools_host::unstable::build_engine(&small_pool, &limits)?;
+        let engine = session_tools_host::bench_internals::build_engine(&small_pool, &limits)?;
         let ns = stats::ns_since(t);
         drop(engine);
         Ok(ns)
@@ -302,15 +339,15 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let unpooled = options.clone().with_pooling(false);
     let engine_unpooled = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let engine = session_tools_host::unstable::build_engine(&unpooled, &limits)?;
+        let engine = session_tools_host::bench_internals::build_engine(&unpooled, &limits)?;
         let ns = stats::ns_since(t);
         drop(engine);
         Ok(ns)
     })?;
-    let engine = session_tools_host::unstable::build_engine(&options, &limits)?;
+    let engine = session_tools_host::bench_internals::build_engine(&options, &limits)?;
     let load_only = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let component = session_tools_host::unstable::load_component(&engine, session_tools_host::COMPONENT, options.cache_dir.as_deref())?;
+        let component = session_tools_host::bench_internals::load_component(&engine, session_tools_host::COMPONENT, options.cache_dir.as_deref())?;
         let ns = stats::ns_since(t);
         drop(component);
         Ok(ns)
@@ -395,13 +432,11 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
         ctx.progress.stage("cold start");
         process::cold_start(&mut ctx, &small)?;
     }
-    #[cfg(feature = "bench-gateway")]
     if ctx.wants("live") {
         ctx.progress.stage("live gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
         live::run(&mut ctx, &sessions)?;
     }
-    #[cfg(feature = "bench-gateway")]
     if ctx.wants("plugin") {
         ctx.progress.stage("plugin in the gateway");
         let sessions = or_default(&args.sessions, &[1_000, 10_000], &[1_000], ctx.quick);
@@ -410,13 +445,35 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
 
     ctx.progress.clear();
     let table = ctx.report.table();
-    crate::outln!("\n{table}");
+    out::line(&format!("\n{table}"))?;
     let markdown = ctx.report.markdown();
     if ctx.args.out.as_os_str() == "-" {
-        crate::outln!("{markdown}");
+        out::line(&markdown)?;
     } else {
         std::fs::write(&ctx.args.out, &markdown).with_context(|| format!("writing {}", ctx.args.out.display()))?;
         note!("markdown written to {} ({:.0} s in all)", ctx.args.out.display(), started.elapsed().as_secs_f64());
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::{run, BenchArgs};
+
+    /// `--package` takes a gateway of an era the bench knows, and says which it knows
+    /// otherwise; it goes with `--live` or `--plugin` only. Both refusals come before any
+    /// measurement.
+    #[test]
+    fn a_gateway_package_of_no_known_era_or_without_live_is_refused() {
+        let error = BenchArgs::try_parse_from(["session-tools-bench", "--live", "--package", "openclaw@2027.1.0", "--out", "-"]).unwrap_err();
+        assert_eq!(error.exit_code(), 2, "{error}");
+        let said = error.to_string();
+        assert!(said.contains("\"openclaw@2027.1.0\" is of no OpenClaw era"), "{said}");
+        assert!(said.contains("openclaw@2026.9.x") && said.contains("clawdbot@2026.1.x"), "{said}");
+        let args = BenchArgs::try_parse_from(["session-tools-bench", "--package", "openclaw@2026.9.6", "--out", "-"]).unwrap();
+        let error = run(&args).unwrap_err().to_string();
+        assert!(error.contains("--package chooses the gateway of --live and --plugin"), "{error}");
+    }
 }

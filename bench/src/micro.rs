@@ -11,7 +11,7 @@ use super::stats::{ns_since, sample, Plan};
 use super::sysinfo::minor_faults;
 use super::tools::{main_caller, Opened};
 use super::Ctx;
-use session_tools_host::unstable::StoreState;
+use session_tools_host::bench_internals::StoreState;
 use session_tools_host::CallError;
 use session_tools_host::ToolError;
 

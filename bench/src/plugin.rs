@@ -1,4 +1,4 @@
-//! `session-tools bench --plugin`: the OpenClaw plugin (`plugin/`, the same component in
+//! `session-tools-bench --plugin`: the OpenClaw plugin (`plugin/`, the same component in
 //! Node) installed with `plugins install` into a real gateway (`--package`, as for
 //! `--live`) on generated 1,000- and 10,000-session states in the layout its era reads, and
 //! its tools timed against OpenClaw's core tools on that same gateway, in one run,
@@ -81,7 +81,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
             GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: startup_for(n), ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
-        crate::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
+        session_tools_cli::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
         let (port, token) = (gateway.port(), gateway.token().to_string());
         let invoke = |tool: &str, args: &Value| -> Result<Value> {
             invoke_tool(port, &token, tool, args, REQUESTER).map_err(|e| anyhow!("{e}\n{}", gateway.log_tail(20)))
@@ -104,7 +104,7 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
                 same_rows(name, &a, &b)?;
             } else if a != b {
                 // The project's decisions change some answers (DECISIONS.md); the figures stand.
-                crate::note!("  note: {name}: the plugin's answer differs from OpenClaw's");
+                session_tools_cli::note!("  note: {name}: the plugin's answer differs from OpenClaw's");
             }
             let speedup = theirs.median / ours.median;
             let mut figure = Figure::value("plugin", format!("OpenClaw's / the plugin's, {name}, {size} sessions"), speedup, Unit::Ratio)

@@ -16,7 +16,7 @@ use super::stats::{ns_since, Stats};
 use super::sysinfo::{pss, Rss};
 use super::tools::{main_caller, open};
 use super::{BenchArgs, Ctx};
-use crate::sample::copy_dir;
+use super::gen::copy_dir;
 use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
@@ -40,9 +40,9 @@ pub fn sizes(ctx: &mut Ctx) -> Result<()> {
     ));
     match cwasm_in(&ctx.cache) {
         Some((_, len)) => ctx.report.add(Figure::value("sizes", "compiled component (.cwasm in the cache)", len as f64, Unit::Bytes)),
-        None => crate::note!("  no .cwasm in {}", ctx.cache.display()),
+        None => session_tools_cli::note!("  no .cwasm in {}", ctx.cache.display()),
     }
-    if let Ok(exe) = std::env::current_exe().and_then(std::fs::metadata) {
+    if let Ok(exe) = std::fs::metadata(&ctx.cli) {
         ctx.report.add(Figure::value("sizes", "session-tools executable", exe.len() as f64, Unit::Bytes));
     }
     Ok(())
@@ -50,10 +50,9 @@ pub fn sizes(ctx: &mut Ctx) -> Result<()> {
 
 /// Runs `session-tools --state STATE call --as agent:main:main sessions_list {}`; answers
 /// the time to the first byte of the result on stdout and the time to exit.
-fn spawn_call(state: &Path, cache: &Path) -> Result<(f64, f64)> {
-    let exe = std::env::current_exe()?;
+fn spawn_call(cli: &Path, state: &Path, cache: &Path) -> Result<(f64, f64)> {
     let t = Instant::now();
-    let mut child = Command::new(exe)
+    let mut child = Command::new(cli)
         .arg("--state")
         .arg(state)
         .args(["call", "--as", "agent:main:main", "--wait", "0", "sessions_list", "{}"])
@@ -83,11 +82,11 @@ pub fn cold_start(ctx: &mut Ctx, small: &Manifest) -> Result<()> {
     let (warm_runs, cold_runs) = if ctx.quick { (5, 1) } else { (30, 5) };
     // Page cache and the cache file warm.
     for _ in 0..3 {
-        spawn_call(&state, &ctx.cache)?;
+        spawn_call(&ctx.cli, &state, &ctx.cache)?;
     }
     let (mut first, mut exit) = (Vec::new(), Vec::new());
     for _ in 0..warm_runs {
-        let (f, e) = spawn_call(&state, &ctx.cache)?;
+        let (f, e) = spawn_call(&ctx.cli, &state, &ctx.cache)?;
         first.push(f);
         exit.push(e);
     }
@@ -95,7 +94,7 @@ pub fn cold_start(ctx: &mut Ctx, small: &Manifest) -> Result<()> {
     for i in 0..cold_runs {
         let empty = ctx.work.join(format!("cache-empty-{i}"));
         std::fs::create_dir_all(&empty)?;
-        let (f, e) = spawn_call(&state, &empty)?;
+        let (f, e) = spawn_call(&ctx.cli, &state, &empty)?;
         cold_first.push(f);
         cold_exit.push(e);
         let _ = std::fs::remove_dir_all(&empty);
@@ -184,14 +183,14 @@ pub fn memory_child(args: &BenchArgs, n: usize) -> Result<i32> {
         call_ns,
         pool_ns,
     };
-    crate::outln!("BENCH-CHILD {}", serde_json::to_string(&figures)?);
+    crate::out::line(&format!("BENCH-CHILD {}", serde_json::to_string(&figures)?))?;
     Ok(0)
 }
 
 fn spawn_memory_child(ctx: &Ctx, small: &Manifest, n: usize, bare: bool) -> Result<MemoryFigures> {
     let exe = std::env::current_exe()?;
     let mut command = Command::new(exe);
-    command.args(["bench", "--child-memory", &n.to_string()]).arg("--child-state").arg(&small.dir).arg("--child-cache").arg(&ctx.cache);
+    command.args(["--child-memory", &n.to_string()]).arg("--child-state").arg(&small.dir).arg("--child-cache").arg(&ctx.cache);
     if bare {
         command.arg("--child-bare");
     }
@@ -217,7 +216,7 @@ pub fn memory(ctx: &mut Ctx, small: &Manifest, agents: &[usize]) -> Result<()> {
     for &n in agents {
         let m = spawn_memory_child(ctx, small, n, false)?;
         if let Some(e) = &m.error {
-            crate::note!("  {n} instances: stopped at {}: {e}", m.live);
+            session_tools_cli::note!("  {n} instances: stopped at {}: {e}", m.live);
         }
         most_live = most_live.max(m.live);
         let per = |a: &Rss, b: &Rss| {
@@ -330,15 +329,14 @@ pub fn big_store(ctx: &mut Ctx, sessions: usize, layout: Layout) -> Result<()> {
         Layout::Sqlite => (format!("big-{sessions}-sqlite"), "openclaw-agent.sqlite", ", 2026.9 SQLite"),
     };
     let manifest = super::gen::generate(&ctx.work.join(dir), &spec)?;
-    crate::note!(
+    session_tools_cli::note!(
         "  store of {} sessions{suffix} ({} MiB) generated in {:.1} s",
         thousands(sessions as f64),
         manifest.store_bytes >> 20,
         t.elapsed().as_secs_f64()
     );
-    let exe = std::env::current_exe()?;
     let t = Instant::now();
-    let child = Command::new(exe)
+    let child = Command::new(&ctx.cli)
         .arg("--state")
         .arg(&manifest.dir)
         .args(["call", "--as", "agent:main:main", "--wait", "0", "sessions_list", "{}"])

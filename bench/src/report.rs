@@ -167,7 +167,7 @@ impl Report {
     pub fn markdown(&self) -> String {
         let m = &self.machine;
         let mut out = String::new();
-        let _ = writeln!(out, "## Run: `session-tools bench{}`\n", self.mode);
+        let _ = writeln!(out, "## Run: `session-tools-bench{}`\n", self.mode);
         let _ = writeln!(out, "| | |\n|---|---|");
         let _ = writeln!(out, "| CPU | {} ({} cores available) |", m.cpu, m.cores);
         let _ = writeln!(out, "| memory | {} |", m.memory);
@@ -227,7 +227,7 @@ fn print_figure(f: &Figure) {
     let p90 = f.p90.filter(|_| f.n > 1).map(|p| format!(", p90 {}", f.unit.fmt(p))).unwrap_or_default();
     let target = f.target.map(|t| format!("  [target {} {}]", t.fmt(f.unit), f.verdict())).unwrap_or_default();
     let n = if f.n > 1 { format!(", n={}", f.n) } else { String::new() };
-    crate::note!("  {:<60} {}{p90}{n}{target}", f.name, f.unit.fmt(f.value));
+    session_tools_cli::note!("  {:<60} {}{p90}{n}{target}", f.name, f.unit.fmt(f.value));
 }
 
 /// A ratio shown with two decimals.

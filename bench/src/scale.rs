@@ -142,7 +142,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
     };
     let t = Instant::now();
     let manifest = gen::generate(&ctx.work.join("state-agents"), &spec)?;
-    crate::note!("  {n_agents} agents × {per_agent} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
+    session_tools_cli::note!("  {n_agents} agents × {per_agent} sessions generated in {:.1} s", t.elapsed().as_secs_f64());
     let gateway = EmbeddedGateway::builder(&manifest.dir).open()?;
     let engine = EngineOptions::default()
         .with_cache_dir(Some(ctx.cache.clone()))
@@ -244,7 +244,7 @@ pub fn run(ctx: &mut Ctx) -> Result<()> {
     let errors = world.errors.load(Ordering::Relaxed);
     let first = world.first_violation.lock().unwrap_or_else(|p| p.into_inner()).clone();
     if let Some(first) = &first {
-        crate::note!("  first problem: {first}");
+        session_tools_cli::note!("  first problem: {first}");
     }
     ctx.report.add(
         Figure::value("scale", "answers with another agent's data (isolation violations)", violations as f64, Unit::Count)

@@ -19,7 +19,8 @@ use super::Ctx;
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::Layout;
-use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway};
+use session_tools_host::gateway::embedded::EmbeddedGateway;
+use session_tools_host::system_clock;
 use session_tools_host::Limits;
 use session_tools_host::{tracing_log, SystemServices};
 use session_tools_host::{AgentSetup, Sandbox};
@@ -48,7 +49,7 @@ pub fn main_caller() -> Caller {
 
 /// The tool, natively.
 pub fn native(o: &Opened, tool: &str, caller: &Caller, args: &str) -> Result<String> {
-    let gateway = session_tools_host::unstable::Native(o.gateway.as_ref());
+    let gateway = session_tools_host::gateway::Native(o.gateway.as_ref());
     let env = session_tools_guest::context::Env { gw: &gateway, host: &*o.services, cfg: &o.cfg };
     call_tool(&env, tool, caller, args).map(|out| out.result).map_err(|e| anyhow!("{tool} (native): {e}"))
 }
@@ -96,7 +97,7 @@ fn compare(ctx: &Ctx, o: &Opened, sandbox: &mut Sandbox, tool: &str, args: &str)
     let b = wasm(sandbox, tool, &caller, args)?;
     let identical = a == b;
     if !identical {
-        crate::note!("  warning: {tool} {args}: the component and the native build answer differently ({} vs {} bytes)", b.len(), a.len());
+        session_tools_cli::note!("  warning: {tool} {args}: the component and the native build answer differently ({} vs {} bytes)", b.len(), a.len());
     }
     let mut plan = ctx.plan(per_call);
     plan.warmup = plan.warmup.min(if per_call > Duration::from_millis(200) { 1 } else { 3 });
@@ -152,7 +153,7 @@ fn store_name(layout: Layout) -> &'static str {
     }
 }
 
-/// Issue 24's targets on 2026.9's layout, in ns: `sessions_list {}` at 1,000 sessions,
+/// The targets on 2026.9's layout (as fast as on the files), in ns: `sessions_list {}` at 1,000 sessions,
 /// with `messageLimit: 5`, and `sessions_history`.
 const SQLITE_LIST: f64 = 2e6;
 const SQLITE_LIST_5: f64 = 20e6;
@@ -173,7 +174,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
                 Layout::Sqlite => format!("state-{n}-sqlite"),
             };
             let manifest = gen::generate(&ctx.work.join(dir), &Spec { layout, ..Spec::openclaw(n, m) })?;
-            crate::note!(
+            session_tools_cli::note!(
                 "  state of {n} sessions × {m} messages{suffix} generated in {:.1} s ({} {:.1} MiB, transcripts {:.1} MiB)",
                 t.elapsed().as_secs_f64(),
                 store_name(layout),
@@ -287,7 +288,7 @@ pub fn run(ctx: &mut Ctx, small: &Manifest, sessions: &[usize], messages: &[usiz
         let t = Instant::now();
         let dir = if layout == Layout::Files { "state-history" } else { "state-history-sqlite" };
         let manifest = gen::generate(&ctx.work.join(dir), &spec)?;
-        crate::note!("  history state{suffix} generated in {:.1} s", t.elapsed().as_secs_f64());
+        session_tools_cli::note!("  history state{suffix} generated in {:.1} s", t.elapsed().as_secs_f64());
         let o = open(&manifest.dir)?;
         let mut sandbox = ctx.runtime.instantiate(&o.setup).map_err(|e| anyhow!("{e}"))?;
         let agent = &manifest.agents[0];

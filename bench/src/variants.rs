@@ -15,11 +15,11 @@ use super::stats::{ns_since, sample};
 use super::sysinfo::minor_faults;
 use super::tools::Opened;
 use super::Ctx;
-use session_tools_host::unstable::link_wasi;
-use session_tools_host::unstable::Settings;
-use session_tools_host::unstable::StoreState;
-use session_tools_host::unstable::{build_engine_with, load_component};
-use session_tools_host::unstable::{SessionTools, SessionToolsPre};
+use session_tools_host::bench_internals::link_wasi;
+use session_tools_host::bench_internals::Settings;
+use session_tools_host::bench_internals::StoreState;
+use session_tools_host::bench_internals::{build_engine_with, load_component};
+use session_tools_host::bench_internals::{SessionTools, SessionToolsPre};
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
 

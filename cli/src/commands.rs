@@ -86,8 +86,6 @@ pub enum Command {
         #[arg(long, default_value_t = 120)]
         wait: u64,
     },
-    /// Measure the host and the component (see BENCHMARKS.md).
-    Bench(crate::bench::BenchArgs),
     /// A short demonstration on a state directory (default: ./demo-state, created from the
     /// sample state on first use; it persists, so run it twice).
     Demo,
@@ -246,6 +244,5 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Mcp(args) => crate::mcp::run(&cli.global, state(), args, metrics),
         Command::Demo => crate::demo::run(&cli.global),
-        Command::Bench(args) => crate::bench::run(&args),
     }
 }

@@ -1,11 +1,10 @@
 //! The `session-tools` command line over the host library: one tool call as a session,
-//! inspection and owner commands on an OpenClaw state directory, the demo, the
-//! conformance runner and the benchmark. Only this crate knows about argument parsing,
-//! exit codes and the terminal.
+//! inspection and owner commands on an OpenClaw state directory, the demo and the
+//! conformance runner. Only this crate knows about argument parsing, exit codes and the
+//! terminal.
 
 #![forbid(unsafe_code)]
 
-pub mod bench;
 mod commands;
 mod demo;
 mod logging;
@@ -20,4 +19,4 @@ mod show;
 mod stop;
 
 pub use commands::{run, Cli, Command};
-pub use options::{GatewayPackage, Global};
+pub use options::Global;

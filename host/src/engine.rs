@@ -80,7 +80,7 @@ pub fn build_engine(options: &EngineOptions, limits: &Limits) -> Result<Engine> 
 
 /// [`build_engine`] with its settings changed by `tweak` before the engine is made (the
 /// pooling settings apply only with `options.pooling`): for experiments such as
-/// `session-tools bench --only variants`.
+/// `session-tools-bench --only variants`.
 pub fn build_engine_with(
     options: &EngineOptions,
     limits: &Limits,
@@ -162,6 +162,7 @@ impl CacheOutcome {
 
 /// Loads a component: from the compiled cache when it holds this component for this
 /// engine and passes its checks, else by compiling it (and filling the cache).
+#[cfg_attr(not(feature = "bench-internals"), allow(dead_code))] // the bench's; the host loads through the cache outcome
 pub fn load_component(engine: &Engine, bytes: &[u8], cache_dir: Option<&Path>) -> Result<Component> {
     load_component_cached(engine, bytes, cache_dir).map(|(component, _)| component)
 }

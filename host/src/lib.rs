@@ -154,14 +154,16 @@ pub fn guarded_component(tools: &[u8]) -> std::result::Result<std::borrow::Cow<'
 /// `wasm32-wasip2`): the live backend runs it, and the plugin is built with the same bytes.
 pub static WIRE_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_WIRE_COMPONENT"));
 
-/// Internals the project's own benchmark measures: no stability, no documentation.
+/// Internals the project's benchmark (`bench/`, a binary of its own) measures directly:
+/// the engine's settings, the bindings without the sandbox's wrapper, the embedded
+/// gateway's SQLite writers. Only with the feature `bench-internals`, which the command
+/// line and the library's users never turn on: not part of the library's API.
+#[cfg(feature = "bench-internals")]
 #[doc(hidden)]
-pub mod unstable {
+pub mod bench_internals {
     pub use crate::bindings::exports::openclaw::session_tools::setup::Settings;
     pub use crate::bindings::{SessionTools, SessionToolsPre};
-    pub use crate::engine::{build_engine, build_engine_with, load_component, load_component_cached};
-    pub use crate::gateway::native::Native;
-    pub use crate::json5::from_str as json5_from_str;
+    pub use crate::engine::{build_engine, build_engine_with, load_component};
     pub use crate::sandbox::link_wasi;
     pub use crate::sandbox::StoreState;
 

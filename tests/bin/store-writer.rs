@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
-use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway, Patch};
+use session_tools_host::gateway::embedded::{EmbeddedGateway, Patch};
+use session_tools_host::system_clock;
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

@@ -19,7 +19,9 @@ use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::{Caller, Service, ServiceBuilder};
 use session_tools_tests::cli::{command, stderr, stdout};
 use session_tools_tests::openclaw::{Gateway, GatewayOptions, MockModel, ModelReply, ModelRequest, OPENCLAW_PACKAGE, TODAY_PACKAGE};
-use session_tools_tests::{engine_options, freshen_child_links, imported_sample, sample_copy, Served};
+use session_tools_tests::{engine_options, sample_copy, Served};
+
+use crate::imported::{freshen_child_links, imported_sample};
 
 fn start(state: &Path, extra_config: Value) -> Gateway {
     start_package(state, extra_config, GatewayOptions::default().package.as_str())
@@ -300,7 +302,7 @@ fn a_sandboxed_caller_spawns_with_a_model_and_reaches_nothing_else() {
     let live = live(&gateway);
     let service = service_over(&live, None);
     let sandboxed = caller("agent:main:main", true);
-    // The spawn patches its new child (the model) before it runs: allowed (issue 11).
+    // The spawn patches its new child (the model) before it runs: allowed (as the reference does).
     let spawned: Value =
         serde_json::from_str(&service.call(&sandboxed, "sessions_spawn", r#"{"task": "compute the answer"}"#).unwrap()).unwrap();
     assert_eq!(spawned["status"], "accepted", "{spawned:#}\n{}", gateway.log_tail(30));

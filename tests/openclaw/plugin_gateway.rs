@@ -34,7 +34,9 @@ use session_tools_tests::openclaw::{
     DEFAULT_PACKAGE, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };
 use session_tools_tests::plugin::{plugin_dir, setup};
-use session_tools_tests::{engine_options, imported_sample, root, sample_copy, Served};
+use session_tools_tests::{engine_options, root, sample_copy, Served};
+
+use crate::imported::imported_sample;
 
 /// The core session tools, and the plugin's default names for them (`plugin/README.md`).
 const CORE: [&str; 5] = ["sessions_list", "sessions_history", "sessions_send", "sessions_spawn", "agents_list"];

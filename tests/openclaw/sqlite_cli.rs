@@ -1,4 +1,4 @@
-//! The `session-tools` command line on OpenClaw 2026.9's state (issue 24, item 4): the
+//! The `session-tools` command line on OpenClaw 2026.9's state (every command, no option to set): the
 //! sample imported by the real `openclaw doctor --fix` of npm `openclaw@2026.9.6`
 //! ([`imported_sample`]), and the real `session-tools` binary run on it as separate
 //! processes: `sessions`, `history`, `policy`, `call`, the owner's `chat` and `patch`,
@@ -9,15 +9,13 @@
 
 #![forbid(unsafe_code)]
 
-#[allow(dead_code)] // the Node client is used by tests/mcp.rs, not here
-#[path = "mcp/clients.rs"]
-mod clients;
-
 use std::path::Path;
 
 use serde_json::{json, Value};
 use session_tools_tests::cli::{binary, call, cli, stderr, stdout};
-use session_tools_tests::{imported_sample, root, sample_copy};
+use session_tools_tests::{root, sample_copy};
+
+use crate::imported::imported_sample;
 
 const DISCORD: &str = "agent:main:discord:channel:1187421193829244938";
 const GROUP: &str = "agent:main:telegram:group:-1001234567890";
@@ -94,7 +92,7 @@ fn sessions_history_policy_and_call_read_a_2026_9_state() {
     assert!(policy.contains("deny (the session's own override is deny)"), "{policy}");
     assert!(ok(&["--state", dir, "policy", DISCORD]).contains("allow"));
 
-    // `call`: the tools through the component, as the caller sees them (issue 24's 0 of 6).
+    // `call`: the tools through the component, as the caller sees them.
     let list = call(state.path(), "agent:main:main", &[], "sessions_list", r#"{"limit":200}"#);
     assert_eq!(list["count"], 6, "{list}");
     let args = json!({ "sessionKey": DISCORD }).to_string();
@@ -136,7 +134,7 @@ fn owner_commands_and_sends_write_the_2026_9_database() {
         "sessions_send",
         &json!({"sessionKey": GROUP, "message": "sqlite cli ping", "timeoutSeconds": 10}).to_string(),
     );
-    assert_eq!((&sent["status"], &sent["reply"]), (&json!("ok"), &json!("echo: sqlite cli ping")), "{sent}");
+    assert_eq!((&sent["status"], &sent["reply"]), (&json!("ok"), &json!("[echo runtime] echo: sqlite cli ping")), "{sent}");
     assert!(events_containing(state.path(), &group_id, "sqlite cli ping") >= 2, "the message and the reply are transcript events");
     let history: Value = serde_json::from_str(&ok(&["--state", dir, "history", GROUP, "--json"])).unwrap();
     let text = history["messages"].to_string();
@@ -144,7 +142,7 @@ fn owner_commands_and_sends_write_the_2026_9_database() {
     assert!(!text.contains("/send on"), "the owner's command is not part of the transcript");
 
     // A chat as the owner runs the agent in the session.
-    let chat = ok(&["--state", dir, "chat", "main", "owner says hi"]);
+    let chat = ok(&["--state", dir, "--runtime", "echo", "chat", "main", "owner says hi"]);
     assert!(chat.contains(": ok"), "{chat}");
     let main_id = stored_entry(state.path(), "agent:main:main")["sessionId"].as_str().unwrap().to_string();
     assert!(events_containing(state.path(), &main_id, "echo: owner says hi") == 1, "the reply is in the main transcript");
@@ -185,12 +183,15 @@ fn server_command(state: &Path) -> Vec<String> {
     vec![
         "env".to_string(),
         format!("SESSION_TOOLS_CACHE_DIR={}", root().join("target/component-cache").display()),
-        binary("st-cli").display().to_string(),
+        binary(session_tools_tests::cli::CLI_BINARY).display().to_string(),
         "mcp".into(),
         "--state".into(),
         state.display().to_string(),
         "--as".into(),
         "agent:main:main".into(),
+        // Runs are the echo runtime's, chosen explicitly (there is no default runtime).
+        "--runtime".into(),
+        "echo".into(),
     ]
 }
 
@@ -214,7 +215,7 @@ fn mcp_serves_every_tool_on_a_2026_9_state_to_the_python_client() {
     let mut transport = vec!["stdio".to_string(), "--".into()];
     transport.extend(server_command(state.path()));
     let transport: Vec<&str> = transport.iter().map(String::as_str).collect();
-    let output = clients::python_client(&transport, &plan);
+    let output = crate::mcp_clients::python_client(&transport, &plan);
     assert!(output.get("fatal").is_none(), "the Python client failed: {output:#}");
     let results = output["results"].as_array().unwrap();
     let names: Vec<&str> = results[0]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
@@ -224,7 +225,7 @@ fn mcp_serves_every_tool_on_a_2026_9_state_to_the_python_client() {
     assert_eq!(listed["count"], 6, "{listed}");
     assert_eq!(structured(&results[2])["messages"].as_array().map(Vec::len), Some(5), "{}", results[2]);
     let sent = structured(&results[3]);
-    assert_eq!((&sent["status"], &sent["reply"]), (&json!("ok"), &json!("echo: mcp sqlite ping")), "{sent}");
+    assert_eq!((&sent["status"], &sent["reply"]), (&json!("ok"), &json!("[echo runtime] echo: mcp sqlite ping")), "{sent}");
     let spawned = structured(&results[4]);
     assert_eq!(spawned["status"], "accepted", "{spawned}");
     let child = spawned["childSessionKey"].as_str().unwrap().to_string();

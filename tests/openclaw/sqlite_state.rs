@@ -1,4 +1,4 @@
-//! The embedded gateway on OpenClaw 2026.9's state (issue 24): the sample imported by the
+//! The embedded gateway on OpenClaw 2026.9's state: the sample imported by the
 //! real `openclaw doctor --fix` of npm `openclaw@2026.9.6`, read beside a running 2026.9.6
 //! gateway on the same directory (every read method answers as its RPC does), writes
 //! refused while it runs and read back by it after, and damaged, unknown or locked
@@ -14,11 +14,14 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
-use session_tools_host::gateway::embedded::{system_clock, EmbeddedGateway, Patch};
+use session_tools_host::gateway::embedded::{EmbeddedGateway, Patch};
+use session_tools_host::system_clock;
 use session_tools_host::gateway::Gateway as _;
 use session_tools_host::gateway::*;
 use session_tools_tests::openclaw::{Gateway, GatewayOptions, TODAY_PACKAGE};
-use session_tools_tests::{imported_sample, Served};
+use session_tools_tests::Served;
+
+use crate::imported::imported_sample;
 
 /// A long assistant reply added to the legacy sample before the import: 2026.9 stores an
 /// event of 1 KiB or more as a zstd frame, so the history read goes through one.
@@ -379,7 +382,7 @@ fn a_writer_killed_at_any_point_leaves_a_whole_database() {
     let state = sample();
     let db = state.path().join("agents/main/agent/openclaw-agent.sqlite");
     for round in 0..12u64 {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_store-writer"))
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_openclaw-store-writer"))
             .arg(state.path())
             .arg(format!("k{round}"))
             .stdin(std::process::Stdio::null())

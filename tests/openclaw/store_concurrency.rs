@@ -36,7 +36,7 @@ fn start(state: &Path, pid_namespace: bool) -> Gateway {
 }
 
 fn writer(state: &Path, name: &str, count: Option<u32>) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_store-writer"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_openclaw-store-writer"));
     command.arg(state).arg(name).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     if let Some(count) = count {
         command.arg(count.to_string());

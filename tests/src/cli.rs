@@ -7,6 +7,11 @@ use serde_json::Value;
 
 use crate::root;
 
+/// The tests' build of the command line: `st-cli` in this package; the OpenClaw tier's
+/// package (`tests/openclaw`) builds the same source as `openclaw-st-cli` (two packages of
+/// one workspace cannot both have a binary of one name), and turns on `openclaw-tier`.
+pub const CLI_BINARY: &str = if cfg!(feature = "openclaw-tier") { "openclaw-st-cli" } else { "st-cli" };
+
 /// A binary of this package, next to the test executables (`target/<profile>/`):
 /// `CARGO_BIN_EXE_*` is set for integration tests only, not for this library.
 pub fn binary(name: &str) -> PathBuf {
@@ -17,7 +22,7 @@ pub fn binary(name: &str) -> PathBuf {
 
 /// The command line, ready to run, with the test compile cache.
 pub fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(binary("st-cli"));
+    let mut command = Command::new(binary(CLI_BINARY));
     command.args(args).env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"));
     command
 }

@@ -1,15 +1,15 @@
-//! The OpenClaw plugin (`plugin/`) as the tests run it: Node 22 from the gateway launcher's
-//! install, `npm ci` when `plugin/node_modules` is missing, and `plugin/component/` rebuilt
+//! The OpenClaw plugin (`plugin/`) as the tests run it: Node 22 from the harness's install
+//! (Node alone, no OpenClaw release), `npm ci` when `plugin/node_modules` is missing, and `plugin/component/` rebuilt
 //! from the very bytes the host embeds. Shared by `tests/plugin.rs` (the plugin's own tests
-//! and the Node conformance runner) and `tests/plugin_gateway.rs` (the plugin installed in a
-//! real gateway).
+//! and the Node conformance runner) and `tests/openclaw/plugin_gateway.rs` (the plugin installed
+//! in a real gateway).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-use crate::openclaw::{install, DEFAULT_PACKAGE};
+use crate::openclaw::{install_node, NODE_VERSION};
 
 /// How long one Node or npm run may take before it is killed.
 pub const RUN_TIMEOUT: Duration = Duration::from_secs(15 * 60);
@@ -113,8 +113,8 @@ pub fn command(setup: &Setup, program: &Path, args: &[&str]) -> Command {
 }
 
 fn prepare() -> Result<Setup, String> {
-    let installation = install(DEFAULT_PACKAGE).map_err(|e| format!("installing Node 22 for the plugin: {e}"))?;
-    let node = installation.node.clone();
+    // Node alone: the plugin's own tests need no OpenClaw release (the OpenClaw tier installs those).
+    let node = install_node(NODE_VERSION).map_err(|e| format!("installing Node {NODE_VERSION} for the plugin: {e}"))?;
     let node_bin = node.parent().ok_or("the Node binary has no directory")?.to_path_buf();
     let path = match std::env::var_os("PATH") {
         Some(rest) => format!("{}:{}", node_bin.display(), rest.to_string_lossy()),

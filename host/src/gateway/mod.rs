@@ -30,6 +30,7 @@ pub mod live;
 pub(crate) mod native;
 pub mod pattern;
 pub mod scripted;
+pub use native::Native;
 pub use session_tools_wire as wire;
 
 /// An OpenClaw gateway, as the component reaches it.

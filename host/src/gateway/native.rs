@@ -1,12 +1,15 @@
-//! A host gateway as the guest crate's own `ports::Gateway`, so the tool logic can run
-//! natively over it: for the benchmark's baseline and for tests that compare the native
-//! logic with the component. The host itself never runs tool logic natively.
+//! A host gateway as the contract's own `Gateway` port, so the tool logic can run natively
+//! over it: for the benchmark's baseline and for tests that compare the native logic with
+//! the component. The host itself never runs tool logic natively.
 
 use session_tools_contract as native;
 
 use super::Gateway;
 
-/// The host's gateway as the guest's tool logic calls it natively (the baseline).
+/// A host [`Gateway`] as the contract's `session_tools_contract::Gateway`: what the tool
+/// logic (the `session-tools-guest` crate, compiled into the caller's own program) calls,
+/// so the same tools run natively over any host gateway, as the benchmark's baseline and the
+/// property tests run them beside the component. Every method is passed on unchanged.
 pub struct Native<'a>(pub &'a dyn Gateway);
 
 impl native::Gateway for Native<'_> {

@@ -250,6 +250,34 @@ pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(
     Ok(installation)
 }
 
+/// Installs (once) Node `node_version` alone into the cache, no gateway package, and answers
+/// its binary: what the plugin's own tests need (a Node the plugin supports, no OpenClaw).
+/// Shares the cache, lock and marker of [`install_with`], so a later gateway install of the
+/// same era reuses it.
+pub fn install_node_only(node_version: &str) -> Result<PathBuf, String> {
+    let home = cache_home()?;
+    let node_dir = home.join(format!("node-{node_version}"));
+    let node = node_dir.join("node_modules").join(node_package()?).join("bin/node");
+    let installed = || node_dir.join(MARKER).is_file() && node.is_file();
+    if installed() {
+        return Ok(node);
+    }
+    let lock_path = home.join("install.lock");
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open the install lock {}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    // Another process may have finished while this one waited for the lock.
+    if !installed() {
+        install_node(&node_dir, &node, node_version)?;
+    }
+    drop(lock);
+    Ok(node)
+}
+
 /// Removes `dir` (a half-done install) and creates it empty with a `package.json`, so npm
 /// installs into it and not into some `package.json` further up.
 fn fresh_dir(dir: &Path, package_json: &str) -> Result<(), String> {

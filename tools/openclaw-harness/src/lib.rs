@@ -36,6 +36,7 @@ mod tools_invoke;
 
 pub use gateway::import_legacy;
 pub use gateway::{Client, Gateway, GatewayOptions, RpcError};
+pub use install::install_node_only as install_node;
 pub use install::{
     cache_home, Era, Installation, DEFAULT_PACKAGE, HOME_ENV, NODE_24_VERSION, NODE_VERSION, OPENCLAW_PACKAGE, TODAY_PACKAGE,
 };

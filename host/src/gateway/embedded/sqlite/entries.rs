@@ -62,6 +62,7 @@ pub fn documents_shape(mut entry: Map<String, Value>) -> Map<String, Value> {
 }
 
 /// The documents' routing fields, which 2026.9 keeps in `delivery` instead.
+#[cfg_attr(not(feature = "bench-internals"), allow(dead_code))] // written by the bench only (`bench_internals`)
 const DOCUMENT_ROUTING: [&str; 7] = ["channel", "deliveryContext", "lastChannel", "lastTo", "lastAccountId", "lastThreadId", "origin"];
 
 /// The inverse of `documents_shape`: a January entry's routing fields as 2026.9's
@@ -69,6 +70,7 @@ const DOCUMENT_ROUTING: [&str; 7] = ["channel", "deliveryContext", "lastChannel"
 /// imported): `external` with `route`, `context` and `origin` when the entry has a channel
 /// (`deliveryContext`, else `lastChannel`, else `channel`), else `none`. Used to write
 /// January-shaped data into a 2026.9 database (the benchmark's states).
+#[cfg_attr(not(feature = "bench-internals"), allow(dead_code))] // written by the bench only (`bench_internals`)
 pub fn native_shape(documents: &Map<String, Value>) -> Map<String, Value> {
     let mut entry = documents.clone();
     for field in DOCUMENT_ROUTING {

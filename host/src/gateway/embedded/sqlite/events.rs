@@ -104,6 +104,7 @@ fn insert_event(tx: &Transaction<'_>, session_id: &str, seq: i64, line: &str, no
 /// made with the `navigation_json` the schema requires beside one, and its identity (its id and parent as the line names them; the header's id is the
 /// session's). The session's window must exist ([`ensure_window`]); the gateway builds its
 /// projection of the active branch on first read, as for a transcript it has not indexed.
+#[cfg_attr(not(feature = "bench-internals"), allow(dead_code))] // written by the bench only (`bench_internals`)
 pub fn import_line(
     tx: &Connection,
     session_id: &str,
