@@ -94,6 +94,28 @@ pub struct Access {
     pub restriction: Option<Restriction>,
 }
 
+impl Access {
+    /// The pool of idle instances that may serve the caller: per agent, and per restricted
+    /// session (`own <key>` in the gateway's spelling, `canonical`; `none` for a caller
+    /// without one) and how it is restricted, or `all` for a caller that sees everything.
+    /// An instance keeps what it read in its memory, so a restricted caller is only ever
+    /// served by instances that served the same restricted caller, and callers of one
+    /// session restricted differently (N15, E3's scopes) are kept apart too.
+    pub fn pool(&self, canonical: impl Fn(&str) -> String) -> String {
+        let scope = match &self.restriction {
+            None => "all".to_string(),
+            Some(restriction) => {
+                let own = restriction.own.as_deref().map_or_else(|| "none".to_string(), |own| format!("own {}", canonical(own)));
+                let spawned = if restriction.spawned_only { "; spawned" } else { "" };
+                let narrowed =
+                    if restriction.scope == Scope::All { String::new() } else { format!("; visibility {}", restriction.scope.as_str()) };
+                format!("{own}{spawned}{narrowed}")
+            }
+        };
+        format!("{}\n{scope}", self.agent)
+    }
+}
+
 /// The agent of a session key as the tools see it (`agent:<id>:…`, else the default id).
 fn agent_of_key(key: Option<&str>) -> String {
     match key.and_then(parse_agent_key) {

@@ -1,7 +1,7 @@
 //! The `session-guard` component: the WIT imports (the host's gateway, tree and audit)
 //! bound to the contract's ports, and the guard exported as the `gateway` the tools
-//! import, with its set-up (`guard`); beside it, the `deployment` crate's rules for a host
-//! that asks (`deployment`). Nothing but binding lives here.
+//! import, with its set-up (`guard`); beside it, the `deployment` and `host-rules` crates'
+//! rules for a host that asks (`deployment`, `job-rules`). Nothing but binding lives here.
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -23,6 +23,7 @@ session_tools_contract::wit_records!(crate::component::openclaw::session_tools::
 use exports::openclaw::session_tools::deployment as wit_deployment;
 use exports::openclaw::session_tools::gateway as out;
 use exports::openclaw::session_tools::guard as wit_guard;
+use exports::openclaw::session_tools::job_rules as wit_rules;
 use openclaw::session_tools::{audit as wit_audit, gateway as inner, tree as wit_tree, types};
 
 /// The host's gateway, through the imports.
@@ -156,7 +157,10 @@ impl wit_guard::Guest for Component {
             requester_agent_id_override: caller.requester_agent_id_override,
         };
         let access = access::decide(&config, &caller);
+        let rules = KeyRules::from_config(&config);
+        let pool = access.pool(|key| rules.canonical(key));
         Ok(wit_guard::Access {
+            pool,
             agent: access.agent,
             restriction: access.restriction.map(|r| wit_guard::Restriction {
                 own_key: r.own,
@@ -205,6 +209,142 @@ impl wit_deployment::Guest for Component {
     fn guest_config(config: String) -> Result<String, String> {
         let config: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the deployment config is not JSON: {e}"))?;
         Ok(session_tools_deployment::guest_config::of(&config).to_string())
+    }
+}
+
+impl wit_rules::Guest for Component {
+    fn describe_call_error(error: wit_rules::CallError) -> wit_rules::CallFailure {
+        use session_tools_contract::ToolError;
+        use session_tools_host_rules::CallError;
+        use wit_rules::CallError as W;
+        let error = match error {
+            W::UnknownTool(name) => CallError::Tool(ToolError::UnknownTool(name)),
+            W::InvalidArguments(m) => CallError::Tool(ToolError::InvalidArguments(m)),
+            W::Failed(m) => CallError::Tool(ToolError::Failed(m)),
+            W::NotConfigured => CallError::Tool(ToolError::NotConfigured),
+            W::TooLarge((what, size, limit)) => CallError::TooLarge {
+                what: match what {
+                    wit_rules::Oversized::ToolArguments => "tool arguments",
+                    wit_rules::Oversized::ToolResult => "tool result",
+                },
+                size: usize::try_from(size).unwrap_or(usize::MAX),
+                limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            },
+            W::CpuLimit(budget_ms) => CallError::CpuLimit { budget_ms: budget_ms.into() },
+            W::WallLimit(budget_ms) => CallError::WallLimit { budget_ms: budget_ms.into() },
+            W::MemoryLimit(limit) => CallError::MemoryLimit { limit: usize::try_from(limit).unwrap_or(usize::MAX) },
+            W::Trap(m) => CallError::Trap(m),
+            W::BadAnswer(m) => CallError::BadAnswer(m),
+            W::Setup(m) => CallError::Setup(m),
+            W::HostFault(m) => CallError::HostFault(m),
+        };
+        wit_rules::CallFailure { kind: error.kind().to_string(), message: error.to_string(), discards_instance: error.discards_instance() }
+    }
+
+    fn valid_key(key: String) -> bool {
+        session_tools_host_rules::keys::valid_key(&key)
+    }
+
+    fn writes() -> Vec<String> {
+        session_tools_host_rules::intent::WRITES.iter().map(|m| m.to_string()).collect()
+    }
+
+    fn seeded_id(parts: Vec<String>, n: u64) -> String {
+        use session_tools_host_rules::seeded;
+        seeded::nth_id(&seeded::seed_of(&parts), n)
+    }
+
+    fn call_seed(id: String) -> Vec<String> {
+        session_tools_host_rules::seeded::call_seed(&id)
+    }
+
+    fn step_seed(key: String, steps: u32) -> Vec<String> {
+        session_tools_host_rules::seeded::step_seed(&key, steps)
+    }
+
+    fn read_job(key: String, text: String) -> Result<String, String> {
+        let record = JobRecord::read(&key, text.as_bytes())?;
+        Ok(record_json(&record))
+    }
+
+    fn keep_call(
+        bounds: wit_rules::Bounds,
+        agent: String,
+        caller: String,
+        jobs: String,
+        call: String,
+        recorded: bool,
+        now_ms: u64,
+        pending: u32,
+    ) -> Result<wit_rules::Kept, String> {
+        let caller = serde_json::from_str(&caller).map_err(|e| format!("the caller is not a caller context: {e}"))?;
+        let kept = keeping::keep_call(bounds_of(bounds), &agent, &caller, jobs_of(&jobs)?, &call, recorded, now_ms, || pending as usize);
+        Ok(wit_kept(kept))
+    }
+
+    fn keep_step(bounds: wit_rules::Bounds, key: String, parent: String, jobs: String, now_ms: u64, pending: u32) -> Result<wit_rules::Kept, String> {
+        let parent = JobRecord::read(&key, parent.as_bytes())?;
+        Ok(wit_kept(keeping::keep_step(bounds_of(bounds), &parent, jobs_of(&jobs)?, now_ms, || pending as usize)))
+    }
+
+    fn wait_bound(requested_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> u64 {
+        keeping::wait_bound(requested_ms, max_wait_ms, left_ms)
+    }
+
+    fn new_intent(id: String, agent: String, caller: String, tool: String, arguments: String) -> Result<String, String> {
+        let caller = serde_json::from_str(&caller).map_err(|e| format!("the caller is not a caller context: {e}"))?;
+        Ok(text(CallIntent::new(id, &agent, &caller, &tool, &arguments).to_file()))
+    }
+
+    fn read_intent(id: String, text: String) -> Option<String> {
+        CallIntent::read(&id, text.as_bytes()).and_then(|intent| serde_json::to_string(&intent).ok())
+    }
+
+    fn replayed_intent(intent: String) -> Result<String, String> {
+        let intent: CallIntent = serde_json::from_str(&intent).map_err(|e| format!("not a call intent: {e}"))?;
+        intent.replayed().map(|again| text(again.to_file()))
+    }
+}
+
+use session_tools_host_rules::intent::CallIntent;
+use session_tools_host_rules::keeping;
+use session_tools_host_rules::record::JobRecord;
+
+/// A record's JSON as a host without the contract's types holds it: its file's fields, and
+/// its key.
+fn record_json(record: &JobRecord) -> String {
+    let mut value = serde_json::to_value(record).unwrap_or_default();
+    value["key"] = serde_json::Value::String(record.key.clone());
+    value.to_string()
+}
+
+fn text(bytes: Vec<u8>) -> String {
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+fn bounds_of(b: wit_rules::Bounds) -> keeping::Bounds {
+    keeping::Bounds {
+        max_jobs_per_call: b.max_jobs_per_call,
+        max_steps_per_job: b.max_steps_per_job,
+        max_pending_jobs: b.max_pending_jobs,
+        max_wait_ms: b.max_wait_ms,
+    }
+}
+
+fn jobs_of(jobs: &str) -> Result<Vec<session_tools_contract::Job>, String> {
+    let value: serde_json::Value = serde_json::from_str(jobs).map_err(|e| format!("the jobs are not JSON: {e}"))?;
+    value.as_array().ok_or("the jobs are not a list")?.iter().map(JobRecord::job_from_json).collect()
+}
+
+fn wit_kept(kept: keeping::Kept) -> wit_rules::Kept {
+    wit_rules::Kept {
+        saves: kept
+            .saves
+            .into_iter()
+            .map(|(record, only_if_new)| wit_rules::KeptJob { key: record.key.clone(), text: text(record.to_file()), only_if_new })
+            .collect(),
+        ends: kept.ends,
+        refused: kept.refused.into_iter().map(|r| wit_rules::Refusal { limit: r.limit.to_string(), message: r.message }).collect(),
     }
 }
 

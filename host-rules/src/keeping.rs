@@ -46,6 +46,7 @@ pub struct Kept {
 /// or a new one): with `recorded` (its intent was kept), each only if absent and tied to the
 /// intent (not stepped while it is kept). `pending()`: the agent's pending jobs, asked only
 /// when needed.
+#[allow(clippy::too_many_arguments)] // each is one fact of the call, named at the call site
 pub fn keep_call(
     bounds: Bounds,
     agent: &str,

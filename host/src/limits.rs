@@ -12,7 +12,3 @@ pub fn deadline(after: Duration) -> Instant {
     let now = Instant::now();
     now.checked_add(after).unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 86_400))
 }
-
-/// How far in the future a job's timer may be set: a guest asking for later is resumed
-/// then and may set it again.
-pub const MAX_TIMER: Duration = Duration::from_secs(30 * 86_400);

@@ -10,17 +10,19 @@
 //! from the host ([`SeededIds`]), so the replay sends the same idempotency keys, which the
 //! gateway de-duplicates (the same run, no second message), and answers the same jobs,
 //! which are kept under keys derived from the intent (a job already kept is left as it is).
-//! Jobs of a call are not stepped while its intent is on disk.
+//! Jobs of a call are not stepped while its intent is on disk. The intent's record, its
+//! transitions and the gateway calls that write ([`WRITES`]) are the rules both hosts share
+//! (`session_tools_host_rules::intent`); here are its file, its OS lock and the recorder.
+//!
+//! [`WRITES`]: session_tools_host_rules::intent::WRITES
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
-use session_tools_contract::Caller;
 use session_tools_contract::{self as ports, LogLevel};
-use sha2::{Digest, Sha256};
+use session_tools_host_rules::seeded;
 
 use crate::faults::fault_point;
 use crate::private_files::{write_atomically, Durability};
@@ -28,42 +30,43 @@ use crate::os_lock::OsLock;
 use crate::gateway::*;
 use crate::sandbox::Services;
 
-/// A tool call in flight that has started to write.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CallIntent {
-    /// The call's id, and the seed of its ids.
-    pub id: String,
-    pub agent: String,
-    pub caller: Caller,
-    pub tool: String,
-    pub arguments: String,
-    /// How many times it was made again after its process stopped.
-    #[serde(default)]
-    pub replays: u32,
+pub use session_tools_host_rules::intent::CallIntent;
+
+/// Where an intent is kept: `calls/<id>.json` beside the jobs, under its OS lock.
+pub(crate) trait IntentFile: Sized {
+    /// The ids of the intents in `dir`.
+    fn ids_in(dir: &Path) -> HashSet<String>;
+    /// Removes what writers that died left in `dir`.
+    fn sweep(dir: &Path);
+    /// Writes the intent and holds its lock.
+    fn record(&self, dir: &Path) -> std::io::Result<Held>;
+    /// Claims an intent nobody holds: answers it and its lock.
+    fn claim(dir: &Path, id: &str) -> Option<(CallIntent, Held)>;
+    /// Writes the intent again (its replay count).
+    fn rewrite(&self, held: &Held) -> std::io::Result<()>;
 }
 
-impl CallIntent {
-    fn path(dir: &Path, id: &str) -> PathBuf {
-        dir.join(format!("{id}.json"))
-    }
+fn intent_path(dir: &Path, id: &str) -> PathBuf {
+    dir.join(format!("{id}.json"))
+}
 
+impl IntentFile for CallIntent {
     /// The ids of the intents in `dir`.
-    pub fn ids_in(dir: &Path) -> HashSet<String> {
+    fn ids_in(dir: &Path) -> HashSet<String> {
         let Ok(entries) = std::fs::read_dir(dir) else { return HashSet::new() };
         entries
             .flatten()
             .filter_map(|e| {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let id = name.strip_suffix(".json")?;
-                super::names::valid_key(id).then(|| id.to_string())
+                session_tools_host_rules::keys::valid_key(id).then(|| id.to_string())
             })
             .collect()
     }
 
     /// Removes what writers that died left in `dir`: temporaries older than a minute, and
     /// the lock files of intents that were never written (nobody holds them).
-    pub fn sweep(dir: &Path) {
+    fn sweep(dir: &Path) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
         for entry in entries.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
@@ -87,24 +90,23 @@ impl CallIntent {
 
     /// Writes the intent and holds its lock (released by [`Held::done`], or by the
     /// process's end).
-    pub fn record(&self, dir: &Path) -> std::io::Result<Held> {
-        let path = Self::path(dir, &self.id);
+    fn record(&self, dir: &Path) -> std::io::Result<Held> {
+        let path = intent_path(dir, &self.id);
         crate::private_files::create_private_dir(dir)?;
         let lock = OsLock::acquire(&path)?;
-        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        write_atomically(&path, &bytes, Durability::Synced)?;
+        write_atomically(&path, &self.to_file(), Durability::Synced)?;
         fault_point("call.intent-recorded");
         Ok(Held { path, lock: Some(lock) })
     }
 
     /// Claims an intent nobody holds (its process has stopped): answers it and its lock.
-    pub fn claim(dir: &Path, id: &str) -> Option<(CallIntent, Held)> {
-        let path = Self::path(dir, id);
+    fn claim(dir: &Path, id: &str) -> Option<(CallIntent, Held)> {
+        let path = intent_path(dir, id);
         let lock = OsLock::try_acquire(&path).ok().flatten()?;
         let held = Held { path: path.clone(), lock: Some(lock) };
-        match crate::private_files::read_private(&path).ok().and_then(|b| serde_json::from_slice::<CallIntent>(&b).ok()) {
-            Some(intent) if intent.id == id => Some((intent, held)),
-            Some(_) | None if !path.exists() => {
+        match crate::private_files::read_private(&path).ok().and_then(|b| CallIntent::read(id, &b)) {
+            Some(intent) => Some((intent, held)),
+            None if !path.exists() => {
                 held.done();
                 None
             }
@@ -120,9 +122,8 @@ impl CallIntent {
     }
 
     /// Writes the intent again (its replay count).
-    pub fn rewrite(&self, held: &Held) -> std::io::Result<()> {
-        let bytes = serde_json::to_vec_pretty(self).map_err(std::io::Error::other)?;
-        write_atomically(&held.path, &bytes, Durability::Synced)
+    fn rewrite(&self, held: &Held) -> std::io::Result<()> {
+        write_atomically(&held.path, &self.to_file(), Durability::Synced)
     }
 }
 
@@ -244,10 +245,9 @@ impl Gateway for RecordingGateway {
     }
 }
 
-/// The clock, ids and log of one call or one job step: the ids are derived from a seed, so
-/// the same call or step made again after a stop gets the same ids (and so sends the same
-/// idempotency keys). They are UUID v4 in form (version and variant bits set), 122 bits of a
-/// SHA-256 of the seed and a counter.
+/// The clock, ids and log of one call or one job step: the ids are derived from a seed
+/// ([`seeded`], the rule both hosts share), so the same call or step made again after a stop
+/// gets the same ids (and so sends the same idempotency keys).
 pub(crate) struct SeededIds {
     base: Arc<dyn Services>,
     seed: [u8; 32],
@@ -255,13 +255,9 @@ pub(crate) struct SeededIds {
 }
 
 impl SeededIds {
-    pub fn new(base: Arc<dyn Services>, parts: &[&str]) -> SeededIds {
-        let mut digest = Sha256::new();
-        for part in parts {
-            digest.update((part.len() as u64).to_le_bytes());
-            digest.update(part.as_bytes());
-        }
-        SeededIds { base, seed: digest.finalize().into(), next: AtomicU64::new(0) }
+    /// The ids seeded by `parts` ([`seeded::call_seed`], [`seeded::step_seed`]).
+    pub fn new<S: AsRef<str>>(base: Arc<dyn Services>, parts: &[S]) -> SeededIds {
+        SeededIds { base, seed: seeded::seed_of(parts), next: AtomicU64::new(0) }
     }
 }
 
@@ -271,14 +267,7 @@ impl ports::Host for SeededIds {
     }
 
     fn new_uuid(&self) -> String {
-        let n = self.next.fetch_add(1, Ordering::SeqCst);
-        let mut digest = Sha256::new();
-        digest.update(self.seed);
-        digest.update(n.to_le_bytes());
-        let mut bytes: [u8; 16] = digest.finalize()[..16].try_into().unwrap_or([0; 16]);
-        bytes[6] = (bytes[6] & 0x0f) | 0x40;
-        bytes[8] = (bytes[8] & 0x3f) | 0x80;
-        uuid::Uuid::from_bytes(bytes).to_string()
+        seeded::nth_id(&self.seed, self.next.fetch_add(1, Ordering::SeqCst))
     }
 
     fn log(&self, level: LogLevel, message: &str) {
@@ -290,7 +279,7 @@ impl ports::Host for SeededIds {
 mod tests {
     use super::*;
     use crate::service::SystemServices;
-    use session_tools_contract::Host;
+    use session_tools_contract::{Caller, Host};
 
     #[test]
     fn seeded_ids_repeat_for_the_same_seed_and_look_like_v4() {
@@ -308,24 +297,6 @@ mod tests {
             let parsed = uuid::Uuid::parse_str(id).unwrap();
             assert_eq!(parsed.get_version_num(), 4, "{id}");
             assert_eq!(id, &id.to_lowercase());
-        }
-    }
-
-    /// The derivation both hosts share: `seeded-ids.json` (computed independently of either)
-    /// is checked here and by the plugin's `test/ids.test.mjs`, so a call or a step made
-    /// again by either host sends the same keys.
-    #[test]
-    fn seeded_ids_match_the_shared_test_vector() {
-        let base: Arc<dyn Services> = Arc::new(SystemServices::new(Arc::new(|_, _| {})));
-        let vector: serde_json::Value = serde_json::from_str(include_str!("seeded-ids.json")).unwrap();
-        let cases = vector["cases"].as_array().unwrap();
-        assert!(cases.len() >= 10, "the vector has its cases");
-        for case in cases {
-            let parts: Vec<&str> = case["parts"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
-            let ids = SeededIds::new(base.clone(), &parts);
-            let counter = case["counter"].as_u64().unwrap();
-            let id = (0..=counter).map(|_| ids.new_uuid()).last().unwrap();
-            assert_eq!(id, case["uuid"].as_str().unwrap(), "{case}");
         }
     }
 

@@ -5,7 +5,6 @@
 
 mod instance;
 pub(crate) mod intent;
-mod names;
 pub(crate) mod runner;
 pub(crate) mod store;
 

@@ -23,14 +23,16 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use session_tools_contract::{Caller, Job, Wake, Wakeup};
+use session_tools_contract::{Caller, Job, Wakeup};
 use session_tools_contract::{GatewayResult, LogLevel, WaitParams, WaitResult};
 
-use super::intent::{CallIntent, Held, IntentRecorder};
+use session_tools_host_rules::keeping::{self, Bounds, Kept};
+
+use super::intent::{CallIntent, Held, IntentFile, IntentRecorder};
 use super::store::{JobRecord, JobStore, WakeRecord};
 use crate::faults::fault_point;
 use crate::gateway::RunState;
-use crate::limits::{Limits, MAX_TIMER};
+use crate::limits::Limits;
 use crate::sandbox::{CallError, Services};
 
 /// Where the runner's jobs are stepped and waited for.
@@ -69,14 +71,6 @@ pub(crate) const STEP_WORKERS: usize = 4;
 const WAIT_WORKERS: usize = 16;
 /// How long the scheduler sleeps at most when nothing is due (it is rung on new work).
 const IDLE_PAUSE: Duration = Duration::from_secs(1);
-
-/// The key of a new job a step starts: derived from the step (so the step made again after
-/// a stop keeps it once), and as short as any key however deep the chain.
-fn successor_key(key: &str, steps: u32, n: usize) -> String {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(format!("{key}/{steps}/{n}").as_bytes());
-    digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
 
 /// What makes a job ready, and how its wake is answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -226,14 +220,7 @@ impl JobRunner {
     /// A recorder of the intent of a tool call about to be made (written at its first
     /// gateway call that writes, when jobs are kept on disk).
     pub fn intent_for(&self, agent: &str, caller: &Caller, tool: &str, arguments: &str) -> Arc<IntentRecorder> {
-        let intent = CallIntent {
-            id: uuid::Uuid::new_v4().simple().to_string(),
-            agent: agent.to_string(),
-            caller: caller.clone(),
-            tool: tool.to_string(),
-            arguments: arguments.to_string(),
-            replays: 0,
-        };
+        let intent = CallIntent::new(uuid::Uuid::new_v4().simple().to_string(), agent, caller, tool, arguments);
         Arc::new(IntentRecorder::new(intent, self.store.calls_dir()))
     }
 
@@ -242,94 +229,64 @@ impl JobRunner {
     /// lets the intent go.
     pub fn start(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>, intent: Option<&IntentRecorder>) {
         let recorded = intent.filter(|i| i.recorded());
-        let call = recorded.map(|i| i.id().to_string());
         let held = recorded.and_then(|i| i.take());
-        self.commit(host, agent, caller, jobs, call.as_deref(), held);
+        // Without an intent on disk, the call's jobs are keyed by its intent's id all the same
+        // (or a new one): fresh keys, never saved over another's.
+        let call = intent.map_or_else(|| uuid::Uuid::new_v4().simple().to_string(), |i| i.id().to_string());
+        self.commit(host, agent, caller, jobs, &call, recorded.is_some(), held);
     }
 
-    /// Keeps a call's jobs; with an intent, under keys derived from it (`<intent>-<n>`, a
-    /// job kept before is left as it is), then the intent is removed.
-    fn commit(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>, call: Option<&str>, held: Option<Held>) {
-        for (n, mut record) in self.admit(host, agent, caller, jobs, None).into_iter().enumerate() {
-            let saved = match call {
-                Some(call) => {
-                    record.key = format!("{call}-{n}");
-                    record.call = Some(call.to_string());
-                    self.store.save_new(&record).map(|_| ())
-                }
-                None => self.store.save(&record),
-            };
-            if let Err(e) = saved {
-                host.services().log(LogLevel::Error, &format!("cannot persist job {}: {e}", record.id));
-            }
-        }
+    /// Keeps a call's jobs under keys derived from `call`; with an intent kept (`recorded`),
+    /// each only if absent (a job kept before is left as it is), then the intent is removed.
+    #[allow(clippy::too_many_arguments)] // each is one fact of the call
+    fn commit(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>, call: &str, recorded: bool, held: Option<Held>) {
+        let kept = keeping::keep_call(Self::bounds(host, agent), agent, caller, jobs, call, recorded, host.services().now_ms(), || {
+            self.store.pending_of(agent)
+        });
+        self.keep(host, agent, kept);
         fault_point("call.jobs-kept");
         if let Some(held) = held {
             held.done();
         }
-        if let Some(call) = call {
+        if recorded {
             self.store.forget_call(call);
         }
         self.ring();
     }
 
-    /// The jobs a tool call (`parent: None`) or a job step started, bounded by the agent's
-    /// limits: at most `max_jobs_per_call` of them, a chain of steps at most
-    /// `max_steps_per_job` long, at most `max_pending_jobs` pending for the agent, and every
-    /// wait clamped (a run's end waited for at most `max_wait` a step, a timer at most
-    /// [`MAX_TIMER`] ahead). What is refused is logged.
-    fn admit(&self, host: &dyn StepHost, agent: &str, caller: &Caller, jobs: Vec<Job>, parent: Option<&JobRecord>) -> Vec<JobRecord> {
+    /// An agent's bounds on its jobs (a run's end waited for at most `max_wait` a step).
+    fn bounds(host: &dyn StepHost, agent: &str) -> Bounds {
         let limits = host.limits(agent);
-        let log = |message: String| host.services().log(LogLevel::Warn, &message);
-        let steps = parent.map_or(0, |p| p.steps.saturating_add(1));
-        if steps > limits.max_steps_per_job {
-            if let Some(parent) = parent {
-                crate::telemetry::limit_hit(agent, "steps_per_job");
-                log(format!("job {} ({}) reached its {} steps and is dropped", parent.id, parent.kind, limits.max_steps_per_job));
-            }
-            return Vec::new();
+        Bounds {
+            max_jobs_per_call: limits.max_jobs_per_call,
+            max_steps_per_job: limits.max_steps_per_job,
+            max_pending_jobs: limits.max_pending_jobs,
+            max_wait_ms: u64::try_from(limits.max_wait.as_millis()).unwrap_or(u64::MAX),
         }
-        let max_jobs = limits.max_jobs_per_call as usize;
-        if jobs.len() > max_jobs {
-            crate::telemetry::limit_hit(agent, "jobs_per_call");
-            log(format!("[{agent}] {} background jobs past the limit of {max_jobs} a call are dropped", jobs.len() - max_jobs));
-        }
-        let continuing = parent.map(|p| p.id.as_str());
-        let mut pending: Option<usize> = None;
-        let horizon = host.services().now_ms().saturating_add(MAX_TIMER.as_millis() as u64);
-        let max_wait_ms = u64::try_from(limits.max_wait.as_millis()).unwrap_or(u64::MAX);
-        let mut admitted = Vec::new();
-        for mut job in jobs.into_iter().take(max_jobs) {
-            match &mut job.wake {
-                Wake::RunEnd(wait) => wait.timeout_ms = wait.timeout_ms.min(max_wait_ms),
-                Wake::At(at) => *at = (*at).min(horizon),
-                Wake::Now => {}
-            }
-            // A step's own continuation replaces it; anything else is one more pending job.
-            if Some(job.id.as_str()) != continuing {
-                let count = pending.get_or_insert_with(|| self.store.pending_of(agent));
-                if *count >= limits.max_pending_jobs as usize {
-                    crate::telemetry::limit_hit(agent, "pending_jobs");
-                    log(format!("[{agent}] job {} ({}) refused: {} jobs are pending", job.id, job.kind, limits.max_pending_jobs));
-                    continue;
-                }
-                *count += 1;
-            }
-            let mut record = JobRecord::new(job, agent, caller);
-            record.steps = steps;
-            admitted.push(record);
-        }
-        admitted
     }
 
-    /// The one rule for a wait a job asks for, as the host makes it: at most the agent's
-    /// `max_wait` (jobs are read from disk, so this holds for any file), and ending by
-    /// `until` when the caller has a deadline.
+    /// Saves what a call or a step keeps ([`keeping`], the rules both hosts share), says what
+    /// was refused, and answers whether the job stepped ends.
+    fn keep(&self, host: &dyn StepHost, agent: &str, kept: Kept) -> bool {
+        for refusal in kept.refused {
+            crate::telemetry::limit_hit(agent, refusal.limit);
+            host.services().log(LogLevel::Warn, &refusal.message);
+        }
+        for (record, only_if_new) in kept.saves {
+            let saved = if only_if_new { self.store.save_new(&record).map(|_| ()) } else { self.store.save(&record) };
+            if let Err(e) = saved {
+                host.services().log(LogLevel::Error, &format!("cannot persist job {}: {e}", record.id));
+            }
+        }
+        kept.ends
+    }
+
+    /// The one rule for a wait a job asks for, as the host makes it ([`keeping::wait_bound`]):
+    /// at most the agent's `max_wait`, and ending by `until` when the caller has a deadline.
     fn bounded_wait(host: &dyn StepHost, record: &JobRecord, wait: &WaitParams, until: Option<Instant>) -> WaitParams {
-        let max_wait = host.limits(&record.agent).max_wait;
-        let left = until.map_or(max_wait, |until| until.saturating_duration_since(Instant::now()).min(max_wait));
+        let left = until.map(|until| u64::try_from(until.saturating_duration_since(Instant::now()).as_millis()).unwrap_or(u64::MAX));
         let mut bounded = wait.clone();
-        bounded.timeout_ms = bounded.timeout_ms.min(u64::try_from(left.as_millis()).unwrap_or(u64::MAX).max(1));
+        bounded.timeout_ms = keeping::wait_bound(wait.timeout_ms, Self::bounds(host, &record.agent).max_wait_ms, left);
         bounded
     }
 
@@ -344,21 +301,10 @@ impl JobRunner {
                 // The first successor under the job's own id continues it (same key); every
                 // other successor is a new job under a key derived from this step (so a
                 // step made again after a stop keeps it once).
-                let mut continues = false;
-                for (n, mut successor) in self.admit(host, &record.agent, &record.caller, next, Some(&record)).into_iter().enumerate() {
-                    let saved = if !continues && successor.id == id {
-                        continues = true;
-                        successor.key = key.clone();
-                        self.store.save(&successor)
-                    } else {
-                        successor.key = successor_key(&key, record.steps, n);
-                        self.store.save_new(&successor).map(|_| ())
-                    };
-                    if let Err(e) = saved {
-                        host.services().log(LogLevel::Error, &format!("cannot persist job {}: {e}", successor.id));
-                    }
-                }
-                if !continues {
+                let kept = keeping::keep_step(Self::bounds(host, &record.agent), &record, next, host.services().now_ms(), || {
+                    self.store.pending_of(&record.agent)
+                });
+                if self.keep(host, &record.agent, kept) {
                     self.store.remove(&key);
                 }
             }
@@ -530,16 +476,15 @@ impl JobRunner {
         let Some(dir) = self.store.calls_dir() else { return false };
         let Some((mut intent, held)) = CallIntent::claim(&dir, id) else { return false };
         let _counted = InFlight::new(&self.in_flight);
-        if intent.replays >= 1 {
-            host.services().log(
-                LogLevel::Warn,
-                &format!("call {} ({}) stopped twice before its jobs were kept; it is dropped", intent.id, intent.tool),
-            );
-            held.done();
-            self.store.forget_call(id);
-            return false;
-        }
-        intent.replays += 1;
+        intent = match intent.replayed() {
+            Ok(again) => again,
+            Err(dropped) => {
+                host.services().log(LogLevel::Warn, &dropped);
+                held.done();
+                self.store.forget_call(id);
+                return false;
+            }
+        };
         if let Err(e) = intent.rewrite(&held) {
             host.services().log(LogLevel::Error, &format!("cannot record the replay of call {}: {e}", intent.id));
             return false;
@@ -549,7 +494,7 @@ impl JobRunner {
             &format!("making call {} ({}) again: its process stopped before its jobs were kept", intent.id, intent.tool),
         );
         match host.replay(&intent) {
-            Ok(jobs) => self.commit(host, &intent.agent, &intent.caller, jobs, Some(&intent.id), Some(held)),
+            Ok(jobs) => self.commit(host, &intent.agent, &intent.caller, jobs, &intent.id, true, Some(held)),
             Err(e) => {
                 host.services()
                     .log(LogLevel::Warn, &format!("call {} ({}) failed when made again and is dropped: {e}", intent.id, intent.tool));

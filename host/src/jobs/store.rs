@@ -19,89 +19,16 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use serde::{Deserialize, Serialize};
-use session_tools_contract::WaitParams;
-use session_tools_contract::{Caller, Job, Wake};
+pub use session_tools_host_rules::record::{JobRecord, WakeRecord};
 
-use super::intent::CallIntent;
-use super::names::valid_key;
+use super::intent::{CallIntent, IntentFile};
+use session_tools_host_rules::keys::valid_key;
 use crate::private_files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
 use crate::os_lock::OsLock;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", tag = "type")]
-pub enum WakeRecord {
-    Now,
-    RunEnd { wait: WaitParams },
-    At { at: u64 },
-}
-
-/// A job and who it runs for.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct JobRecord {
-    /// The host's name for the job (its file name); kept while the guest continues the
-    /// job under the same id.
-    #[serde(skip)]
-    pub key: String,
-    /// The guest's id for the job.
-    pub id: String,
-    pub kind: String,
-    pub session_key: String,
-    pub state: String,
-    pub wake: WakeRecord,
-    /// The agent whose instance runs it.
-    pub agent: String,
-    /// The caller whose tool call started it (its visibility applies to the job).
-    pub caller: Caller,
-    /// How many job steps led to it since its tool call (bounded per agent).
-    #[serde(default)]
-    pub steps: u32,
-    /// The intent of the tool call that started it, while that call is not yet committed
-    /// (the job is not stepped before; see [`super::intent`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub call: Option<String>,
-}
-
-impl JobRecord {
-    /// A new job, under a new key.
-    pub fn new(job: Job, agent: &str, caller: &Caller) -> JobRecord {
-        JobRecord::with_key(uuid::Uuid::new_v4().to_string(), job, agent, caller)
-    }
-
-    /// The next step of a job (or a new job) under a given key.
-    pub fn with_key(key: String, job: Job, agent: &str, caller: &Caller) -> JobRecord {
-        let wake = match job.wake {
-            Wake::Now => WakeRecord::Now,
-            Wake::RunEnd(wait) => WakeRecord::RunEnd { wait },
-            Wake::At(at) => WakeRecord::At { at },
-        };
-        JobRecord {
-            key,
-            id: job.id,
-            kind: job.kind,
-            session_key: job.session_key,
-            state: job.state,
-            wake,
-            agent: agent.to_string(),
-            caller: caller.clone(),
-            steps: 0,
-            call: None,
-        }
-    }
-
-    pub fn job(&self) -> Job {
-        let wake = match &self.wake {
-            WakeRecord::Now => Wake::Now,
-            WakeRecord::RunEnd { wait } => Wake::RunEnd(wait.clone()),
-            WakeRecord::At { at } => Wake::At(*at),
-        };
-        Job { id: self.id.clone(), kind: self.kind.clone(), session_key: self.session_key.clone(), state: self.state.clone(), wake }
-    }
-
-    fn indexed(&self, stamp: Option<Stamp>) -> Indexed {
-        Indexed { key: self.key.clone(), agent: self.agent.clone(), wake: self.wake.clone(), call: self.call.clone(), stamp }
-    }
+/// What the index knows of a record.
+fn indexed(record: &JobRecord, stamp: Option<Stamp>) -> Indexed {
+    Indexed { key: record.key.clone(), agent: record.agent.clone(), wake: record.wake.clone(), call: record.call.clone(), stamp }
 }
 
 /// A claimed job: released when dropped. On disk, its lock file is removed with it once the
@@ -233,8 +160,7 @@ fn sweep_temporaries_in(dir: &Path) {
 
 fn read_record(path: &Path, key: &str) -> Result<JobRecord, String> {
     let bytes = crate::private_files::read_private(path).map_err(|e| e.to_string())?;
-    let record = serde_json::from_slice::<JobRecord>(&bytes).map_err(|e| e.to_string())?;
-    Ok(JobRecord { key: key.to_string(), ..record })
+    JobRecord::read(key, &bytes)
 }
 
 impl JobStore {
@@ -261,10 +187,10 @@ impl JobStore {
             Backend::Dir { dir, index } => {
                 let path = Self::path(dir, &record.key)?;
                 crate::private_files::create_private_dir(dir)?;
-                let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+                let bytes = record.to_file();
                 write_atomically(&path, &bytes, Durability::Synced)?;
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-                crate::poison::lock_rebuilt(index).insert(record.indexed(stamp));
+                crate::poison::lock_rebuilt(index).insert(indexed(&record, stamp));
                 Ok(())
             }
             Backend::Memory { jobs, .. } => {
@@ -282,11 +208,11 @@ impl JobStore {
             Backend::Dir { dir, index } => {
                 let path = Self::path(dir, &record.key)?;
                 crate::private_files::create_private_dir(dir)?;
-                let bytes = serde_json::to_vec_pretty(record).map_err(std::io::Error::other)?;
+                let bytes = record.to_file();
                 match create_exclusively(&path, &bytes) {
                     Ok(()) => {
                         let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-                        crate::poison::lock_rebuilt(index).insert(record.indexed(stamp));
+                        crate::poison::lock_rebuilt(index).insert(indexed(&record, stamp));
                         Ok(true)
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
@@ -323,7 +249,7 @@ impl JobStore {
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
                 match read_record(&path, key) {
                     Ok(record) => {
-                        crate::poison::lock_rebuilt(index).insert(record.indexed(stamp));
+                        crate::poison::lock_rebuilt(index).insert(indexed(&record, stamp));
                         Some((claim, record))
                     }
                     Err(_) => {
@@ -383,7 +309,7 @@ impl JobStore {
             }
             Backend::Memory { jobs, .. } => {
                 let jobs = crate::poison::lock_whole(jobs);
-                let mut all: Vec<Indexed> = jobs.values().map(|r| r.indexed(None)).collect();
+                let mut all: Vec<Indexed> = jobs.values().map(|r| indexed(r, None)).collect();
                 all.sort_by(|a, b| a.key.cmp(&b.key));
                 (all, HashSet::new())
             }
@@ -428,7 +354,7 @@ impl JobStore {
                     continue;
                 }
                 match read_record(&path, &key) {
-                    Ok(record) => found.push(record.indexed(Some(stamp))),
+                    Ok(record) => found.push(indexed(&record, Some(stamp))),
                     Err(e) => problems.push(format!("{}: {e}", path.display())),
                 }
             }

@@ -1,10 +1,10 @@
 //! Who a caller is to the host: the agent whose instances serve it, the pool of instances
 //! that may serve it, and whether it is restricted (N15). Who is restricted, and to what,
 //! is the guard's rule (`session_tools_guard::access`, the same code the guard component is
-//! built from); what is the host's here is only the pool.
+//! built from), and so is the pool of instances that may serve the caller.
 
 use session_tools_contract::Caller;
-use session_tools_guard::access::{decide, CallerIdentity, Restriction, Scope};
+use session_tools_guard::access::{decide, CallerIdentity, Restriction};
 
 use crate::config::DeploymentConfig;
 
@@ -29,19 +29,9 @@ pub(crate) fn access(config: &DeploymentConfig, caller: &Caller, canonical: impl
         requester_agent_id_override: caller.requester_agent_id_override.clone(),
     };
     let decided = decide(&config.raw, &identity);
-    let scope = match &decided.restriction {
-        None => "all".to_string(),
-        Some(restriction) => {
-            let own = restriction.own.as_deref().map_or_else(|| "none".to_string(), |own| format!("own {}", canonical(own)));
-            // Callers of one session restricted differently (N15, E3's scopes) see
-            // different sessions: their instances are kept apart too.
-            let spawned = if restriction.spawned_only { "; spawned" } else { "" };
-            let narrowed =
-                if restriction.scope == Scope::All { String::new() } else { format!("; visibility {}", restriction.scope.as_str()) };
-            format!("{own}{spawned}{narrowed}")
-        }
-    };
-    Access { pool: format!("{}\n{scope}", decided.agent), agent: decided.agent, restriction: decided.restriction }
+    // The pool is the guard's rule, the plugin's too (the guard component's `decide`).
+    let pool = decided.pool(canonical);
+    Access { pool, agent: decided.agent, restriction: decided.restriction }
 }
 
 #[cfg(test)]

@@ -225,7 +225,7 @@ impl Inner {
                 return Err(e);
             }
         }
-        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &["call", seed])));
+        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &session_tools_host_rules::seeded::call_seed(seed))));
         let output = sandbox.call_tool(tool, caller, arguments);
         sandbox.set_services(base);
         self.broker.checkin(&access.pool, sandbox);
@@ -258,8 +258,8 @@ impl StepHost for Inner {
                 return Err(e);
             }
         }
-        let steps = record.steps.to_string();
-        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &["step", &record.key, &steps])));
+        let seed = session_tools_host_rules::seeded::step_seed(&record.key, record.steps);
+        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &seed)));
         let next = sandbox.resume_job(record.job(), wakeup);
         sandbox.set_services(base);
         self.broker.checkin(&access.pool, sandbox);
