@@ -2,7 +2,7 @@
 //! the limits of an agent's instance from a limits file ([`limits`]), and what an instance
 //! is given of the deployment config ([`guest_config`], N16). The Rust host links this
 //! crate; the plugin has no copy of it and asks the guard component, which exports it as
-//! the `deployment` interface (`wit/session-tools.wit`).
+//! the `deployment` interface (`wit/guard.wit`).
 //!
 //! Neither rule is the tools' nor the guard's: the crate depends on neither, only on the key
 //! grammar (an agent id in a limits file is normalised as the gateway does).

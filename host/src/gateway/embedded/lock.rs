@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::os_lock::lock_path;
-use crate::private_files::{create_private_dir, private_options};
+use crate::private_files::private_options;
 
 /// The store lock's poll interval, wait and stale age (OpenClaw's `withSessionStoreLock`).
 pub const STORE_POLL: Duration = Duration::from_millis(25);
