@@ -20,3 +20,6 @@ pub mod record;
 pub mod seeded;
 
 pub use call_error::CallError;
+
+#[cfg(test)]
+mod vectors;
