@@ -12,8 +12,8 @@ import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { check, Mismatch, show } from './lib/pattern.mjs';
-import { ScriptedGateway } from './lib/scripted.mjs';
+import { check, Mismatch, show } from './conformance/pattern.mjs';
+import { ScriptedGateway } from './conformance/scripted.mjs';
 import { CallError, Runtime } from './lib/sandbox.mjs';
 import { defaultLimits } from './lib/limits.mjs';
 import { JobRunner, MemoryJobStore } from './lib/jobs.mjs';

@@ -1,8 +1,10 @@
 // The N15 guard component's pure functions, on the main thread (no copy of its rules in JavaScript): who is
 // restricted (`guard.decide`, N15/N10), the key rules a deployment config sets, a key's
 // canonical spelling and an agent id's normal form; and, exported beside them, the rules of
-// the `deployment/` crate (limits.mjs, config.mjs). These rules are written once, in Rust
-// (`guard/`, over the key grammar of `grammar/`; `deployment/`), and the Rust host runs the
+// the `deployment/` crate (limits.mjs, config.mjs) and of `host-rules/` (`jobRules`: call
+// errors, job records, intents, keys and seeded ids; jobs.mjs, intent.mjs, sandbox.mjs,
+// worker.mjs). These rules are written once, in Rust (`guard/`, over the key grammar of
+// `grammar/`; `deployment/`; `host-rules/`), and the Rust host runs the
 // same code natively: the plugin asks one instance of the guard component (transpiled into
 // component/ by scripts/build-component.mjs) and keeps no copy of them. Every function
 // here calls no import, so the instance is given none that does anything.
@@ -36,7 +38,23 @@ function none(what) {
 const instances = new Map();
 
 /**
- * The guard component's exports (`guard`, `deployment`), from the components in `dir`
+ * The exports of an instance of the guard component given to its pure functions alone:
+ * `instantiate` (the transpiled module's), its core modules by name (`module(file)`).
+ */
+export function instantiatePure(instantiate, module) {
+  const sink = new BoundedOutput(0);
+  const imports = {
+    'openclaw:session-tools/types': {},
+    'openclaw:session-tools/gateway': none('gateway'),
+    'openclaw:session-tools/tree': none('tree'),
+    'openclaw:session-tools/audit': none('audit'),
+    ...wasiImports({ stdout: sink, stderr: sink }),
+  };
+  return instantiate(module, imports);
+}
+
+/**
+ * The guard component's exports (`guard`, `deployment`, `jobRules`), from the components in `dir`
  * (component/ unless a build asks of the one it is writing), instantiated at first use
  * (synchronously: the plugin registers its tools synchronously).
  */
@@ -52,20 +70,15 @@ export function guardComponent(dir = COMPONENT) {
   if (!part) throw new Error(`${dir} holds no guard component: run \`npm run build\` in plugin/`);
   const { instantiate } = require(join(dir, part.js));
   const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(join(dir, f)))]));
-  const sink = new BoundedOutput(0);
-  const imports = {
-    'openclaw:session-tools/types': {},
-    'openclaw:session-tools/gateway': none('gateway'),
-    'openclaw:session-tools/tree': none('tree'),
-    'openclaw:session-tools/audit': none('audit'),
-    ...wasiImports({ stdout: sink, stderr: sink }),
-  };
-  const exports = instantiate((f) => modules[f], imports);
+  const exports = instantiatePure(instantiate, (f) => modules[f]);
   instances.set(dir, exports);
   return exports;
 }
 
 const guard = () => guardComponent().guard;
+
+/** The rules every host follows around a call and a job (`host-rules/`, the WIT `job-rules`). */
+export const jobRules = () => guardComponent().jobRules;
 
 /** A guard function's `err` (jco throws it as it is; an Error is a trap) as an Error naming `doing`. */
 function failed(doing, e) {
@@ -75,7 +88,7 @@ function failed(doing, e) {
 /**
  * How `caller` (`{agentSessionKey?, sandboxed, requesterAgentIdOverride?}`) is served under
  * the deployment config (JSON text): `{agent, restriction: null | {ownKey?, spawnedOnly, scope, spawnAny,
- * spawnAgents}}`. Throws naming what was wrong.
+ * spawnAgents}, pool}` (`pool`: the instances that may serve it). Throws naming what was wrong.
  */
 export function decide(configJson, caller) {
   const identity = {
@@ -85,7 +98,7 @@ export function decide(configJson, caller) {
   };
   try {
     const access = guard().decide(configJson, identity);
-    return { agent: access.agent, restriction: access.restriction ?? null };
+    return { agent: access.agent, restriction: access.restriction ?? null, pool: access.pool };
   } catch (e) {
     throw failed('the N15 guard cannot decide who the caller is', e);
   }

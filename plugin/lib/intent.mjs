@@ -1,36 +1,22 @@
-// Tool calls exactly once in effect across a stop (mirrors
-// `host/src/jobs/intent.rs`).
-//
-// A tool call that writes (`sessions_send`, `sessions_spawn`) makes side effects and then
-// answers the jobs that carry its work on; a process that stops between the two would
-// leave a run going with no job to announce it. So a call's side effects are preceded by
-// its *intent*: at the call's first gateway call that writes, `calls/<id>.json` (who
-// called, which tool, the arguments; the id seeds the call's ids) is written beside the
-// jobs, under a lock that names this process (owner-lock.mjs), held until the call's jobs
-// are kept. The process that runs the jobs and finds an intent whose holder is gone makes
-// the call again, once, with the same ids (ids.mjs), so the replay sends the same
-// idempotency keys, which the gateway de-duplicates (the same run, no second message), and
-// answers the same jobs, which are kept under keys derived from the intent (a job kept
-// before is left as it is). Jobs of a call are not stepped while its intent is on disk.
+// Tool calls exactly once in effect across a stop (`host/src/jobs/intent.rs`): a tool call
+// that writes (`sessions_send`, `sessions_spawn`) records its *intent* before its first
+// gateway call that writes, and the process that runs the jobs and finds an intent whose
+// holder is gone makes the call again, once, with the same ids, so the gateway drops what
+// was already done. The intent's record, its replay and the gateway calls that write are the
+// Rust host's rules (`host-rules/`, asked of the guard component, guard.mjs); here are its
+// file (`calls/<id>.json` beside the jobs) and its lock, which names this process
+// (owner-lock.mjs), held until the call's jobs are kept.
 
-import { randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
+import { jobRules } from './guard.mjs';
 import { OwnerLock, sweepLocks } from './owner-lock.mjs';
 
-/** The gateway calls that write: an intent is on disk before the first of them. */
-const WRITES = new Set(['agent', 'send', 'sessions.patch', 'sessions.delete']);
-
-const validId = (id) => typeof id === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(id);
+const validId = (id) => typeof id === 'string' && jobRules().validKey(id);
 const intentPath = (dir, id) => join(dir, `${id}.json`);
 const lockPath = (dir, id) => `${intentPath(dir, id)}.lock`;
-
-/** A new intent of a call about to be made (its id: 32 hex digits, as the Rust host's). */
-export function newIntent(agent, caller, tool, args) {
-  return { id: randomUUID().replaceAll('-', ''), agent, caller, tool, arguments: args, replays: 0 };
-}
 
 /** The ids of the intents in `dir`. */
 export function intentIds(dir) {
@@ -43,7 +29,7 @@ export function intentIds(dir) {
   return new Set(names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(validId));
 }
 
-/** Whether a call's intent is on disk (its jobs are not stepped meanwhile). */
+/** Whether a call's intent is kept (its jobs are not stepped meanwhile). */
 export function intentExists(dir, id) {
   return validId(id) && existsSync(intentPath(dir, id));
 }
@@ -70,9 +56,9 @@ export class HeldIntent {
     this.lock = lock;
   }
 
-  /** Writes the intent again (its replay count). */
-  rewrite(intent) {
-    writeAtomically(this.path, `${JSON.stringify(intent, null, 2)}\n`);
+  /** Writes the intent again (its file's text). */
+  rewrite(text) {
+    writeAtomically(this.path, text);
   }
 
   /** The call's jobs are kept: the intent is removed, then its lock. */
@@ -87,24 +73,24 @@ export class HeldIntent {
   }
 }
 
-/** Writes an intent under its lock and answers it held. */
-export function recordIntent(dir, intent) {
+/** Writes an intent (its id, its file's text) under its lock and answers it held. */
+export function recordIntent(dir, id, text) {
   ensureDir(dir);
-  const lock = OwnerLock.tryAcquire(lockPath(dir, intent.id));
-  if (!lock) throw new Error(`the intent ${intent.id} is held by another process`);
+  const lock = OwnerLock.tryAcquire(lockPath(dir, id));
+  if (!lock) throw new Error(`the intent ${id} is held by another process`);
   try {
-    writeAtomically(intentPath(dir, intent.id), `${JSON.stringify(intent, null, 2)}\n`);
+    writeAtomically(intentPath(dir, id), text);
   } catch (e) {
     lock.release();
     throw e;
   }
-  return new HeldIntent(dir, intent.id, lock);
+  return new HeldIntent(dir, id, lock);
 }
 
 /**
- * Claims an intent whose holder is gone: answers `{intent, held}`, or null (held by a live
- * process, gone, or unreadable: then kept aside as `<id>.json.unreadable`, never replayed
- * blindly).
+ * Claims an intent whose holder is gone: answers `{intent, text, held}` (`text`: its JSON),
+ * or null (held by a live process, gone, or unreadable: then kept aside as
+ * `<id>.json.unreadable`, never made again blindly).
  */
 export function claimIntent(dir, id) {
   if (!validId(id)) return null;
@@ -120,22 +106,8 @@ export function claimIntent(dir, id) {
     else held.release();
     return null;
   }
-  let intent = null;
-  try {
-    intent = JSON.parse(text);
-  } catch {
-    // below
-  }
-  const valid =
-    intent &&
-    typeof intent === 'object' &&
-    intent.id === id &&
-    typeof intent.agent === 'string' &&
-    typeof intent.tool === 'string' &&
-    typeof intent.arguments === 'string' &&
-    intent.caller &&
-    typeof intent.caller === 'object';
-  if (!valid) {
+  const read = jobRules().readIntent(id, text);
+  if (read === undefined) {
     try {
       renameSync(held.path, `${held.path}.unreadable`);
     } catch {
@@ -144,21 +116,18 @@ export function claimIntent(dir, id) {
     held.done();
     return null;
   }
-  return { intent: { ...intent, replays: Number.isInteger(intent.replays) ? intent.replays : 0 }, held };
+  return { intent: JSON.parse(read), text: read, held };
 }
 
 /** Records a call's intent at its first gateway call that writes (see the module). */
 export class IntentRecorder {
-  /** `dir`: the intents' directory; null records nothing (jobs kept in memory). */
-  constructor(intent, dir) {
-    this.intent = intent;
+  /** `text`: the intent's file text; `dir`: the intents' directory; null records nothing (jobs kept in memory). */
+  constructor(id, text, dir) {
+    this.id = id;
+    this.text = text;
     this.dir = dir;
     this.held = null;
     this.failure = null;
-  }
-
-  get id() {
-    return this.intent.id;
   }
 
   /**
@@ -169,7 +138,7 @@ export class IntentRecorder {
     if (!this.dir) return;
     if (!this.held && !this.failure) {
       try {
-        this.held = recordIntent(this.dir, this.intent);
+        this.held = recordIntent(this.dir, this.id, this.text);
       } catch (e) {
         this.failure = e;
       }
@@ -191,23 +160,13 @@ export class IntentRecorder {
 
   /** The gateway of the call: the intent is recorded before its first call that writes. */
   guard(inner) {
-    return new RecordingGateway(inner, this);
-  }
-}
-
-/** A gateway that records a call's intent before its first write; forwards everything. */
-export class RecordingGateway {
-  constructor(inner, recorder) {
-    this.inner = inner;
-    this.recorder = recorder;
-  }
-
-  async call(method, params) {
-    if (WRITES.has(method)) this.recorder.beforeWrite();
-    return this.inner.call(method, params);
-  }
-
-  histories(list) {
-    return this.inner.histories(list);
+    const writes = new Set(jobRules().writes());
+    return {
+      call: async (method, params) => {
+        if (writes.has(method)) this.beforeWrite();
+        return inner.call(method, params);
+      },
+      histories: (list) => inner.histories(list),
+    };
   }
 }

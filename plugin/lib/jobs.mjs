@@ -1,58 +1,49 @@
 // Background jobs (`host/src/jobs/`): the work a tool call starts (the agent-to-agent flow
 // of `sessions_send`, the sub-agent completion and announce of `sessions_spawn`, the
 // archive of sub-agent sessions). A job is a small state machine whose state the guest
-// owns; the host persists it, waits for what it waits for, and resumes it in an instance of
+// owns; the host keeps it, waits for what it waits for, and resumes it in an instance of
 // its agent.
 //
-// Kept one file a job (`<dir>/<key>.json`, written atomically, removed when the job ends)
-// so a gateway restart resumes what was going on, or in memory (conformance runs). Files
-// are named by keys the host assigns, never by the ids the guest chose. Every bound of the
-// Rust host applies: jobs a call may start, steps a job may take, jobs an agent may have
-// pending, and every wait clamped.
+// The rules are the Rust host's (`host-rules/`, asked of the guard component's `jobRules`,
+// no copy here): a job's record and its file's text, the keys a call's and a step's jobs
+// are kept under (so a call or a step made again after a stop keeps each once), what an
+// agent's limits let a call or a step keep, how long a wait may be, a call's intent and its
+// replay (intent.mjs), the ids a call or a step draws (worker.mjs). What is here is the
+// plugin's own: where jobs are kept (a file a job, `<dir>/<key>.json`, or memory for
+// conformance runs), the claims, and the scheduling.
 //
-// Exactly once in effect across a stop, as the Rust host's runner: a job is
-// stepped only under its claim (across processes, as `host/src/jobs/store.rs` claims one)
-// and from its record as it is on disk, read again once claimed; a step's ids are seeded
-// by the job's key and step count (ids.mjs), so a step made again after a stop sends the
-// same keys; the new jobs a step starts are kept under keys derived from the step, and a
-// call's jobs under keys derived from its intent, each saved only if absent (a step or a
-// call made again keeps them once); a call's jobs are not stepped while its intent is on
-// disk, and an intent left by a process that stopped is made again, once (intent.mjs).
-//
-// A claim is a lock file beside the job that names its holder (owner-lock.mjs: Node has no
-// OS lock that dies with its process), held from the job's wait to the end of its step: a
-// second process that runs jobs over the same directory (two gateways, a command line that
-// runs them), and a second scheduler in this one, pass the job by; a holder that died is
-// judged gone and its claim broken. A call's intent is held the same way (intent.mjs).
+// Exactly once in effect across a stop, as the Rust host's runner: a job is stepped only
+// under its claim, from its record as it is kept, read again once claimed; a call's jobs
+// are not stepped while its intent is kept, and an intent left by a process that stopped is
+// made again, once. A claim is a lock file beside the job that names its holder
+// (owner-lock.mjs: Node has no OS lock that dies with its process), held from the job's
+// wait to the end of its step: a second process that runs jobs over the same directory,
+// and a second scheduler in this one, pass the job by; a holder that died is judged gone.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
-import { claimIntent, intentExists, intentIds, IntentRecorder, newIntent, sweepCalls } from './intent.mjs';
+import { jobRules } from './guard.mjs';
+import { claimIntent, intentExists, intentIds, IntentRecorder, sweepCalls } from './intent.mjs';
 import { OwnerLock, sweepLocks } from './owner-lock.mjs';
 
-const validKey = (key) => typeof key === 'string' && /^[A-Za-z0-9_-]{1,128}$/.test(key);
-
 const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-
-/**
- * How far in the future a job's timer may be set (30 days): a guest asking for later is
- * resumed then and may set it again. Scheduling is each host's own (it depends on where the host runs).
- */
-const MAX_TIMER_MS = 30 * 86_400_000;
 
 /** How often leftovers of writers that died are looked for, at most. */
 const SWEEP_EVERY_MS = 60_000;
 
-/**
- * The key of a new job a step starts (`successor_key` of the Rust host): derived from the
- * step, so the step made again after a stop keeps it once, and as short as any key however
- * deep the chain.
- */
-export function successorKey(key, steps, n) {
-  return createHash('sha256').update(`${key}/${steps}/${n}`).digest().subarray(0, 16).toString('hex');
+/** The message of what a rule answered as its `err` (jco throws it as it is). */
+const said = (e) => (e instanceof Error ? e.message : String(e));
+
+/** A kept job (its record's JSON, with its key) from its file's text; throws saying what is wrong. */
+export function readJob(key, text) {
+  try {
+    return JSON.parse(jobRules().readJob(key, text));
+  } catch (e) {
+    throw new Error(said(e));
+  }
 }
 
 /** A claimed job (`record`: as it was when claimed); `release()` lets it go, once. */
@@ -68,141 +59,124 @@ export class JobClaim {
     this.released = true;
     this.free();
   }
-}
 
-export class MemoryJobStore {
-  constructor() {
-    this.jobs = new Map();
-    this.claimed = new Set();
-    this.callsDir = null;
-  }
-  /** Claims a job for its holder alone: answers a JobClaim, or null when it is held or has ended. */
-  claim(key) {
-    if (this.claimed.has(key) || !this.jobs.has(key)) return null;
-    this.claimed.add(key);
-    return new JobClaim(this.get(key), () => this.claimed.delete(key));
-  }
-  save(record) {
-    this.jobs.set(record.key, structuredClone(record));
-  }
-  /** Saves a job only if no job has its key; answers whether it was saved. */
-  saveNew(record) {
-    if (this.jobs.has(record.key)) return false;
-    this.save(record);
-    return true;
-  }
-  remove(key) {
-    this.jobs.delete(key);
-  }
-  get(key) {
-    const r = this.jobs.get(key);
-    return r ? structuredClone(r) : undefined;
-  }
-  loadAll() {
-    return { jobs: [...this.jobs.values()].map((r) => structuredClone(r)).sort(byIdThenKey), problems: [] };
-  }
-  intents() {
-    return new Set();
-  }
-  hasIntent() {
-    return false;
-  }
-  sweep() {}
-}
-
-export class DirJobStore {
-  constructor(dir) {
-    this.dir = dir;
-    /** Beside the jobs, the intents of tool calls in flight that have started side effects. */
-    this.callsDir = join(dir, 'calls');
-  }
-  path(key) {
-    if (!validKey(key)) throw new Error(`invalid job key ${JSON.stringify(key)}`);
-    return join(this.dir, `${key}.json`);
-  }
-  static text(record) {
-    const { key: _key, ...body } = record;
-    return `${JSON.stringify(body, null, 2)}\n`;
-  }
-  save(record) {
-    ensureDir(this.dir);
-    writeAtomically(this.path(record.key), DirJobStore.text(record));
-  }
-  /**
-   * Saves a job only if no job has its key (answers whether it was saved): a call or a step
-   * made again after a stop saves what it had not saved, and leaves alone what it had.
-   */
-  saveNew(record) {
-    ensureDir(this.dir);
-    return createExclusively(this.path(record.key), DirJobStore.text(record));
-  }
-  remove(key) {
+  /** Claims the job `key` of `store` (`lock(key)`, `read(key)`): null when held or ended. */
+  static of(store, key) {
+    let lock;
     try {
-      rmSync(this.path(key), { force: true });
-    } catch {
-      // an invalid key names no file
-    }
-  }
-  get(key) {
-    try {
-      return { ...JSON.parse(readFileSync(this.path(key), 'utf8')), key };
-    } catch {
-      return undefined;
-    }
-  }
-  /**
-   * Claims a job across processes (its lock, `<key>.json.lock`, names this process):
-   * answers a JobClaim with the job as it is on disk once claimed, or null when another
-   * holder that may be alive has it, or it has ended. Released after the job's file is
-   * written or removed, so a process that claims it next reads what the step left.
-   */
-  claim(key) {
-    let path;
-    try {
-      path = this.path(key);
+      lock = store.lock(key);
     } catch {
       return null;
     }
-    const lock = OwnerLock.tryAcquire(`${path}.lock`);
     if (!lock) return null;
-    const record = this.get(key);
+    let record = null;
+    try {
+      const text = store.read(key);
+      if (text !== undefined) record = readJob(key, text);
+    } catch {
+      // unreadable: not a job to step
+    }
     if (!record) {
       lock.release();
       return null;
     }
     return new JobClaim(record, () => lock.release());
   }
-  loadAll() {
-    const jobs = [];
-    const problems = [];
+}
+
+/** Jobs in memory, gone with the store (conformance runs): each job's file text by key. */
+export class MemoryJobStore {
+  constructor() {
+    this.texts = new Map();
+    this.claimed = new Set();
+    this.callsDir = null;
+  }
+  read(key) {
+    return this.texts.get(key);
+  }
+  keys() {
+    return [...this.texts.keys()];
+  }
+  where(key) {
+    return key;
+  }
+  /** Saves a job's text; `onlyIfNew`: only if no job has its key (answers whether it saved). */
+  write(key, text, onlyIfNew = false) {
+    if (onlyIfNew && this.texts.has(key)) return false;
+    this.texts.set(key, text);
+    return true;
+  }
+  remove(key) {
+    this.texts.delete(key);
+  }
+  lock(key) {
+    if (this.claimed.has(key)) return null;
+    this.claimed.add(key);
+    return { release: () => this.claimed.delete(key) };
+  }
+  claim(key) {
+    return JobClaim.of(this, key);
+  }
+  sweep() {}
+}
+
+/**
+ * Jobs on disk, a file a job (`<dir>/<key>.json`, written atomically, removed when the job
+ * ends), so a gateway restart resumes what was going on; beside them, the intents of tool
+ * calls in flight that have started side effects (`calls/`, intent.mjs).
+ */
+export class DirJobStore {
+  constructor(dir) {
+    this.dir = dir;
+    this.callsDir = join(dir, 'calls');
+  }
+  where(key) {
+    if (!jobRules().validKey(key)) throw new Error(`invalid job key ${JSON.stringify(key)}`);
+    return join(this.dir, `${key}.json`);
+  }
+  read(key) {
+    try {
+      return readFileSync(this.where(key), 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+  keys() {
     let names = [];
     try {
       names = readdirSync(this.dir);
     } catch {
-      return { jobs, problems };
+      return [];
     }
-    for (const name of names) {
-      if (!name.endsWith('.json')) continue;
-      const key = name.slice(0, -5);
-      if (!validKey(key)) continue;
-      try {
-        const record = JSON.parse(readFileSync(join(this.dir, name), 'utf8'));
-        if (!record || typeof record !== 'object' || typeof record.id !== 'string' || typeof record.agent !== 'string') {
-          throw new Error('not a job record');
-        }
-        jobs.push({ ...record, key });
-      } catch (e) {
-        problems.push(`${join(this.dir, name)}: ${e.message}`);
-      }
+    return names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((k) => jobRules().validKey(k));
+  }
+  /**
+   * Saves a job's text; `onlyIfNew`: only if no job has its key (a call or a step made again
+   * after a stop saves what it had not saved, and leaves alone what it had).
+   */
+  write(key, text, onlyIfNew = false) {
+    ensureDir(this.dir);
+    if (onlyIfNew) return createExclusively(this.where(key), text);
+    writeAtomically(this.where(key), text);
+    return true;
+  }
+  remove(key) {
+    try {
+      rmSync(this.where(key), { force: true });
+    } catch {
+      // an invalid key names no file
     }
-    return { jobs: jobs.sort(byIdThenKey), problems };
   }
-  /** The ids of the call intents on disk. */
-  intents() {
-    return intentIds(this.callsDir);
+  /**
+   * A job's claim across processes: its lock (`<key>.json.lock`) names this process, and is
+   * released after the job's file is written or removed, so a process that claims it next
+   * reads what the step left.
+   */
+  lock(key) {
+    return OwnerLock.tryAcquire(`${this.where(key)}.lock`);
   }
-  hasIntent(id) {
-    return intentExists(this.callsDir, id);
+  claim(key) {
+    return JobClaim.of(this, key);
   }
   /**
    * Removes what writers that died left: old temporaries, the claims of jobs that ended
@@ -238,60 +212,75 @@ export class JobRunner {
     this.sweptAt = -Infinity;
   }
 
+  /** The pending jobs (records with their keys), by id; unreadable files are logged once and left alone. */
   pending() {
-    const { jobs, problems } = this.store.loadAll();
-    for (const problem of problems) {
-      if (this.reported.has(problem)) continue;
-      this.reported.add(problem);
-      this.host.log('warn', `unreadable job file kept aside: ${problem}`);
+    const jobs = [];
+    for (const key of this.store.keys()) {
+      const text = this.store.read(key);
+      if (text === undefined) continue;
+      try {
+        jobs.push(readJob(key, text));
+      } catch (e) {
+        const problem = `${this.store.where(key)}: ${e.message}`;
+        if (this.reported.has(problem)) continue;
+        this.reported.add(problem);
+        this.host.log('warn', `unreadable job file kept aside: ${problem}`);
+      }
     }
-    return jobs;
+    return jobs.sort(byIdThenKey);
   }
 
   pendingOf(agent) {
     return this.pending().filter((r) => r.agent === agent).length;
   }
 
-  /** Whether a job belongs to a call whose intent is still on disk (not stepped before). */
-  uncommitted(record) {
-    return typeof record.call === 'string' && this.store.hasIntent(record.call);
+  /** The intents kept (their ids). */
+  intents() {
+    return this.store.callsDir ? intentIds(this.store.callsDir) : new Set();
   }
 
-  /** The pending jobs that may be stepped: a call's jobs wait while its intent is on disk. */
+  /** Whether a job belongs to a call whose intent is still kept (not stepped before). */
+  uncommitted(record) {
+    return typeof record.call === 'string' && this.store.callsDir !== null && intentExists(this.store.callsDir, record.call);
+  }
+
+  /** The pending jobs that may be stepped: a call's jobs wait while its intent is kept. */
   steppable() {
     const jobs = this.pending();
-    const intents = this.store.intents();
+    const intents = this.intents();
     return intents.size === 0 ? jobs : jobs.filter((r) => !(typeof r.call === 'string' && intents.has(r.call)));
   }
 
   /** A recorder of the intent of a tool call about to be made (intent.mjs). */
   intentFor(agent, caller, tool, argumentsJson) {
-    return new IntentRecorder(newIntent(agent, caller, tool, argumentsJson), this.store.callsDir ?? null);
+    const id = randomUUID().replaceAll('-', '');
+    return new IntentRecorder(id, jobRules().newIntent(id, agent, JSON.stringify(caller), tool, argumentsJson), this.store.callsDir ?? null);
+  }
+
+  /** An agent's bounds on its jobs, as the rules take them. */
+  bounds(agent) {
+    const l = this.host.limits(agent);
+    return { maxJobsPerCall: l.maxJobsPerCall, maxStepsPerJob: l.maxStepsPerJob, maxPendingJobs: l.maxPendingJobs, maxWaitMs: BigInt(l.maxWaitMs) };
   }
 
   /**
-   * Keeps the jobs a tool call started (bounded). A call that recorded its intent keeps
-   * them under the intent's keys, then lets the intent go.
+   * Keeps the jobs a tool call started. A call that recorded its intent keeps them under the
+   * intent's keys, then lets the intent go.
    */
   start(agent, caller, jobs, intent = null) {
-    const call = intent?.recorded() ? intent.id : null;
-    this.commit(agent, caller, jobs, call, call ? intent.take() : null);
+    const recorded = intent?.recorded() === true;
+    this.commit(agent, caller, jobs, intent?.id ?? randomUUID().replaceAll('-', ''), recorded, recorded ? intent.take() : null);
   }
 
-  /**
-   * Keeps a call's jobs; with an intent, under keys derived from it (`<intent>-<n>`, a job
-   * kept before is left as it is), then the intent is removed.
-   */
-  commit(agent, caller, jobs, call, held) {
-    this.admit(agent, caller, jobs, null).forEach((record, n) => {
-      if (call) {
-        record.key = `${call}-${n}`;
-        record.call = call;
-        this.persist(record, true);
-      } else {
-        this.persist(record, false);
-      }
-    });
+  /** Keeps a call's jobs under keys derived from `call` (see `keepCall`), then removes the intent it `held`. */
+  commit(agent, caller, jobs, call, recorded, held) {
+    try {
+      const pending = jobs.length === 0 ? 0 : this.pendingOf(agent);
+      const kept = jobRules().keepCall(this.bounds(agent), agent, JSON.stringify(caller), JSON.stringify(jobs), call, recorded, BigInt(this.host.now()), pending);
+      this.keep(kept);
+    } catch (e) {
+      this.host.log('error', `cannot keep the jobs of call ${call}: ${said(e)}`);
+    }
     if (held) {
       try {
         held.done();
@@ -301,52 +290,24 @@ export class JobRunner {
     }
   }
 
-  persist(record, onlyIfNew = false) {
-    try {
-      if (onlyIfNew) this.store.saveNew(record);
-      else this.store.save(record);
-    } catch (e) {
-      this.host.log('error', `cannot persist job ${record.id}: ${e.message}`);
-    }
-  }
-
-  /** The jobs a call (`parent` null) or a step started, within the agent's limits. */
-  admit(agent, caller, jobs, parent) {
-    const limits = this.host.limits(agent);
-    const steps = parent ? parent.steps + 1 : 0;
-    if (steps > limits.maxStepsPerJob) {
-      if (parent) this.host.log('warn', `job ${parent.id} (${parent.kind}) reached its ${limits.maxStepsPerJob} steps and is dropped`);
-      return [];
-    }
-    if (jobs.length > limits.maxJobsPerCall) {
-      this.host.log('warn', `[${agent}] ${jobs.length - limits.maxJobsPerCall} background jobs past the limit of ${limits.maxJobsPerCall} a call are dropped`);
-    }
-    const continuing = parent?.id;
-    let pending;
-    const horizon = this.host.now() + MAX_TIMER_MS;
-    const admitted = [];
-    for (const job of jobs.slice(0, limits.maxJobsPerCall)) {
-      const wake = { ...job.wake };
-      if (wake.type === 'runEnd') wake.wait = { ...wake.wait, timeoutMs: Math.min(wake.wait.timeoutMs, limits.maxWaitMs) };
-      if (wake.type === 'at') wake.at = Math.min(wake.at, horizon);
-      if (job.id !== continuing) {
-        pending ??= this.pendingOf(agent);
-        if (pending >= limits.maxPendingJobs) {
-          this.host.log('warn', `[${agent}] job ${job.id} (${job.kind}) refused: ${limits.maxPendingJobs} jobs are pending`);
-          continue;
-        }
-        pending += 1;
+  /** Saves what a call or a step keeps, says what was refused; answers whether the job stepped ends. */
+  keep(kept) {
+    for (const refusal of kept.refused) this.host.log('warn', refusal.message);
+    for (const job of kept.saves) {
+      try {
+        this.store.write(job.key, job.text, job.onlyIfNew);
+      } catch (e) {
+        this.host.log('error', `cannot persist job ${job.key}: ${e.message}`);
       }
-      admitted.push({ key: randomUUID(), id: job.id, kind: job.kind, sessionKey: job.sessionKey, state: job.state, wake, agent, caller, steps });
     }
-    return admitted;
+    return kept.ends;
   }
 
-  /** The one rule for a wait a job asks for: at most `maxWaitMs`, and ending by `until`. */
+  /** The one rule for a wait a job asks for (`waitBound`): at most `maxWaitMs`, and ending by `until`. */
   boundedWait(record, until) {
-    const maxWait = this.host.limits(record.agent).maxWaitMs;
-    const left = until === undefined ? maxWait : Math.min(maxWait, until - Date.now());
-    return { ...record.wake.wait, timeoutMs: Math.max(1, Math.min(record.wake.wait.timeoutMs, Math.floor(left))) };
+    const left = until === undefined ? undefined : BigInt(Math.max(0, Math.floor(until - Date.now())));
+    const wait = record.wake.wait;
+    return { ...wait, timeoutMs: Number(jobRules().waitBound(BigInt(wait.timeoutMs), BigInt(this.host.limits(record.agent).maxWaitMs), left)) };
   }
 
   /** The job as a guest gets it. */
@@ -382,23 +343,11 @@ export class JobRunner {
   async stepUntracked(record, wakeup) {
     try {
       const next = await this.host.resume(record, wakeup);
-      // The first successor under the job's own id continues it (same key); every other
-      // successor is a new job under a key derived from this step, saved only if absent
-      // (so a step made again after a stop keeps it once).
-      let continues = false;
-      this.admit(record.agent, record.caller, next, record).forEach((successor, n) => {
-        if (!continues && successor.id === record.id) {
-          continues = true;
-          successor.key = record.key;
-          this.persist(successor);
-        } else {
-          successor.key = successorKey(record.key, record.steps, n);
-          this.persist(successor, true);
-        }
-      });
-      if (!continues) this.store.remove(record.key);
+      const pending = next.length === 0 ? 0 : this.pendingOf(record.agent);
+      const kept = jobRules().keepStep(this.bounds(record.agent), record.key, JSON.stringify(record), JSON.stringify(next), BigInt(this.host.now()), pending);
+      if (this.keep(kept)) this.store.remove(record.key);
     } catch (e) {
-      this.host.log('warn', `job ${record.id} (${record.kind}) failed and is dropped: ${e.message}`);
+      this.host.log('warn', `job ${record.id} (${record.kind}) failed and is dropped: ${said(e)}`);
       this.store.remove(record.key);
     }
   }
@@ -411,7 +360,7 @@ export class JobRunner {
       this.sweptAt = now;
       this.store.sweep();
     }
-    return [...this.store.intents()].filter((id) => !this.busy.has(`call:${id}`));
+    return [...this.intents()].filter((id) => !this.busy.has(`call:${id}`));
   }
 
   /**
@@ -432,15 +381,18 @@ export class JobRunner {
   async replayClaimed(id) {
     const claimed = claimIntent(this.store.callsDir, id);
     if (!claimed) return false;
-    const { intent, held } = claimed;
-    if (intent.replays >= 1) {
-      this.host.log('warn', `call ${intent.id} (${intent.tool}) stopped twice before its jobs were kept; it is dropped`);
+    const { held } = claimed;
+    let text;
+    try {
+      text = jobRules().replayedIntent(claimed.text);
+    } catch (dropped) {
+      this.host.log('warn', said(dropped));
       held.done();
       return false;
     }
-    intent.replays += 1;
+    const intent = JSON.parse(text);
     try {
-      held.rewrite(intent);
+      held.rewrite(text);
     } catch (e) {
       this.host.log('error', `cannot record the replay of call ${intent.id}: ${e.message}`);
       held.release();
@@ -455,7 +407,7 @@ export class JobRunner {
       held.done();
       return true;
     }
-    this.commit(intent.agent, intent.caller, jobs, intent.id, held);
+    this.commit(intent.agent, intent.caller, jobs, intent.id, true, held);
     return true;
   }
 

@@ -18,66 +18,68 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { jobRules } from './guard.mjs';
 import { capModule } from './memcap.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
 
-/** Why a call into the guest failed (`CallError` of the Rust host, same messages). */
+/**
+ * Why a call into the guest failed: its kind (`cpu_limit`, `too_large`, ...) and words are
+ * the Rust host's `CallError` (`host-rules/`), asked of the guard component: the same
+ * errors in the logs and for the model whichever host runs the tools.
+ */
 export class CallError extends Error {
-  constructor(kind, message, extra = {}) {
-    super(message);
+  /** `error`: a WIT `call-error` (`{tag, val}`). */
+  constructor(error, extra = {}) {
+    const failure = jobRules().describeCallError(error);
+    super(failure.message);
     this.name = 'CallError';
-    this.kind = kind;
+    this.kind = failure.kind;
+    /** Whether the instance is unusable afterwards. */
+    this.discardsInstance = failure.discardsInstance;
     Object.assign(this, extra);
   }
 
-  /** Whether the instance is unusable afterwards. */
-  get discardsInstance() {
-    return ['cpu', 'wall', 'memory', 'trap', 'host-fault'].includes(this.kind);
-  }
-
+  /** The tool's own error (its `tool-error`, whose cases the `call-error` shares). */
   static tool(toolError) {
-    const message =
-      toolError.tag === 'unknown-tool'
-        ? `unknown tool: ${toolError.val}`
-        : toolError.tag === 'not-configured'
-          ? 'the session tools are not configured'
-          : toolError.val;
-    return new CallError('tool', message, { toolError });
+    return new CallError(toolError, { toolError });
   }
 
   static cpu(budgetMs) {
-    return new CallError('cpu', `the tool used up its CPU budget of ${budgetMs} ms and was stopped`);
+    return new CallError({ tag: 'cpu-limit', val: u64(budgetMs) });
   }
 
   static wall(budgetMs) {
-    return new CallError('wall', `the tool took longer than its time limit of ${budgetMs} ms and was stopped`);
+    return new CallError({ tag: 'wall-limit', val: u64(budgetMs) });
   }
 
   static memory(limit) {
-    return new CallError('memory', `the tool exceeded its memory limit of ${Math.floor(limit / 2 ** 20)} MiB and was stopped`);
+    return new CallError({ tag: 'memory-limit', val: u64(limit) });
   }
 
   static trap(message) {
-    return new CallError('trap', `the tool crashed: ${message}`);
+    return new CallError({ tag: 'trap', val: message });
   }
 
+  /** `what`: `tool-arguments` or `tool-result`. */
   static tooLarge(what, size, limit) {
-    return new CallError('too-large', `${what} too large: ${size} bytes (the limit is ${limit})`);
+    return new CallError({ tag: 'too-large', val: [what, u64(size), u64(limit)] });
   }
 
   static badAnswer(message) {
-    return new CallError('bad-answer', `the tool answered something invalid: ${message}`);
+    return new CallError({ tag: 'bad-answer', val: message });
   }
 
   static setup(message) {
-    return new CallError('setup', `the tool could not start: ${message}`);
+    return new CallError({ tag: 'setup', val: message });
   }
 
   static hostFault(message) {
-    return new CallError('host-fault', `${message}; the call was stopped`);
+    return new CallError({ tag: 'host-fault', val: message });
   }
 }
+
+const u64 = (n) => BigInt(Math.max(0, Math.floor(Number(n) || 0)));
 
 /**
  * The transpiled components (a directory written by scripts/build-component.mjs: `tools`
@@ -97,9 +99,11 @@ export class Runtime {
     this.compiled = new Map();
     // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
     // the `gateway` and `tree` the others import, one instance beside each.
-    this.wireModules = Promise.all(
-      Object.entries(this.part('wire').bytes).map(async ([f, bytes]) => [f, await WebAssembly.compile(bytes)]),
-    ).then(Object.fromEntries);
+    const compiled = (name) =>
+      Promise.all(Object.entries(this.part(name).bytes).map(async ([f, bytes]) => [f, await WebAssembly.compile(bytes)])).then(Object.fromEntries);
+    this.wireModules = compiled('wire');
+    // The guard component, whose rules' seeded ids an instance draws (worker.mjs).
+    this.guardModules = compiled('guard');
   }
 
   part(name) {
@@ -194,6 +198,8 @@ export class Sandbox {
         modules,
         wireJs: this.runtime.part('wire').js,
         wireModules: await this.runtime.wireModules,
+        guardJs: this.runtime.part('guard').js,
+        guardModules: await this.runtime.guardModules,
         // The protocol the bridge's gateway speaks (3 until it says otherwise).
         protocol: this.gateway.protocol ?? 3,
         signal,
@@ -312,7 +318,7 @@ export class Sandbox {
 
   /**
    * Runs one export in the worker. `seed`: the parts the guest's ids of this call are
-   * derived from (ids.mjs), so the same call or step made again gets the same ids; absent,
+   * derived from (the rules' `callSeed`, `stepSeed`), so the same call or step made again gets the same ids; absent,
    * they are random.
    */
   enter(op, args, doing, seed = null) {
@@ -479,11 +485,11 @@ export class Sandbox {
   async callTool(tool, caller, argumentsJson, { seed = null } = {}) {
     const limits = this.limits;
     const size = Buffer.byteLength(argumentsJson);
-    if (size > limits.maxArgumentBytes) throw CallError.tooLarge('tool arguments', size, limits.maxArgumentBytes);
+    if (size > limits.maxArgumentBytes) throw CallError.tooLarge('tool-arguments', size, limits.maxArgumentBytes);
     const out = await this.enter('call', { tool, caller, arguments: argumentsJson }, `calling ${tool}`, seed);
     if ('errorPayload' in out) throw CallError.tool(out.errorPayload);
     const resultSize = Buffer.byteLength(out.result);
-    if (resultSize > limits.maxResultBytes) throw CallError.tooLarge('tool result', resultSize, limits.maxResultBytes);
+    if (resultSize > limits.maxResultBytes) throw CallError.tooLarge('tool-result', resultSize, limits.maxResultBytes);
     try {
       JSON.parse(out.result);
     } catch (e) {

@@ -1,17 +1,14 @@
 // The session tools as a service over a gateway (`host/src/service/`): the component
-// compiled once, a sandboxed instance per agent, pooled per agent and per visibility scope
-// and never shared between agents nor between a restricted caller and one that sees more;
-// who is restricted is the guard component's rule (`guard.decide`, N15/N10, not a copy), and
-// a restricted caller is served by the guarded composition (the guard in front of the
-// tools, in its own pools: guarded and plain instances never share one); and the background
-// jobs tool calls start, persisted and resumed, exactly once in effect across a stop
-// (the gateway may be killed at any moment): a call's intent is on disk before its first write and its ids are seeded
-// (intent.mjs, ids.mjs), a job step's ids are seeded by the job's key and step count, and a
-// graceful stop lets the calls and steps in flight end before the instances and the
-// gateway connection go.
+// compiled once, a sandboxed instance per agent, in pools the guard component's `decide`
+// names (per agent and per restricted caller: never shared between agents nor between a
+// restricted caller and one that sees more; guarded and plain instances never share one);
+// and the background jobs tool calls start, kept and resumed exactly once in effect across
+// a stop (the gateway may be killed at any moment): a call's intent is kept before its
+// first write and its ids are seeded (intent.mjs, the rules' `callSeed`), a job step's by
+// the job's key and step count, and a graceful stop lets the calls and steps in flight end
+// before the instances and the gateway connection go.
 
-import { decide } from './guard.mjs';
-import { callSeed, stepSeed } from './ids.mjs';
+import { decide, jobRules } from './guard.mjs';
 import { CallError } from './sandbox.mjs';
 import { JobRunner, MemoryJobStore } from './jobs.mjs';
 import { callerContext } from './records.mjs';
@@ -148,29 +145,15 @@ export class Service {
   }
 
   /**
-   * How a caller (caller-context shape) is served: its agent, its restriction (the guard's
-   * `decide`), and the pool of instances that may serve it: per agent, and per restricted
-   * session (`all` for a caller that sees everything, `none` for one without a session).
-   * The own key is the one the caller named (trimmed): two spellings of one session get
-   * two pools, which costs an instance and never shares one.
+   * How a caller (caller-context shape) is served: its agent, its restriction and the pool
+   * of instances that may serve it (the guard's `decide`, the Rust host's rule).
    */
   access(ctx) {
-    let decided;
     try {
-      decided = decide(this.configText, ctx);
+      return decide(this.configText, ctx);
     } catch (e) {
       throw CallError.setup(e.message);
     }
-    const r = decided.restriction;
-    let scope = 'all';
-    if (r) {
-      // Callers of one session restricted differently (N15, E3's scopes) see different
-      // sessions: their instances are kept apart too (as the Rust host's pools).
-      scope = typeof r.ownKey === 'string' ? `own ${r.ownKey}` : 'none';
-      if (r.spawnedOnly) scope += '; spawned';
-      if (r.scope && r.scope !== 'all') scope += `; visibility ${r.scope}`;
-    }
-    return { agent: decided.agent, pool: `${decided.agent}\n${scope}`, restriction: decided.restriction };
   }
 
   async withInstance(acc, gateway, f, { agent = acc.agent, wait = false } = {}) {
@@ -208,7 +191,7 @@ export class Service {
       let output;
       try {
         output = await this.withInstance(acc, intent.guard(this.gateway), (s) =>
-          s.callTool(tool, ctx, argumentsJson, { seed: callSeed(intent.id) }),
+          s.callTool(tool, ctx, argumentsJson, { seed: jobRules().callSeed(intent.id) }),
         );
       } catch (e) {
         // The call has ended (with an error): nothing is left to make again.
@@ -233,7 +216,7 @@ export class Service {
    */
   async resume(record, wakeup) {
     const acc = this.access(callerContext(record.caller));
-    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(JobRunner.job(record), wakeup, { seed: stepSeed(record) }), {
+    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(JobRunner.job(record), wakeup, { seed: jobRules().stepSeed(record.key, record.steps ?? 0) }), {
       agent: record.agent,
     });
   }
@@ -243,7 +226,7 @@ export class Service {
     const ctx = callerContext(intent.caller);
     const acc = this.access(ctx);
     const output = await this.withInstance(acc, this.gateway, (s) =>
-      s.callTool(intent.tool, ctx, intent.arguments, { seed: callSeed(intent.id) }),
+      s.callTool(intent.tool, ctx, intent.arguments, { seed: jobRules().callSeed(intent.id) }),
     );
     return output.jobs;
   }

@@ -19,11 +19,11 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 
-import { SeededIds } from './ids.mjs';
+import { instantiatePure } from './guard.mjs';
 import * as records from './records.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
-const { componentJs, modules, wireJs, wireModules, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
+const { componentJs, modules, wireJs, wireModules, guardJs, guardModules, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
 const flag = new Int32Array(signal);
 
 /** A request to the main thread, answered synchronously. */
@@ -241,13 +241,22 @@ function wakeupOf(w) {
   }
 }
 
-// The ids of the call in progress: seeded by the host (ids.mjs) for a tool call or a job
-// step, so the same call or step made again after a stop sends the same idempotency keys.
-let ids = null;
+// The ids of the call in progress: seeded by the host for a tool call or a job step (the
+// rules' `seededId`, host-rules/, from an instance of the guard component made at the first
+// such id), so the same call or step made again after a stop sends the same idempotency keys.
+let seed = null;
+let drawn = 0;
+let rules = null;
+let instantiateGuard = null;
+
+function seededId() {
+  rules ??= instantiatePure(instantiateGuard, (f) => guardModules[f]).jobRules;
+  return rules.seededId(seed, BigInt(drawn++));
+}
 
 const hostImports = {
   nowMs: () => BigInt(fixedNow ?? Date.now()),
-  newUuid: () => (ids ? ids.next() : randomUUID()),
+  newUuid: () => (seed ? seededId() : randomUUID()),
   log: (level, message) => {
     const size = Buffer.byteLength(message);
     if (size > logLeft) {
@@ -264,6 +273,7 @@ let memory = null;
 let api = null;
 
 async function instantiate() {
+  ({ instantiate: instantiateGuard } = await import(guardJs));
   const { instantiate: instantiateWire } = await import(wireJs);
   const wireImports = {
     'openclaw:session-tools/types': {},
@@ -375,14 +385,15 @@ parentPort.on('message', (msg) => {
   if (msg.type !== 'run') return;
   let answer;
   try {
-    ids = Array.isArray(msg.seed) ? new SeededIds(msg.seed) : null;
+    seed = Array.isArray(msg.seed) ? msg.seed : null;
+    drawn = 0;
     answer = { type: 'done', id: msg.id, ok: true, value: run(msg.op, msg.args) };
     flushOutput();
   } catch (e) {
     const stderrText = flushOutput();
     answer = { type: 'done', id: msg.id, ok: false, error: classify(e, stderrText) };
   }
-  ids = null;
+  seed = null;
   parentPort.postMessage(answer);
 });
 

@@ -12,6 +12,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { recordIntent } from '../lib/intent.mjs';
-import { DirJobStore, JobRunner, MemoryJobStore, successorKey } from '../lib/jobs.mjs';
+import { DirJobStore, JobRunner, MemoryJobStore, readJob } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -150,14 +151,15 @@ test("a step's new jobs are kept under keys derived from the step, once however 
   });
   const parent = { key: 'k1', id: 'flow', kind: 'a2a', sessionKey: REQUESTER, state: 'start', wake: { type: 'now' }, agent: 'main', caller: {}, steps: 3 };
   await runner.step(parent, { type: 'now' });
-  const helperKey = successorKey('k1', 3, 1);
-  assert.deepEqual(store.loadAll().jobs.map((r) => [r.key, r.state, r.steps]).sort(), [['k1', 'next', 4], [helperKey, 'from start', 4]].sort());
+  // The successor key of the Rust host (`host-rules/src/keys.rs`), computed here on its own.
+  const helperKey = createHash('sha256').update('k1/3/1').digest('hex').slice(0, 32);
+  assert.deepEqual(runner.pending().map((r) => [r.key, r.state, r.steps]).sort(), [['k1', 'next', 4], [helperKey, 'from start', 4]].sort());
   // The step made again (its process stopped before it was done): the new job is kept
   // under the same key, not a second time, and what was kept is left as it is.
-  store.save({ ...store.get(helperKey), state: 'moved on' });
+  store.write(helperKey, store.read(helperKey).replace('"from start"', '"moved on"'));
   await runner.step({ ...parent, state: 'start again' }, { type: 'now' });
-  assert.equal(store.loadAll().jobs.length, 2);
-  assert.equal(store.get(helperKey).state, 'moved on');
+  assert.equal(runner.pending().length, 2);
+  assert.equal(readJob(helperKey, store.read(helperKey)).state, 'moved on');
 });
 
 test('the jobs of a call whose intent a live process holds wait, and the call is not made again', { timeout: 60_000 }, async () => {
@@ -172,7 +174,8 @@ test('the jobs of a call whose intent a live process holds wait, and the call is
     assert.equal(job.key, `${job.call}-0`);
     // The call is in flight in another process of this machine (here: this one) that has
     // not yet kept its jobs.
-    const held = recordIntent(join(jobsDir, 'calls'), { id: job.call, agent: 'main', caller: callerContext({ agentSessionKey: REQUESTER }), tool: 'sessions_send', arguments: SEND, replays: 0 });
+    const intent = { id: job.call, agent: 'main', caller: callerContext({ agentSessionKey: REQUESTER }), tool: 'sessions_send', arguments: SEND, replays: 0 };
+    const held = recordIntent(join(jobsDir, 'calls'), job.call, JSON.stringify(intent));
     const seen = gateway.calls.length;
     assert.equal(await svc.runJobs(), 0);
     assert.equal(gateway.calls.length, seen, 'neither stepped nor made again');
@@ -265,7 +268,7 @@ test('a job another process has claimed is not stepped here; once that process i
 
 test('a job claimed by this process (another scheduler) is not claimed twice; a claim is released once', () => {
   const store = new MemoryJobStore();
-  store.save({ key: 'k', id: 'flow', kind: 'a2a', agent: 'main', wake: { type: 'now' } });
+  store.write('k', JSON.stringify({ id: 'flow', kind: 'a2a', sessionKey: REQUESTER, state: '{}', agent: 'main', caller: {}, wake: { type: 'now' } }));
   const claim = store.claim('k');
   assert.equal(claim.record.id, 'flow');
   assert.equal(store.claim('k'), null);

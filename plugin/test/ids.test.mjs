@@ -1,6 +1,7 @@
-// Seeded ids (ids.mjs): the derivation the Rust host uses (`SeededIds` of
-// host/src/jobs/intent.rs), checked against the test vector both hosts check, and the ids a
-// guest draws in a call are the seeded ones (the worker's `new-uuid`).
+// The rules both hosts follow around a call and a job (`host-rules/`), run through the guard
+// component the plugin asks: the seeded ids and the job and error cases the Rust host checks
+// natively (`host-rules/vectors/`), and the ids a guest draws in a call are the seeded ones
+// (the worker's `new-uuid`).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,25 +10,67 @@ import { join } from 'node:path';
 
 import { REPO_DIR } from '../scripts/build-component.mjs';
 import { DeploymentConfig } from '../lib/config.mjs';
-import { callSeed, SeededIds, seededUuid, seedOf } from '../lib/ids.mjs';
+import { jobRules } from '../lib/guard.mjs';
+import { readJob } from '../lib/jobs.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
-import { Runtime } from '../lib/sandbox.mjs';
+import { CallError, Runtime } from '../lib/sandbox.mjs';
 import { Service } from '../lib/service.mjs';
 import { callerContext } from '../lib/records.mjs';
 import { COMPONENT_DIR, TreeGateway } from './helpers.mjs';
 
-const VECTOR = join(REPO_DIR, 'host/src/jobs/seeded-ids.json');
+const vector = (name) => JSON.parse(readFileSync(join(REPO_DIR, 'host-rules/vectors', name), 'utf8'));
+const seededIds = (parts) => {
+  let n = 0;
+  return () => jobRules().seededId(parts, BigInt(n++));
+};
 
 test('seeded ids match the test vector the Rust host checks too', () => {
-  const { cases } = JSON.parse(readFileSync(VECTOR, 'utf8'));
-  assert.ok(cases.length >= 10, `${VECTOR} has its cases`);
-  for (const { parts, counter, uuid } of cases) {
-    const ids = new SeededIds(parts);
-    let id;
-    for (let n = 0; n <= counter; n++) id = ids.next();
-    assert.equal(id, uuid, JSON.stringify({ parts, counter }));
-    assert.equal(seededUuid(seedOf(parts), counter), uuid);
+  const { cases } = vector('seeded-ids.json');
+  assert.ok(cases.length >= 10, 'the vector has its cases');
+  for (const { parts, counter, uuid } of cases) assert.equal(jobRules().seededId(parts, BigInt(counter)), uuid, JSON.stringify({ parts, counter }));
+});
+
+test('call errors have the kinds and words the Rust host gives them', () => {
+  const { callErrors } = vector('job-rules.json');
+  const u64 = (v) => (typeof v === 'number' ? BigInt(v) : v);
+  for (const c of callErrors) {
+    const val = Array.isArray(c.error.val) ? c.error.val.map(u64) : u64(c.error.val);
+    const error = new CallError(c.error.val === undefined ? { tag: c.error.tag } : { tag: c.error.tag, val });
+    assert.deepEqual([error.kind, error.message, error.discardsInstance], [c.kind, c.message, c.discardsInstance], JSON.stringify(c.error));
   }
+  assert.equal(CallError.cpu(2000).kind, 'cpu_limit');
+  assert.equal(CallError.tooLarge('tool-result', 3, 2).message, 'tool result too large: 3 bytes (the limit is 2)');
+});
+
+test('calls and steps keep their jobs as the Rust host does', () => {
+  const v = vector('job-rules.json');
+  const bounds = (b) => ({ ...b, maxWaitMs: BigInt(b.maxWaitMs) });
+  const check = (kept, expected, about) => {
+    const saves = kept.saves.map((s) => ({ key: s.key, onlyIfNew: s.onlyIfNew, record: readJob(s.key, s.text) }));
+    const wanted = expected.saves.map((s) => ({ key: s.key, onlyIfNew: s.onlyIfNew, record: readJob(s.key, JSON.stringify(s.record)) }));
+    assert.deepEqual(saves, wanted, about);
+    assert.equal(kept.ends, expected.ends, about);
+    assert.deepEqual(kept.refused, expected.refused, about);
+  };
+  for (const c of v.keepCall) {
+    const kept = jobRules().keepCall(bounds(c.bounds), c.agent, JSON.stringify(c.caller), JSON.stringify(c.jobs), c.call, c.recorded, BigInt(c.nowMs), c.pending);
+    check(kept, c.kept, c.about);
+  }
+  for (const c of v.keepStep) {
+    const kept = jobRules().keepStep(bounds(c.bounds), c.key, JSON.stringify(c.parent), JSON.stringify(c.jobs), BigInt(c.nowMs), c.pending);
+    check(kept, c.kept, c.about);
+  }
+  for (const c of v.waitBound) {
+    const left = c.leftMs === null ? undefined : BigInt(c.leftMs);
+    assert.equal(jobRules().waitBound(BigInt(c.requestedMs), BigInt(c.maxWaitMs), left), BigInt(c.ms), JSON.stringify(c));
+  }
+  for (const c of v.intents) {
+    const text = JSON.stringify(c.intent);
+    const normal = (intent) => JSON.parse(jobRules().readIntent(intent.id, JSON.stringify(intent)));
+    if (c.replayed) assert.deepEqual(JSON.parse(jobRules().replayedIntent(text)), normal(c.replayed), c.about);
+    else assert.throws(() => jobRules().replayedIntent(text), (e) => String(e) === c.dropped, c.about);
+  }
+  assert.deepEqual(jobRules().writes(), v.writes);
 });
 
 test("a call's ids are the ones its seed gives, the same every time it is made", async () => {
@@ -44,9 +87,9 @@ test("a call's ids are the ones its seed gives, the same every time it is made",
       sandbox.close();
     }
   };
-  const seed = callSeed('3f2a9c1e5b7d4e8f9a0b1c2d3e4f5a6b');
-  const ids = new SeededIds(seed);
-  const [childId, runKey, flowId, archiveId] = [ids.next(), ids.next(), ids.next(), ids.next()];
+  const seed = jobRules().callSeed('3f2a9c1e5b7d4e8f9a0b1c2d3e4f5a6b');
+  const next = seededIds(seed);
+  const [childId, runKey, flowId, archiveId] = [next(), next(), next(), next()];
   const first = await spawn(seed);
   // sessions_spawn draws the child's id, the run's key, then its jobs' ids: the completion
   // flow and the archive (guest/src/spawn.rs).

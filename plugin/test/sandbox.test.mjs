@@ -78,7 +78,7 @@ test('a spinning guest is stopped at its CPU deadline while another agent keeps 
     }
     const error = await spin;
     const elapsed = performance.now() - started;
-    assert.ok(error instanceof CallError && error.kind === 'cpu', String(error));
+    assert.ok(error instanceof CallError && error.kind === 'cpu_limit', String(error));
     assert.equal(error.message, 'the tool used up its CPU budget of 300 ms and was stopped');
     assert.ok(elapsed >= 300 && elapsed < 3000, `stopped after ${elapsed} ms`);
     assert.ok(spinner.isBroken(), 'a runaway instance is discarded');
@@ -98,7 +98,7 @@ test('a guest allocating without bound is stopped at its memory cap', async () =
   try {
     const started = performance.now();
     const error = await rejects(call(hog, 'hog'));
-    assert.ok(error instanceof CallError && error.kind === 'memory', String(error));
+    assert.ok(error instanceof CallError && error.kind === 'memory_limit', String(error));
     assert.equal(error.message, 'the tool exceeded its memory limit of 32 MiB and was stopped');
     assert.ok(performance.now() - started < 3000);
     assert.ok(hog.isBroken());
@@ -181,7 +181,7 @@ test('oversized and invalid answers are refused without breaking the instance', 
     assert.equal((await call(s, 'huge', { bytes: max })).length, max - 2);
     assert.equal((await rejects(call(s, 'huge', { bytes: max + 1 }))).message, `tool result too large: ${max + 1} bytes (the limit is ${max})`);
     const bad = await rejects(call(s, 'bad-json'));
-    assert.ok(bad.kind === 'bad-answer' && bad.message.startsWith('the tool answered something invalid: the result is not JSON'), bad.message);
+    assert.ok(bad.kind === 'bad_answer' && bad.message.startsWith('the tool answered something invalid: the result is not JSON'), bad.message);
     const big = 'x'.repeat(2 ** 20);
     const tooBig = await rejects(s.callTool('ok', caller, JSON.stringify(big)));
     assert.equal(tooBig.message, `tool arguments too large: ${2 ** 20 + 2} bytes (the limit is ${2 ** 20})`);
@@ -202,7 +202,7 @@ test('a flood of gateway calls is cut at the per-call limit, then by the CPU dea
     assert.equal(stub.resolves, 100, 'the gateway saw only the calls within the limit');
     assert.equal((await call(s, 'flood', { import: 'resolve', stopOnError: true })).calls, 101, 'the count is per call');
     const started = performance.now();
-    assert.equal((await rejects(call(s, 'flood', { import: 'resolve' }))).kind, 'cpu');
+    assert.equal((await rejects(call(s, 'flood', { import: 'resolve' }))).kind, 'cpu_limit');
     assert.ok(performance.now() - started < 3000);
     assert.equal(stub.resolves, 300);
   } finally {
@@ -211,7 +211,7 @@ test('a flood of gateway calls is cut at the per-call limit, then by the CPU dea
   // Clock reads are no gateway calls: the CPU deadline stops that loop.
   const { s: clock, stub: quiet } = await sandbox();
   try {
-    assert.equal((await rejects(call(clock, 'flood', { import: 'now-ms' }))).kind, 'cpu');
+    assert.equal((await rejects(call(clock, 'flood', { import: 'now-ms' }))).kind, 'cpu_limit');
     assert.equal(quiet.resolves, 0);
   } finally {
     clock.close();
