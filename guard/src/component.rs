@@ -282,7 +282,14 @@ impl wit_rules::Guest for Component {
         Ok(wit_kept(kept))
     }
 
-    fn keep_step(bounds: wit_rules::Bounds, key: String, parent: String, jobs: String, now_ms: u64, pending: u32) -> Result<wit_rules::Kept, String> {
+    fn keep_step(
+        bounds: wit_rules::Bounds,
+        key: String,
+        parent: String,
+        jobs: String,
+        now_ms: u64,
+        pending: u32,
+    ) -> Result<wit_rules::Kept, String> {
         let parent = JobRecord::read(&key, parent.as_bytes())?;
         Ok(wit_kept(keeping::keep_step(bounds_of(bounds), &parent, jobs_of(&jobs)?, now_ms, || pending as usize)))
     }

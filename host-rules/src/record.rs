@@ -4,7 +4,7 @@
 //! write.
 
 use serde::{Deserialize, Serialize};
-use session_tools_contract::{Caller, Job, Wake, WaitParams};
+use session_tools_contract::{Caller, Job, WaitParams, Wake};
 
 /// What a kept job waits for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -25,9 +25,9 @@ use session_tools_contract::{self as ports, LogLevel};
 use session_tools_host_rules::seeded;
 
 use crate::faults::fault_point;
-use crate::private_files::{write_atomically, Durability};
-use crate::os_lock::OsLock;
 use crate::gateway::*;
+use crate::os_lock::OsLock;
+use crate::private_files::{write_atomically, Durability};
 use crate::sandbox::Services;
 
 pub use session_tools_host_rules::intent::CallIntent;
@@ -79,10 +79,7 @@ impl IntentFile for CallIntent {
                 }
             } else if let Some((intent, _)) = name.split_once(".json.") {
                 if name.ends_with(".tmp") {
-                    crate::private_files::sweep_temporaries(
-                        &dir.join(format!("{intent}.json")),
-                        std::time::Duration::from_secs(60),
-                    );
+                    crate::private_files::sweep_temporaries(&dir.join(format!("{intent}.json")), std::time::Duration::from_secs(60));
                 }
             }
         }

@@ -22,9 +22,9 @@ use std::time::{Duration, Instant, SystemTime};
 pub use session_tools_host_rules::record::{JobRecord, WakeRecord};
 
 use super::intent::{CallIntent, IntentFile};
-use session_tools_host_rules::keys::valid_key;
-use crate::private_files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
 use crate::os_lock::OsLock;
+use crate::private_files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
+use session_tools_host_rules::keys::valid_key;
 
 /// What the index knows of a record.
 fn indexed(record: &JobRecord, stamp: Option<Stamp>) -> Indexed {
