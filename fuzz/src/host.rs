@@ -102,9 +102,13 @@ pub fn clock() -> Clock {
     Arc::new(|| NOW)
 }
 
-/// The embedded gateway over a state directory, with the fixed clock.
+/// The embedded gateway over a state directory, with the fixed clock and the echo runtime.
 pub fn open_gateway(dir: &Path) -> Arc<EmbeddedGateway> {
-    EmbeddedGateway::builder(dir).with_clock(clock()).open().expect("opening the embedded gateway over the sample state")
+    EmbeddedGateway::builder(dir)
+        .with_clock(clock())
+        .with_runtime(Arc::new(session_tools_host::gateway::embedded::runtime::EchoRuntime))
+        .open()
+        .expect("opening the embedded gateway over the sample state")
 }
 
 /// The component, compiled once per process (cached in `../target/component-cache`).

@@ -93,6 +93,12 @@ pub trait SessionTree: Send + Sync {
     /// The session a run belongs to, when the gateway knows it.
     fn run_session(&self, run_id: &str) -> Option<String>;
 
+    /// Why the gateway cannot start agent runs, and what to do; `None` (the default) when
+    /// it can. A service refuses the tools that start runs before they write anything.
+    fn no_agent_runtime(&self) -> Option<String> {
+        None
+    }
+
     /// Where a run stands, as far as the gateway can tell at once, without waiting. The
     /// job runner asks before it makes the `agent.wait` a job waits with, so that no
     /// thread waits for each pending run: it makes the wait once the run has
@@ -181,6 +187,9 @@ macro_rules! forward_gateway {
             }
             fn run_state(&self, run_id: &str) -> RunState {
                 (**self).run_state(run_id)
+            }
+            fn no_agent_runtime(&self) -> Option<String> {
+                (**self).no_agent_runtime()
             }
         }
     )*};

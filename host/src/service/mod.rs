@@ -64,6 +64,10 @@ struct Inner {
     policy: Arc<ComponentPolicy>,
 }
 
+/// The tools whose every call starts an agent run (a send, with or without a wait; a
+/// spawn): refused up front on a gateway that cannot run agents.
+const RUN_TOOLS: [&str; 2] = ["sessions_send", "sessions_spawn"];
+
 /// A background job waiting to go on, as the service keeps it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PendingJob {
@@ -134,6 +138,13 @@ impl Service {
 
     fn call_in_span(&self, access: &Access, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
         let inner = &self.inner;
+        // Refused before the intent is recorded: a run no runtime would run must leave no
+        // trace (no intent, entry, message or job).
+        if RUN_TOOLS.contains(&tool) {
+            if let Some(advice) = inner.tree.no_agent_runtime() {
+                return Err(CallError::NoAgentRuntime { tool: tool.to_string(), advice });
+            }
+        }
         let intent = inner.jobs.intent_for(&access.agent, caller, tool, arguments);
         let output = inner.call_as(access, caller, tool, arguments, intent.id(), Some(&intent));
         match output {

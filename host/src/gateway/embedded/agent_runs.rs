@@ -42,6 +42,10 @@ impl EmbeddedGateway {
         if self.runs().exists(&p.idempotency_key) {
             return Ok(AgentAccepted { run_id: Some(p.idempotency_key.clone()) });
         }
+        // No runtime, no run: refused before anything is written (no entry, no message).
+        if let Some(advice) = self.no_runtime() {
+            return Err(gw(format!("no agent runtime runs agents on this state directory: {advice}")));
+        }
         let requested = p.session_key.clone().unwrap_or_else(|| "main".into());
         let existing = self.find(&requested)?;
         let (decision, _why) = self.policy_for(&requested, existing.as_ref().map(|f| &f.entry))?;
@@ -187,7 +191,7 @@ impl RunSteps for EmbeddedGateway {
         self.record_run_end(run, finished, check)
     }
 
-    fn runtime(&self) -> Arc<dyn AgentRuntime> {
+    fn runtime(&self) -> Option<Arc<dyn AgentRuntime>> {
         self.runtime.clone()
     }
 }

@@ -55,12 +55,19 @@ use runs::Runs;
 use runtime::AgentRuntime;
 
 pub use entries::{Deleted, Patch};
-pub use layout::Layout;
+pub use layout::{detect as detect_layout, Layout};
+pub use sqlite::GatewayHold;
 pub use registry::Found;
 pub use transcript::iso_time;
 
 /// `label` bounds (`SESSION_LABEL_MAX_LENGTH`).
 pub const LABEL_MAX: usize = 64;
+
+/// The OpenClaw 2026.9 gateway that holds a state directory now (its live `gateway-owner`
+/// lease: pid and port), if one does; read-only. A 2026.1 directory has no such lease.
+pub fn gateway_holding(state_dir: &Path) -> Option<GatewayHold> {
+    sqlite::gateway_hold(state_dir, (system_clock())())
+}
 
 /// The gateway over one OpenClaw state directory.
 pub struct EmbeddedGateway {
@@ -68,7 +75,10 @@ pub struct EmbeddedGateway {
     config: DeploymentConfig,
     rules: KeyRules,
     registry: registry::Registry,
-    runtime: Arc<dyn AgentRuntime>,
+    /// What runs agents; none chosen: `agent` is refused (nothing invented).
+    runtime: Option<Arc<dyn AgentRuntime>>,
+    /// What to tell a caller whose run is refused for want of a runtime.
+    no_runtime_advice: String,
     runs: Arc<Runs>,
     outbox: outbox::Outbox,
     policy: Mutex<Option<Arc<dyn PolicyEvaluator>>>,
@@ -100,15 +110,21 @@ pub fn known_channel(channel: &str) -> bool {
     lower == "webchat" || session_tools_grammar::channels::normalize_channel_id(&lower).is_some()
 }
 
+/// What a gateway without an agent runtime tells a caller whose run it refuses, unless
+/// the embedder says better ([`EmbeddedBuilder::with_no_runtime_advice`]).
+pub const NO_RUNTIME_ADVICE: &str =
+    "run the tools through the state directory's running OpenClaw gateway, or give this gateway an agent runtime";
+
 /// How to open an [`EmbeddedGateway`]. Defaults: the config found in the state directory
-/// (`openclaw.json`, `moltbot.json` or `clawdbot.json`, else the empty config), the
-/// [`runtime::EchoRuntime`] for runs, the system clock, and a state directory that must
-/// exist.
+/// (`openclaw.json`, `moltbot.json` or `clawdbot.json`, else the empty config), no agent
+/// runtime (runs are refused: see [`Self::with_runtime`]), the system clock, and a state
+/// directory that must exist.
 pub struct EmbeddedBuilder {
     state_dir: PathBuf,
     config: Option<DeploymentConfig>,
     config_path: Option<PathBuf>,
-    runtime: Arc<dyn AgentRuntime>,
+    runtime: Option<Arc<dyn AgentRuntime>>,
+    no_runtime_advice: String,
     clock: Clock,
     create: bool,
 }
@@ -126,9 +142,18 @@ impl EmbeddedBuilder {
         self
     }
 
-    /// What runs the agent runs `agent` starts.
+    /// What runs the agent runs `agent` starts. Without one, `agent` is refused before
+    /// anything is written, and a service over the gateway refuses the tools that start
+    /// runs ([`crate::CallError::NoAgentRuntime`]).
     pub fn with_runtime(mut self, runtime: Arc<dyn AgentRuntime>) -> Self {
-        self.runtime = runtime;
+        self.runtime = Some(runtime);
+        self
+    }
+
+    /// What a refusal for want of a runtime tells the caller to do (default:
+    /// [`NO_RUNTIME_ADVICE`]); a command line names its own options here.
+    pub fn with_no_runtime_advice(mut self, advice: impl Into<String>) -> Self {
+        self.no_runtime_advice = advice.into();
         self
     }
 
@@ -159,7 +184,7 @@ impl EmbeddedBuilder {
             Some(config) => config,
             None => DeploymentConfig::load(dir, self.config_path.as_deref())?,
         };
-        EmbeddedGateway::open(dir, config, self.runtime, self.clock)
+        EmbeddedGateway::open_with(dir, config, self.runtime, self.no_runtime_advice, self.clock)
             .map_err(|e| Error::io(format!("opening the state directory {}", dir.display()), e))
     }
 }
@@ -171,18 +196,29 @@ impl EmbeddedGateway {
             state_dir: state_dir.into(),
             config: None,
             config_path: None,
-            runtime: Arc::new(runtime::EchoRuntime),
+            runtime: None,
+            no_runtime_advice: NO_RUNTIME_ADVICE.to_string(),
             clock: system_clock(),
             create: false,
         }
     }
 
-    /// Opens the gateway over a state directory with this config. Nothing is written until
-    /// a method writes: the directory need not exist for reads.
+    /// Opens the gateway over a state directory with this config and agent runtime.
+    /// Nothing is written until a method writes: the directory need not exist for reads.
     pub fn open(
         state_dir: &Path,
         config: DeploymentConfig,
         runtime: Arc<dyn AgentRuntime>,
+        clock: Clock,
+    ) -> std::io::Result<Arc<EmbeddedGateway>> {
+        Self::open_with(state_dir, config, Some(runtime), NO_RUNTIME_ADVICE.to_string(), clock)
+    }
+
+    fn open_with(
+        state_dir: &Path,
+        config: DeploymentConfig,
+        runtime: Option<Arc<dyn AgentRuntime>>,
+        no_runtime_advice: String,
         clock: Clock,
     ) -> std::io::Result<Arc<EmbeddedGateway>> {
         let rules =
@@ -209,6 +245,7 @@ impl EmbeddedGateway {
                 rules,
                 registry,
                 runtime,
+                no_runtime_advice,
                 policy: Mutex::new(None),
                 clock,
             }
@@ -218,6 +255,16 @@ impl EmbeddedGateway {
     /// The state directory it serves.
     pub fn state_dir(&self) -> &Path {
         &self.state_dir
+    }
+
+    /// Whether it runs agents (an agent runtime was given): without, `agent` is refused.
+    pub fn runs_agents(&self) -> bool {
+        self.runtime.is_some()
+    }
+
+    /// Why it cannot start agent runs, and what to do; `None` when it can.
+    pub fn no_runtime(&self) -> Option<&str> {
+        self.runtime.is_none().then_some(self.no_runtime_advice.as_str())
     }
 
     /// The deployment config it reads.

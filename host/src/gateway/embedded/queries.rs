@@ -234,6 +234,10 @@ impl SessionTree for EmbeddedGateway {
         self.runs().session_of(run_id)
     }
 
+    fn no_agent_runtime(&self) -> Option<String> {
+        self.no_runtime().map(str::to_string)
+    }
+
     fn run_state(&self, run_id: &str) -> RunState {
         // A run whose process died is adopted on the way (re-run or its end recorded).
         match self.runs().view(run_id) {

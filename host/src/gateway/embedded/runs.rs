@@ -170,8 +170,8 @@ pub trait RunSteps: Send + Sync {
     fn append_message(&self, run: &RunFile, check: bool) -> Result<bool, String>;
     /// Records an end: the reply under its entry id, the entry's model, usage and flags.
     fn record_end(&self, run: &RunFile, finished: &Finished, check: bool) -> Result<(), String>;
-    /// The runtime that produces replies.
-    fn runtime(&self) -> Arc<dyn AgentRuntime>;
+    /// The runtime that produces replies; none when the gateway was given none.
+    fn runtime(&self) -> Option<Arc<dyn AgentRuntime>>;
 }
 
 /// A run, as the registry can tell without waiting.
@@ -442,9 +442,10 @@ impl Runs {
         let timeout = Duration::from_secs(file.asked.timeout_s.max(1));
         let request = file.request();
         let began = Instant::now();
-        let runtime = self.steps().map(|s| s.runtime());
+        let steps = self.steps();
+        let runtime = steps.as_ref().map(|s| s.runtime());
         let result = match runtime {
-            Some(runtime) => {
+            Some(Some(runtime)) => {
                 // What a caught panic discards: this run's turn, which ends as an error
                 // (recorded like any end); the runtime holds no state of the run.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
@@ -456,6 +457,14 @@ impl Runs {
                     duration: Duration::ZERO,
                 })
             }
+            Some(None) => RunResult {
+                status: "error".into(),
+                reply: None,
+                error: Some("no agent runtime runs agents here".into()),
+                usage: None,
+                model: None,
+                duration: Duration::ZERO,
+            },
             None => RunResult {
                 status: "error".into(),
                 reply: None,
@@ -557,6 +566,12 @@ impl Runs {
                 drop(lock);
                 let error = format!("the run was interrupted {} times: the gateway stopped while it was going on", file.attempts);
                 self.end(file.clone(), Finished::failed(error, file.started_at, now));
+            }
+            None if self.steps().is_some_and(|steps| steps.runtime().is_none()) => {
+                // Running it again needs a runtime this process was not given: it is left
+                // as it is, for a process that has one.
+                drop(lock);
+                return false;
             }
             None => {
                 // Its message may not have been appended before its owner died: append it
@@ -826,8 +841,8 @@ mod tests {
             self.checked.fetch_add(usize::from(check), Ordering::SeqCst);
             Ok(())
         }
-        fn runtime(&self) -> Arc<dyn AgentRuntime> {
-            Arc::new(EchoRuntime)
+        fn runtime(&self) -> Option<Arc<dyn AgentRuntime>> {
+            Some(Arc::new(EchoRuntime))
         }
     }
 

@@ -1,7 +1,8 @@
-//! The agent runtime behind `agent` runs: pluggable. [`EchoRuntime`] answers without a
-//! model (the demo default, aware of the session tools' protocol steps), and
-//! [`ScriptedRuntime`] follows rules like the conformance format's `runs`, loaded from a
-//! file. Runs take real time here and honour their timeout.
+//! The agent runtime behind `agent` runs: pluggable, and never chosen for the embedder (a
+//! gateway without one refuses runs). [`EchoRuntime`] answers without a model, for
+//! demonstrations (aware of the session tools' protocol steps, every reply marked as its
+//! own and no usage reported), and [`ScriptedRuntime`] follows rules like the conformance
+//! format's `runs`, loaded from a file. Runs take real time here and honour their timeout.
 
 use std::time::Duration;
 
@@ -63,12 +64,19 @@ pub trait AgentRuntime: Send + Sync {
 
 /// Answers without a model: a plain echo for ordinary messages, and sensible replies to
 /// the session tools' own steps (ping-pong, announces, sub-agent tasks), so the flows can
-/// be seen end to end.
+/// be seen end to end. Every reply starts with [`EchoRuntime::MARK`], so nobody takes it
+/// for a model's, and no usage is reported: no tokens or costs appear that no model spent.
 #[derive(Debug, Clone, Default)]
 pub struct EchoRuntime;
 
-fn estimate_tokens(text: &str) -> f64 {
-    (text.len() as f64 / 4.0).ceil().max(1.0)
+impl EchoRuntime {
+    /// What every reply of the echo runtime starts with.
+    pub const MARK: &'static str = "[echo runtime] ";
+}
+
+/// A reply quoted in another: without its own mark, so marks do not pile up.
+fn unmarked(text: &str) -> &str {
+    text.trim().strip_prefix(EchoRuntime::MARK).unwrap_or(text.trim())
 }
 
 fn line_after<'a>(prompt: &'a str, prefix: &str) -> Option<&'a str> {
@@ -78,30 +86,27 @@ fn line_after<'a>(prompt: &'a str, prefix: &str) -> Option<&'a str> {
 impl AgentRuntime for EchoRuntime {
     fn run(&self, request: &RunRequest) -> RunResult {
         let prompt = request.extra_system_prompt.as_deref().unwrap_or("");
+        let mark = EchoRuntime::MARK;
         let reply = if request.message == "Agent-to-agent announce step." {
-            let latest = line_after(prompt, "Latest reply:").unwrap_or("(nothing)");
-            format!("[{}] {latest}", request.agent_id)
+            let latest = line_after(prompt, "Latest reply:").map_or("(nothing)", unmarked);
+            format!("{mark}[{}] {latest}", request.agent_id)
         } else if request.message == "Sub-agent announce step." {
-            let result = line_after(prompt, "Sub-agent result:").unwrap_or("(not available).");
-            format!("Result: {result}\nNotes: answered by the echo runtime (no model).")
+            let result = line_after(prompt, "Sub-agent result:").map_or("(not available).", unmarked);
+            format!("{mark}Result: {result}\nNotes: answered by the echo runtime (no model).")
         } else if prompt.starts_with("Agent-to-agent reply step:") {
-            // Turn 1 is the requester answering the target; one exchange is enough.
+            // Turn 1 is the requester answering the target; one exchange is enough. The
+            // skip is a protocol word, not a reply: it stays bare.
             if prompt.contains("Turn 1 of") {
-                format!("Thanks, noted: {}", request.message)
+                format!("{mark}Thanks, noted: {}", unmarked(&request.message))
             } else {
                 "REPLY_SKIP".to_string()
             }
         } else if request.lane.as_deref() == Some("subagent") {
-            format!("Done: {}", request.message.trim())
+            format!("{mark}Done: {}", request.message.trim())
         } else {
-            format!("echo: {}", request.message)
+            format!("{mark}echo: {}", request.message)
         };
-        let usage = Usage {
-            input_tokens: Some(estimate_tokens(&request.message) + estimate_tokens(prompt)),
-            output_tokens: Some(estimate_tokens(&reply)),
-            total_tokens: None,
-        };
-        RunResult { usage: Some(usage), model: Some("echo/echo-1".into()), ..RunResult::ok(reply) }
+        RunResult { model: Some("echo/echo-1".into()), ..RunResult::ok(reply) }
     }
 }
 
@@ -204,10 +209,14 @@ mod tests {
     #[test]
     fn echo_answers_protocol_steps() {
         let rt = EchoRuntime;
-        assert_eq!(rt.run(&request("hi", None)).reply.as_deref(), Some("echo: hi"));
+        let hi = rt.run(&request("hi", None));
+        assert_eq!(hi.reply.as_deref(), Some("[echo runtime] echo: hi"));
+        assert_eq!(hi.usage, None, "the echo runtime spends no tokens and says so");
         assert_eq!(rt.run(&request("x", Some("Agent-to-agent reply step:\nTurn 2 of 5."))).reply.as_deref(), Some("REPLY_SKIP"));
-        let announce = rt.run(&request("Sub-agent announce step.", Some("Sub-agent result: done\n"))).reply.unwrap();
-        assert!(announce.starts_with("Result: done"));
+        let noted = rt.run(&request("[echo runtime] echo: hi", Some("Agent-to-agent reply step:\nTurn 1 of 5."))).reply.unwrap();
+        assert_eq!(noted, "[echo runtime] Thanks, noted: echo: hi", "a quoted reply keeps one mark");
+        let announce = rt.run(&request("Sub-agent announce step.", Some("Sub-agent result: [echo runtime] done\n"))).reply.unwrap();
+        assert!(announce.starts_with("[echo runtime] Result: done\n"), "{announce}");
     }
 
     #[test]

@@ -136,6 +136,11 @@ impl LiveGatewayBuilder {
         self
     }
 
+    /// The URL it connects to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
     /// Connects, does the handshake and reads the gateway's config. Blocks for at most the
     /// connect timeout plus a request timeout.
     pub fn open(self) -> Result<LiveGateway> {

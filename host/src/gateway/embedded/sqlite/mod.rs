@@ -73,7 +73,9 @@ pub fn agent_db_path(state_dir: &Path, agent_id: &str) -> PathBuf {
 /// A running gateway's hold on a state directory: its lease, if live.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatewayHold {
+    /// The gateway's process, as its lease names it.
     pub pid: Option<i64>,
+    /// The port it listens on, as its lease names it.
     pub port: Option<i64>,
 }
 
