@@ -1,26 +1,25 @@
-//! The `session-tools` command line.
+//! The `session-tools` command line: its commands, and which module runs each.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result};
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use serde_json::{json, Value};
-use session_tools_host::config::default_state_dir;
 use session_tools_host::conformance;
 use session_tools_host::gateway::scripted::ScriptedGateway;
-use session_tools_host::{tracing_log, CallError, Caller, Limits, Runtime, Service};
+use session_tools_host::{tracing_log, Limits, Runtime, Service};
 
-use crate::options::{component, engine_options, open, Global, StateDir};
-use crate::show::{pretty, print_json};
+use crate::backend::{open, StateDir};
+use crate::options::{component, engine_options, Global};
+use crate::show::print_json;
 
 /// The agent session tools (sessions_list, sessions_history, sessions_send,
 /// sessions_spawn, agents_list) as a sandboxed WebAssembly component, over an OpenClaw
 /// state directory or a running OpenClaw gateway.
 #[derive(Parser, Debug)]
-#[command(name = "session-tools", version, about)]
+// A repeated option takes its last value (a wrapper's defaults, then the person's own).
+#[command(name = "session-tools", version, long_version = crate::version::LONG, about, after_help = DEVELOPER_COMMANDS, args_override_self = true)]
 pub struct Cli {
     #[command(flatten)]
     pub global: Global,
@@ -28,108 +27,121 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The developer's commands: not in the list of commands above it (hidden there), listed
+/// under their own heading below it.
+const DEVELOPER_COMMANDS: &str = "Developer commands:
+  conformance  Run conformance cases through the component
+  describe     Print the tool descriptions as JSON";
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Run conformance cases through the component (default: the project's own copy).
-    Conformance {
-        /// Directories of case files (or $CONFORMANCE_DIR).
-        dirs: Vec<PathBuf>,
-    },
-    /// Print the tool descriptions as JSON.
-    Describe,
-    /// Call one tool as a session (on the state directory, or the `--gateway`).
-    Call(CallArgs),
+    /// Call one tool as a session (through the running gateway, or on the state directory's files).
+    Call(crate::call::CallArgs),
     /// Serve the tools over MCP (stdio, or streamable HTTP for many agents) as a session.
     Mcp(crate::mcp::McpArgs),
-    /// List the sessions of the state directory.
+    /// List the sessions, newest first.
     Sessions {
         /// Only this agent's sessions.
-        #[arg(long)]
+        #[arg(long, value_name = "AGENT_ID")]
         agent: Option<String>,
-        #[arg(long)]
+        /// Show at most this many sessions.
+        #[arg(long, value_name = "N")]
         limit: Option<u32>,
         /// Print JSON rows instead of a table.
         #[arg(long)]
         json: bool,
     },
-    /// Print a session's transcript messages.
+    /// Print a session's transcript messages, oldest first.
     History {
+        /// The session's key (e.g. agent:main:main, or main for the default agent's).
         key: String,
-        #[arg(long)]
+        /// Show only the last N messages.
+        #[arg(long, value_name = "N")]
         limit: Option<u32>,
+        /// Print the messages as JSON.
         #[arg(long)]
         json: bool,
     },
-    /// Print what the embedded gateway delivered to channels.
+    /// Print what was delivered to channels from the state directory's files.
     Outbox {
+        /// Print the deliveries as JSON.
         #[arg(long)]
         json: bool,
     },
-    /// The effective send policy of a session, and why.
-    Policy { key: String },
-    /// Send a message to a session as its owner (also `/send on|off|inherit`).
-    Chat { key: String, message: String },
-    /// Change a session entry as its owner.
-    Patch {
+    /// Show the effective send policy of a session, and why.
+    Policy {
+        /// The session's key.
         key: String,
+        /// Print the decision as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send a message to a session as its owner (also `/send on|off|inherit`).
+    Chat {
+        /// The session's key.
+        key: String,
+        /// The message, or a `/send on|off|inherit` command.
+        message: String,
+        /// Print the outcome as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Change a session entry as its owner (prints the entry as JSON).
+    Patch {
+        /// The session's key.
+        key: String,
+        /// The session's new label (an empty one clears it).
         #[arg(long)]
         label: Option<String>,
+        /// The session's model override (an empty one clears it).
         #[arg(long)]
         model: Option<String>,
-        /// allow, deny or inherit.
-        #[arg(long)]
-        send_policy: Option<String>,
+        /// The session's own send policy (inherit clears it).
+        #[arg(long, value_enum)]
+        send_policy: Option<crate::owner::SendPolicyArg>,
     },
     /// Run pending background jobs (flows left over by an earlier process).
     Jobs {
-        /// How long to keep running them.
-        #[arg(long, default_value_t = 120)]
+        /// How long to keep running them, in seconds.
+        #[arg(long, default_value_t = 120, value_name = "SECONDS")]
         wait: u64,
+        /// Print the outcome as JSON.
+        #[arg(long)]
+        json: bool,
     },
-    /// A short demonstration on a state directory (default: ./demo-state, created from the
-    /// sample state on first use; it persists, so run it twice).
+    /// Check the set-up: state directory, config, running gateway, backend, cache, jobs.
+    Doctor {
+        /// Print the findings as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show the tools at work, with the echo runtime, on ./demo-state or --state (made from
+    /// the built-in sample on first use; run it twice).
     Demo,
+    /// Print a shell completion script.
+    Completions {
+        /// The shell the script is for.
+        #[arg(value_enum)]
+        shell: crate::completions::Shell,
+    },
+    /// Run conformance cases through the component (default: the project's own copy).
+    #[command(hide = true)]
+    Conformance {
+        /// Directories of case files (or $CONFORMANCE_DIR).
+        dirs: Vec<PathBuf>,
+    },
+    /// Print the tool descriptions as JSON.
+    #[command(hide = true)]
+    Describe,
 }
 
-#[derive(Args, Debug)]
-pub struct CallArgs {
-    /// The calling session's key (e.g. agent:main:main).
-    #[arg(long = "as", value_name = "SESSION_KEY")]
-    pub as_key: String,
-    /// The caller runs in a sandbox.
-    #[arg(long)]
-    pub sandboxed: bool,
-    /// The caller's channel (and account, target, thread).
-    #[arg(long)]
-    pub channel: Option<String>,
-    /// The caller's channel account (`agentAccountId`).
-    #[arg(long)]
-    pub account_id: Option<String>,
-    /// The caller's delivery target on its channel (`agentTo`).
-    #[arg(long)]
-    pub to: Option<String>,
-    /// The caller's thread on its channel (`agentThreadId`).
-    #[arg(long)]
-    pub thread_id: Option<String>,
-    /// The requester's agent, when it differs from the session key's (cron, hooks).
-    #[arg(long)]
-    pub agent_id: Option<String>,
-    /// How long to let background work (ping-pong, announces) run after the call.
-    #[arg(long, default_value_t = 120, value_name = "SECONDS")]
-    pub wait: u64,
-    /// The tool.
-    pub tool: String,
-    /// The JSON arguments.
-    #[arg(default_value = "{}")]
-    pub arguments: String,
-}
-
-/// Runs the CLI; answers the exit code.
+/// Runs the CLI; answers the exit code. A failure that names its code (see `exit.rs`) is
+/// returned as an error carrying it: [`exit_code`] prints it and answers the code.
 pub fn run(cli: Cli) -> Result<i32> {
     // Only `mcp --http` serves metrics; other commands do not count.
     let metrics = matches!(&cli.command, Command::Mcp(args) if args.http.is_some()).then(crate::metrics::Metrics::new);
     crate::logging::install(&cli.global.log, cli.global.verbose, metrics.clone())?;
-    let state = || cli.global.state.clone().unwrap_or_else(default_state_dir);
+    let state = || cli.global.state_dir().0;
     match cli.command {
         Command::Conformance { dirs } => {
             let dirs: Vec<PathBuf> = if dirs.is_empty() {
@@ -164,49 +176,18 @@ pub fn run(cli: Cli) -> Result<i32> {
             let tools = builder.build()?.describe().map_err(|e| anyhow::anyhow!("{e}"))?;
             let value: Vec<Value> = tools
                 .into_iter()
-                .map(|t| json!({"name": t.name, "label": t.label, "description": t.description, "parameters": serde_json::from_str::<Value>(&t.parameters).unwrap_or(Value::Null)}))
+                .map(|t| {
+                    let json_of = |text: &str| serde_json::from_str::<Value>(text).unwrap_or(Value::Null);
+                    let hints = json!({"readOnly": t.hints.read_only, "destructive": t.hints.destructive,
+                        "idempotent": t.hints.idempotent, "openWorld": t.hints.open_world});
+                    json!({"name": t.name, "label": t.label, "title": t.title, "description": t.description,
+                        "parameters": json_of(&t.parameters), "resultSchema": json_of(&t.result_schema), "hints": hints})
+                })
                 .collect();
             print_json(&Value::Array(value))?;
             Ok(0)
         }
-        Command::Call(args) => {
-            let opened = open(&cli.global, state(), StateDir::MustExist)?;
-            let service = &opened.service;
-            let stop = crate::stop::Stop::install(Some(service.clone()));
-            let caller = Caller {
-                agent_session_key: Some(args.as_key.clone()),
-                agent_channel: args.channel.clone(),
-                agent_account_id: args.account_id.clone(),
-                agent_to: args.to.clone(),
-                agent_thread_id: args.thread_id.clone(),
-                sandboxed: args.sandboxed,
-                requester_agent_id_override: args.agent_id.clone(),
-                ..Default::default()
-            };
-            match service.call(&caller, &args.tool, &args.arguments) {
-                Ok(result) => {
-                    crate::outln!("{}", pretty(&result));
-                    crate::out::Out.flush()?;
-                    if !stop.requested() {
-                        service.run_jobs(Duration::from_secs(args.wait));
-                    }
-                    // Runs in flight are let end (a run cut short is run again by the next
-                    // process, which costs a second run).
-                    if !opened.wait_for_runs(Duration::from_secs(args.wait.max(10))) {
-                        eprintln!("warning: runs still going on are cut short as the process exits");
-                    }
-                    Ok(0)
-                }
-                Err(CallError::Tool(e)) => {
-                    eprintln!("error: {e}");
-                    Ok(2)
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    Ok(1)
-                }
-            }
-        }
+        Command::Call(args) => crate::call::run(&cli.global, state(), &args),
         Command::Sessions { agent, limit, json } => {
             crate::owner::sessions(&open(&cli.global, state(), StateDir::MustExist)?, agent, limit, json)
         }
@@ -214,35 +195,28 @@ pub fn run(cli: Cli) -> Result<i32> {
             crate::owner::history(&open(&cli.global, state(), StateDir::MustExist)?, &key, limit, json)
         }
         Command::Outbox { json } => crate::owner::outbox(&open(&cli.global, state(), StateDir::MustExist)?, json),
-        Command::Policy { key } => crate::owner::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key),
-        Command::Chat { key, message } => crate::owner::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message),
+        Command::Policy { key, json } => crate::owner::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key, json),
+        Command::Chat { key, message, json } => crate::owner::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message, json),
         Command::Patch { key, label, model, send_policy } => {
             crate::owner::patch(&open(&cli.global, state(), StateDir::MayCreate)?, &key, label, model, send_policy)
         }
-        Command::Jobs { wait } => {
-            let opened = open(&cli.global, state(), StateDir::MustExist)?;
-            let service = opened.service.clone();
-            crate::stop::Stop::install(Some(service.clone()));
-            let before = service.pending_jobs().len();
-            let steps = {
-                // Cleared before the result goes to stdout.
-                let progress = crate::progress::Progress::job_steps("jobs");
-                progress.detail(format_args!("({before} pending at the start; for up to {wait} s)"));
-                let steps = service.run_jobs(Duration::from_secs(wait));
-                progress.detail(format_args!("(waiting for the runs still going on)"));
-                if !opened.wait_for_runs(Duration::from_secs(wait.max(10))) {
-                    crate::note!("warning: runs still going on are cut short as the process exits");
-                }
-                steps
-            };
-            let after = service.pending_jobs();
-            crate::outln!("{before} pending jobs; {steps} steps run; {} still pending", after.len());
-            for job in after {
-                crate::outln!("  {} {} for {} (waits for {})", job.kind, job.id, job.session_key, job.waits_for);
-            }
-            Ok(0)
-        }
+        Command::Jobs { wait, json } => crate::jobs::run(&open(&cli.global, state(), StateDir::MustExist)?, wait, json),
+        Command::Doctor { json } => crate::doctor::run(&cli.global, json),
+        Command::Completions { shell } => crate::completions::print(shell),
         Command::Mcp(args) => crate::mcp::run(&cli.global, state(), args, metrics),
         Command::Demo => crate::demo::run(&cli.global),
     }
+}
+
+/// Runs the CLI and answers the process's exit code (see `exit.rs`); a failure is said on
+/// standard error.
+pub fn exit_code(cli: Cli) -> std::process::ExitCode {
+    let code = match run(cli) {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("error: {error:#}");
+            crate::exit::code_of(&error).value()
+        }
+    };
+    std::process::ExitCode::from(code.clamp(0, 255) as u8)
 }

@@ -1,8 +1,9 @@
 //! `session-tools demo`: the tools on a persistent state directory (by default
-//! `./demo-state`, created from the sample OpenClaw state on first use). Run it twice:
-//! the second run sees the sessions, transcripts and deliveries of the first.
+//! `./demo-state`, created from the sample OpenClaw state built into the binary on first
+//! use), with the echo runtime answering runs (its replies say so). Run it twice: the
+//! second run sees the sessions, transcripts and deliveries of the first.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -10,8 +11,9 @@ use serde_json::{json, Value};
 use session_tools_host::gateway::Gateway as _;
 use session_tools_host::{Caller, Service};
 
-use crate::options::{open_embedded, Backend, Global, StateDir};
-use crate::sample::{copy_dir, SAMPLE_STATE};
+use crate::backend::{open_embedded, Backend, Choice, Source, StateDir, Target};
+use crate::options::{Global, RuntimeChoice};
+use crate::sample::{private_dirs, write_private, write_sample};
 use crate::show::message_text;
 
 /// The demo's config: the sample's, with agent-to-agent messaging on and `main` allowed to
@@ -26,8 +28,7 @@ fn demo_config() -> Value {
             ]
         },
         "session": {"dmScope": "main", "agentToAgent": {"maxPingPongTurns": 2}},
-        "tools": {"agentToAgent": {"enabled": true}},
-        "models": {"providers": {"echo": {"models": [{"id": "echo-1", "cost": {"input": 3, "output": 15}}]}}}
+        "tools": {"agentToAgent": {"enabled": true}}
     })
 }
 
@@ -61,15 +62,20 @@ fn show(value: &Value, max_lines: usize) {
 
 pub fn run(global: &Global) -> Result<i32> {
     let dir: PathBuf = global.state.clone().unwrap_or_else(|| PathBuf::from("demo-state"));
+    if global.gateway.is_some() {
+        return Err(crate::exit::usage(
+            "the demo works on a state directory's files with the echo runtime; drop --gateway (use `call` with a running gateway)",
+        ));
+    }
     let fresh = !dir.join("agents").is_dir();
     if fresh {
-        copy_dir(Path::new(SAMPLE_STATE), &dir).context("creating the demo state from the sample")?;
-        std::fs::write(dir.join("openclaw.json"), serde_json::to_string_pretty(&demo_config())?)?;
+        write_sample(&dir).context("creating the demo state from the sample")?;
+        write_private(&dir.join("openclaw.json"), serde_json::to_string_pretty(&demo_config())?.as_bytes())?;
     }
     let marker = dir.join("session-tools").join("demo-runs");
     let run: u64 = std::fs::read_to_string(&marker).ok().and_then(|s| s.trim().parse().ok()).unwrap_or(0) + 1;
-    std::fs::create_dir_all(marker.parent().expect("has a parent"))?;
-    std::fs::write(&marker, run.to_string())?;
+    private_dirs(marker.parent().expect("has a parent"))?;
+    write_private(&marker, run.to_string().as_bytes())?;
     crate::outln!(
         "session-tools demo, run {run}, on {} ({})",
         dir.display(),
@@ -78,8 +84,11 @@ pub fn run(global: &Global) -> Result<i32> {
 
     let mut global = global.clone();
     global.state = Some(dir.clone());
-    // The demo is the embedded gateway's, whatever `--gateway` says.
-    let opened = open_embedded(&global, dir.clone(), StateDir::MustExist)?;
+    // The demo chooses its runtime: the echo runtime, unless --runtime names another.
+    global.runtime.get_or_insert(RuntimeChoice::Echo);
+    crate::outln!("(runs are answered by the {} runtime: no model, no tokens)", global.runtime.as_ref().expect("chosen above"));
+    let files = Choice { target: Target::Files, source: Source::FilesOption };
+    let opened = open_embedded(&global, dir.clone(), StateDir::MustExist, files)?;
     let Backend::Embedded(gateway) = &opened.backend else { anyhow::bail!("the demo runs on the embedded gateway") };
     let service = &opened.service;
     let alice = Caller {

@@ -5,8 +5,14 @@
 
 #![forbid(unsafe_code)]
 
+mod backend;
+mod call;
 mod commands;
+mod completions;
 mod demo;
+mod doctor;
+mod exit;
+mod jobs;
 mod logging;
 mod mcp;
 mod metrics;
@@ -17,6 +23,7 @@ pub mod progress;
 mod sample;
 mod show;
 mod stop;
+mod version;
 
-pub use commands::{run, Cli, Command};
+pub use commands::{exit_code, run, Cli, Command};
 pub use options::Global;

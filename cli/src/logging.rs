@@ -39,10 +39,10 @@ pub struct LogArgs {
     /// What to log: `error`, `warn`, `info`, `debug`, `trace` or `off` (the project's own
     /// lines), or `target=level` directives separated by commas (default: `warn`, `info`
     /// with --verbose).
-    #[arg(long, global = true, value_name = "LEVEL", env = "SESSION_TOOLS_LOG_LEVEL")]
+    #[arg(long, global = true, value_name = "LEVEL", env = "SESSION_TOOLS_LOG_LEVEL", help_heading = "Logging")]
     pub log_level: Option<String>,
     /// How to write log lines on standard error.
-    #[arg(long, global = true, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    #[arg(long, global = true, value_name = "FORMAT", value_enum, default_value_t = LogFormat::Text, help_heading = "Logging")]
     pub log_format: LogFormat,
 }
 

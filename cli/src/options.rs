@@ -1,104 +1,134 @@
-//! What every command needs: the global options, and the service they open over a state
-//! directory (the embedded gateway) or a running gateway (`--gateway`).
+//! The global options every command takes, parsed into types: where the state is, which
+//! backend and agent runtime, the component and its cache, the log. Which backend a
+//! command then works on is `backend.rs`'s decision.
 
+use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
-use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::{AgentRuntime, EchoRuntime, ScriptedRuntime};
-use session_tools_host::gateway::embedded::EmbeddedGateway;
-use session_tools_host::gateway::live::LiveGateway;
-use session_tools_host::{tracing_log, EngineOptions, Service, ServiceBuilder};
+use session_tools_host::EngineOptions;
+
+/// The environment variable that names a running gateway for every command.
+pub const GATEWAY_URL_VAR: &str = "OPENCLAW_GATEWAY_URL";
+/// The environment variables of the running gateway's secret.
+pub const TOKEN_VAR: &str = "OPENCLAW_GATEWAY_TOKEN";
+pub const PASSWORD_VAR: &str = "OPENCLAW_GATEWAY_PASSWORD";
 
 #[derive(Args, Debug, Clone)]
 pub struct Global {
-    /// The OpenClaw state directory (default: $OPENCLAW_STATE_DIR, ..., else ~/.openclaw).
+    /// The OpenClaw state directory (default: $OPENCLAW_STATE_DIR, else ~/.openclaw).
     #[arg(long, global = true, value_name = "DIR")]
     pub state: Option<PathBuf>,
     /// The config file (default: openclaw.json, moltbot.json or clawdbot.json in the state
     /// directory).
     #[arg(long, global = true, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// The agent runtime for runs: `echo` (default), or `scripted:FILE` (rules like the
-    /// conformance `runs`).
-    #[arg(long, global = true, value_name = "RUNTIME", default_value = "echo")]
-    pub runtime: String,
-    /// Load this component instead of the one built in.
-    #[arg(long, global = true, value_name = "FILE")]
-    pub component: Option<PathBuf>,
-    /// Do not use the compiled-component cache.
-    #[arg(long, global = true)]
-    pub no_cache: bool,
-    /// Log informational lines too (`--log-level info`).
-    #[arg(long, short, global = true)]
-    pub verbose: bool,
-    #[command(flatten)]
-    pub log: crate::logging::LogArgs,
-    /// Serve against a running OpenClaw gateway instead of the state directory: its URL
-    /// (ws://HOST:PORT), or `local` for the gateway the state directory's config runs.
-    #[arg(long, global = true, value_name = "URL|local", env = "OPENCLAW_GATEWAY_URL")]
+    /// Work on the state directory's files even while its gateway runs (read-only while an
+    /// OpenClaw 2026.9 gateway runs).
+    #[arg(long, global = true, help_heading = "Backend")]
+    pub files: bool,
+    /// The agent runtime for runs on the state directory's files, for a demonstration or a
+    /// test: `echo` (replies marked as the echo runtime's) or `scripted:FILE` (rules like
+    /// the conformance `runs`). No default: without it, sends and spawns need the running
+    /// gateway.
+    #[arg(long, global = true, value_name = "echo|scripted:FILE", value_parser = RuntimeChoice::parse, help_heading = "Backend")]
+    pub runtime: Option<RuntimeChoice>,
+    /// Work through a running OpenClaw gateway: its URL (ws://HOST:PORT), or `local` for
+    /// the gateway the state directory's config runs (default: $OPENCLAW_GATEWAY_URL, else
+    /// the state directory's gateway when it runs).
+    #[arg(long, global = true, value_name = "URL|local", help_heading = "Backend")]
     pub gateway: Option<String>,
-    /// The running gateway's token (gateway.auth.token).
-    #[arg(long, global = true, value_name = "TOKEN", env = "OPENCLAW_GATEWAY_TOKEN", hide_env_values = true)]
+    /// The running gateway's token (default: $OPENCLAW_GATEWAY_TOKEN, else
+    /// gateway.auth.token of the config).
+    #[arg(long, global = true, value_name = "TOKEN", help_heading = "Backend")]
     pub token: Option<String>,
-    /// The running gateway's password (gateway.auth.password), instead of a token.
-    #[arg(long, global = true, value_name = "PASSWORD", env = "OPENCLAW_GATEWAY_PASSWORD", hide_env_values = true)]
+    /// The running gateway's password, instead of a token (default:
+    /// $OPENCLAW_GATEWAY_PASSWORD, else gateway.auth.password of the config).
+    #[arg(long, global = true, value_name = "PASSWORD", help_heading = "Backend")]
     pub password: Option<String>,
     /// This host's device identity for the running gateway (made on first use, 0600),
     /// presented with a token or password. Needed with a token from another machine on
-    /// OpenClaw 2026.5 or later (approve its pairing there: `openclaw devices approve`);
-    /// default with a password: $XDG_CONFIG_HOME/session-tools/device.json.
-    #[arg(long, global = true, value_name = "FILE")]
+    /// OpenClaw 2026.5 or later (approve its pairing there: `openclaw devices approve`).
+    /// Default with a password: $XDG_CONFIG_HOME/session-tools/device.json.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Backend")]
     pub device_identity: Option<PathBuf>,
-    /// Where the background jobs of calls against a running gateway are kept (default:
-    /// $XDG_STATE_HOME/session-tools/gateways/HOST_PORT/jobs; with `--gateway local`, the
-    /// state directory's session-tools/gateway-jobs).
-    #[arg(long, global = true, value_name = "DIR")]
+    /// Where the background jobs of calls through a running gateway are kept (default:
+    /// $XDG_STATE_HOME/session-tools/gateways/HOST_PORT/jobs; for the state directory's
+    /// own gateway, its session-tools/gateway-jobs).
+    #[arg(long, global = true, value_name = "DIR", help_heading = "Backend")]
     pub jobs_dir: Option<PathBuf>,
+    /// Load this component instead of the one built in.
+    #[arg(long, global = true, value_name = "FILE", help_heading = "Component")]
+    pub component: Option<PathBuf>,
+    /// Do not use the compiled-component cache.
+    #[arg(long, global = true, help_heading = "Component")]
+    pub no_cache: bool,
+    /// Log informational lines too, such as which backend a command works on and why.
+    #[arg(long, short, global = true, help_heading = "Logging")]
+    pub verbose: bool,
+    #[command(flatten)]
+    pub log: crate::logging::LogArgs,
 }
 
-/// Whether a command may create the state directory: only the ones that write on
-/// purpose; a read of a directory that does not exist says so.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum StateDir {
-    MustExist,
-    MayCreate,
-}
-
-/// The gateway a command works on.
-pub enum Backend {
-    /// A state directory, through the embedded gateway.
-    Embedded(Arc<EmbeddedGateway>),
-    /// A running gateway.
-    Live(Arc<LiveGateway>),
-}
-
-/// A gateway opened, and the service over it.
-pub struct Opened {
-    pub backend: Backend,
-    pub service: Service,
-}
-
-impl Opened {
-    /// Waits (at most `wait`) for the runs this process started to end: the embedded
-    /// gateway runs them in this process, so they end with it. A running gateway runs its
-    /// own, whatever happens to this process.
-    pub fn wait_for_runs(&self, wait: Duration) -> bool {
-        match &self.backend {
-            Backend::Embedded(gateway) => gateway.wait_runs_idle(wait),
-            Backend::Live(_) => true,
+impl Global {
+    /// The state directory the options name, and where the name came from.
+    pub fn state_dir(&self) -> (PathBuf, &'static str) {
+        match &self.state {
+            Some(dir) => (dir.clone(), "the --state option"),
+            None => {
+                let from = ["OPENCLAW_STATE_DIR", "MOLTBOT_STATE_DIR", "CLAWDBOT_STATE_DIR"]
+                    .into_iter()
+                    .find(|var| std::env::var_os(var).is_some_and(|v| !v.is_empty()));
+                let why = match from {
+                    Some("OPENCLAW_STATE_DIR") => "the environment variable OPENCLAW_STATE_DIR",
+                    Some("MOLTBOT_STATE_DIR") => "the environment variable MOLTBOT_STATE_DIR",
+                    Some(_) => "the environment variable CLAWDBOT_STATE_DIR",
+                    None => "the default (the first of ~/.openclaw, ~/.clawdbot, ~/.moltbot that exists)",
+                };
+                (session_tools_host::config::default_state_dir(), why)
+            }
         }
     }
 }
 
-pub fn runtime_of(spec: &str) -> Result<Arc<dyn AgentRuntime>> {
-    match spec.split_once(':') {
-        None if spec == "echo" => Ok(Arc::new(EchoRuntime)),
-        Some(("scripted", file)) => Ok(Arc::new(ScriptedRuntime::from_file(Path::new(file)).map_err(anyhow::Error::msg)?)),
-        _ => bail!("unknown --runtime {spec:?}: use echo or scripted:FILE"),
+/// The agent runtime `--runtime` chooses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuntimeChoice {
+    /// Replies marked as the echo runtime's, no usage.
+    Echo,
+    /// Replies by the rules of this file.
+    Scripted(PathBuf),
+}
+
+impl RuntimeChoice {
+    /// Reads `echo` or `scripted:FILE`.
+    pub fn parse(text: &str) -> std::result::Result<RuntimeChoice, String> {
+        match text.trim().split_once(':') {
+            None if text.trim() == "echo" => Ok(RuntimeChoice::Echo),
+            Some(("scripted", file)) if !file.is_empty() => Ok(RuntimeChoice::Scripted(PathBuf::from(file))),
+            Some(("scripted", _)) => Err("scripted needs its rules file: scripted:FILE".into()),
+            _ => Err(format!("{text:?} is no agent runtime: use echo or scripted:FILE")),
+        }
+    }
+
+    /// The runtime, its rules read.
+    pub fn open(&self) -> Result<Arc<dyn AgentRuntime>> {
+        match self {
+            RuntimeChoice::Echo => Ok(Arc::new(EchoRuntime)),
+            RuntimeChoice::Scripted(file) => Ok(Arc::new(ScriptedRuntime::from_file(Path::new(file)).map_err(anyhow::Error::msg)?)),
+        }
+    }
+}
+
+impl fmt::Display for RuntimeChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RuntimeChoice::Echo => f.write_str("echo"),
+            RuntimeChoice::Scripted(file) => write!(f, "scripted:{}", file.display()),
+        }
     }
 }
 
@@ -118,82 +148,16 @@ pub fn component(global: &Global) -> Result<Option<Arc<[u8]>>> {
     }
 }
 
-/// Opens the gateway the options name (`--gateway`, else the embedded one over `state`)
-/// and the service over it.
-pub fn open(global: &Global, state: PathBuf, state_dir: StateDir) -> Result<Opened> {
-    match global.gateway.as_deref().map(str::trim) {
-        Some("") | None => open_embedded(global, state, state_dir),
-        Some(spec) => open_live(global, spec, state),
-    }
-}
-
-/// Opens the embedded gateway over `state` and the service over it.
-pub fn open_embedded(global: &Global, state: PathBuf, state_dir: StateDir) -> Result<Opened> {
-    let mut gateway =
-        EmbeddedGateway::builder(state).with_runtime(runtime_of(&global.runtime)?).create_state_dir(state_dir == StateDir::MayCreate);
-    if let Some(config) = &global.config {
-        gateway = gateway.with_config_path(config);
-    }
-    let gateway = gateway.open()?;
-    let mut builder = ServiceBuilder::over_embedded(&gateway).with_engine(engine_options(global)).with_log(tracing_log());
-    if let Some(component) = component(global)? {
-        builder = builder.with_component(component);
-    }
-    Ok(Opened { service: builder.build()?, backend: Backend::Embedded(gateway) })
-}
-
-/// Opens a running gateway (`spec`: its URL, or `local`) and the service over it.
-fn open_live(global: &Global, spec: &str, state: PathBuf) -> Result<Opened> {
-    let (mut gateway, tools_dir, jobs_dir) = if spec == "local" {
-        if !state.is_dir() {
-            bail!("--gateway local reads the gateway's port and secret from the state directory {}, which does not exist", state.display());
-        }
-        let config = DeploymentConfig::load(&state, global.config.as_deref())?;
-        let tools_dir = state.join("session-tools");
-        (LiveGateway::local(&config)?, tools_dir.clone(), tools_dir.join("gateway-jobs"))
-    } else {
-        let tools_dir = gateway_dir(spec)?;
-        (LiveGateway::builder(spec), tools_dir.clone(), tools_dir.join("jobs"))
-    };
-    gateway = match (&global.token, &global.password) {
-        (Some(_), Some(_)) => bail!("give the gateway's token or its password, not both"),
-        (Some(token), None) => gateway.with_token(token.clone()),
-        (None, Some(password)) => gateway.with_password(password.clone()),
-        (None, None) => gateway,
-    };
-    if let Some(path) = &global.device_identity {
-        gateway = gateway.with_device_identity(path);
-    }
-    let gateway = Arc::new(gateway.open()?);
-    let mut builder = ServiceBuilder::over_live(&gateway)
-        .with_limits_file(tools_dir.join("limits.json"))
-        .with_jobs_dir(global.jobs_dir.clone().unwrap_or(jobs_dir))
-        .with_engine(engine_options(global))
-        .with_log(tracing_log());
-    if let Some(component) = component(global)? {
-        builder = builder.with_component(component);
-    }
-    Ok(Opened { service: builder.build()?, backend: Backend::Live(gateway) })
-}
-
-/// This host's own directory for a gateway it reaches by URL:
-/// `$XDG_STATE_HOME/session-tools/gateways/<host>_<port>` (else `~/.local/state/…`).
-fn gateway_dir(url: &str) -> Result<PathBuf> {
-    let base = std::env::var_os("XDG_STATE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").filter(|d| !d.is_empty()).map(|h| PathBuf::from(h).join(".local/state")))
-        .context("neither XDG_STATE_HOME nor HOME is set: give --jobs-dir")?;
-    let authority = url.split_once("://").map_or(url, |(_, rest)| rest).split('/').next().unwrap_or_default();
-    // Only ASCII letters, digits, dots and dashes reach the file name.
-    let name: String = authority.chars().map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' }).collect();
-    if name.trim_matches(['_', '.']).is_empty() {
-        bail!("{url:?} is not a gateway URL: it must look like ws://HOST:PORT");
-    }
-    Ok(base.join("session-tools").join("gateways").join(name))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn runtimes_are_read_or_refused_by_name() {
+        assert_eq!(RuntimeChoice::parse("echo"), Ok(RuntimeChoice::Echo));
+        assert_eq!(RuntimeChoice::parse("scripted:rules.json"), Ok(RuntimeChoice::Scripted("rules.json".into())));
+        assert!(RuntimeChoice::parse("scripted:").unwrap_err().contains("scripted:FILE"));
+        assert!(RuntimeChoice::parse("claude").unwrap_err().contains("use echo or scripted:FILE"));
+        assert_eq!(RuntimeChoice::Scripted("r.json".into()).to_string(), "scripted:r.json");
+    }
 }

@@ -6,6 +6,7 @@
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
+use clap::ValueEnum;
 use serde_json::{json, Map, Value};
 use session_tools_host::gateway::embedded::iso_time;
 use session_tools_host::gateway::embedded::Patch;
@@ -13,8 +14,20 @@ use session_tools_host::gateway::live::LiveGateway;
 use session_tools_host::gateway::{Gateway, HistoryParams, ListParams, SessionTree, WaitParams};
 use session_tools_host::{Decision, PolicyEntry, PolicyInput};
 
-use crate::options::{Backend, Opened};
+use crate::backend::{Backend, Opened};
+use crate::exit::{usage, Code};
 use crate::show::{print_history, print_json, print_sessions};
+
+/// A session's own send policy, as `patch --send-policy` sets it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SendPolicyArg {
+    /// Sends to the session are allowed.
+    Allow,
+    /// Sends to the session are blocked.
+    Deny,
+    /// The session's own policy is cleared: the configured rules apply.
+    Inherit,
+}
 
 /// How long `chat` waits for the reply.
 const CHAT_WAIT: Duration = Duration::from_secs(120);
@@ -62,11 +75,12 @@ pub fn outbox(opened: &Opened, json: bool) -> Result<i32> {
     let gateway = match &opened.backend {
         Backend::Embedded(gateway) => gateway,
         Backend::Live(gateway) => {
-            eprintln!(
-                "error: `outbox` shows what the embedded gateway recorded as delivered; the gateway at {} delivers to the channels itself (see its own logs)",
-                gateway.url()
-            );
-            return Ok(2);
+            return Err(usage(format!(
+                "`outbox` shows what was recorded as delivered from the state directory's files, and this command works through \
+                 the gateway at {} ({}), which delivers to the channels itself (see its own logs); add --files to read the files",
+                gateway.url(),
+                opened.choice.source
+            )));
         }
     };
     let deliveries = gateway.deliveries()?;
@@ -101,7 +115,7 @@ fn decision_word(decision: Decision) -> &'static str {
 }
 
 /// `policy`: the effective send policy of a session, and why.
-pub fn policy(opened: &Opened, key: &str) -> Result<i32> {
+pub fn policy(opened: &Opened, key: &str, json: bool) -> Result<i32> {
     let (canonical, (decision, why)) = match &opened.backend {
         Backend::Embedded(gateway) => (gateway.canonical_key(key), gateway.session_policy(key).map_err(gw)?),
         Backend::Live(gateway) => {
@@ -123,43 +137,58 @@ pub fn policy(opened: &Opened, key: &str) -> Result<i32> {
             (gateway.canonical(key), opened.service.evaluate_send_policy(&input).map_err(gw)?)
         }
     };
-    crate::outln!("{canonical}: {} ({why})", decision_word(decision));
+    if json {
+        print_json(&json!({"key": canonical, "decision": decision_word(decision), "why": why}))?;
+    } else {
+        crate::outln!("{canonical}: {} ({why})", decision_word(decision));
+    }
     Ok(0)
 }
 
+/// What `chat` shows: a reply to a command, or a run's outcome.
+fn said(json: bool, value: Value, text: String) -> Result<()> {
+    if json {
+        print_json(&value)
+    } else {
+        crate::outln!("{text}");
+        Ok(())
+    }
+}
+
 /// `chat`: a message to a session as its owner (also `/send on|off|inherit`).
-pub fn chat(opened: &Opened, key: &str, message: &str) -> Result<i32> {
+pub fn chat(opened: &Opened, key: &str, message: &str, json: bool) -> Result<i32> {
     match &opened.backend {
         Backend::Embedded(gateway) => match gateway.chat_send(key, message) {
             Ok((reply, run)) => {
                 match run {
                     Some(run_id) => {
                         let wait = gateway.agent_wait(&WaitParams { run_id: run_id.clone(), timeout_ms: CHAT_WAIT.as_millis() as u64 });
-                        crate::outln!("run {run_id}: {}", wait.ok().and_then(|w| w.status).unwrap_or_default());
+                        let status = wait.ok().and_then(|w| w.status).unwrap_or_default();
+                        said(json, json!({"runId": run_id, "status": status}), format!("run {run_id}: {status}"))?;
                     }
-                    None => crate::outln!("{reply}"),
+                    None => said(json, json!({"reply": reply}), reply.clone())?,
                 }
                 Ok(0)
             }
             Err(e) => {
                 eprintln!("error: {e}");
-                Ok(2)
+                Ok(Code::Failed.value())
             }
         },
-        Backend::Live(gateway) => chat_live(gateway, key, message),
+        Backend::Live(gateway) => chat_live(gateway, key, message, json),
     }
 }
 
 /// `chat.send`, then the run's outcome from the gateway's `chat` events (the method only
 /// acknowledges; ref protocol §5).
-fn chat_live(gateway: &LiveGateway, key: &str, message: &str) -> Result<i32> {
+fn chat_live(gateway: &LiveGateway, key: &str, message: &str, json: bool) -> Result<i32> {
     let events = gateway.subscribe("chat");
     let run_id = uuid::Uuid::new_v4().to_string();
     let params = json!({"sessionKey": key, "message": message, "idempotencyKey": run_id});
     // The idempotency key makes a resend after a dropped connection safe.
     if let Err(e) = gateway.request("chat.send", params, true) {
         eprintln!("error: {e}");
-        return Ok(2);
+        return Ok(Code::Failed.value());
     }
     let until = Instant::now() + CHAT_WAIT;
     loop {
@@ -167,8 +196,9 @@ fn chat_live(gateway: &LiveGateway, key: &str, message: &str) -> Result<i32> {
         let event = match events.recv_timeout(left) {
             Ok(event) => event,
             Err(_) => {
-                crate::outln!("run {run_id}: no outcome within {} s (it goes on in the gateway)", CHAT_WAIT.as_secs());
-                return Ok(0);
+                let text = format!("run {run_id}: no outcome within {} s (it goes on in the gateway)", CHAT_WAIT.as_secs());
+                said(json, json!({"runId": run_id, "status": "timeout"}), text)?;
+                return Ok(Code::Failed.value());
             }
         };
         if event.get("runId").and_then(Value::as_str) != Some(run_id.as_str()) {
@@ -177,19 +207,17 @@ fn chat_live(gateway: &LiveGateway, key: &str, message: &str) -> Result<i32> {
         match event.get("state").and_then(Value::as_str) {
             Some("final") => {
                 let text = message_text(event.get("message"));
-                if !text.is_empty() {
-                    crate::outln!("{text}");
-                }
-                crate::outln!("run {run_id}: ok");
+                let shown = if text.is_empty() { format!("run {run_id}: ok") } else { format!("{text}\nrun {run_id}: ok") };
+                said(json, json!({"runId": run_id, "status": "ok", "reply": text}), shown)?;
                 return Ok(0);
             }
             Some("error") => {
                 let why = event.get("errorMessage").and_then(Value::as_str).unwrap_or("the run failed");
                 eprintln!("error: run {run_id}: {why}");
-                return Ok(2);
+                return Ok(Code::Failed.value());
             }
             Some("aborted") => {
-                crate::outln!("run {run_id}: aborted");
+                said(json, json!({"runId": run_id, "status": "aborted"}), format!("run {run_id}: aborted"))?;
                 return Ok(0);
             }
             _ => continue,
@@ -214,10 +242,14 @@ fn message_text(message: Option<&Value>) -> String {
 
 /// `patch`: changes a session entry as its owner (an empty value, or `inherit` for the
 /// send policy, clears the field).
-pub fn patch(opened: &Opened, key: &str, label: Option<String>, model: Option<String>, send_policy: Option<String>) -> Result<i32> {
+pub fn patch(opened: &Opened, key: &str, label: Option<String>, model: Option<String>, send_policy: Option<SendPolicyArg>) -> Result<i32> {
     let label = label.map(|l| (!l.is_empty()).then_some(l));
     let model = model.map(|m| (!m.is_empty()).then_some(m));
-    let send_policy = send_policy.map(|p| (p != "inherit").then_some(p));
+    let send_policy = send_policy.map(|p| match p {
+        SendPolicyArg::Allow => Some("allow".to_string()),
+        SendPolicyArg::Deny => Some("deny".to_string()),
+        SendPolicyArg::Inherit => None,
+    });
     let answer = match &opened.backend {
         Backend::Embedded(gateway) => gateway
             .patch(key, &Patch { label, model, send_policy, spawned_by: None })
@@ -243,7 +275,7 @@ pub fn patch(opened: &Opened, key: &str, label: Option<String>, model: Option<St
         }
         Err(e) => {
             eprintln!("error: {e}");
-            Ok(2)
+            Ok(Code::Failed.value())
         }
     }
 }

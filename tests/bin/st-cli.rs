@@ -7,11 +7,5 @@ use clap::Parser;
 
 fn main() -> std::process::ExitCode {
     session_tools_tests::fault_points::install_from_env();
-    match session_tools_cli::run(session_tools_cli::Cli::parse()) {
-        Ok(code) => std::process::ExitCode::from(code.clamp(0, 255) as u8),
-        Err(error) => {
-            eprintln!("error: {error:#}");
-            std::process::ExitCode::from(1)
-        }
-    }
+    session_tools_cli::exit_code(session_tools_cli::Cli::parse())
 }

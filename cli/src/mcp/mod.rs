@@ -27,7 +27,8 @@ use clap::Args;
 use session_tools_host::{tracing_log, Caller};
 
 use crate::metrics::Metrics;
-use crate::options::{open, Global, Opened, StateDir};
+use crate::backend::{open, Opened, StateDir};
+use crate::options::Global;
 use agents::Agents;
 use tools::Tools;
 
