@@ -18,8 +18,11 @@ fn main() {
         println!("cargo:rerun-if-changed={}", path.display());
     }
 
-    // A target directory of its own: the outer cargo holds the lock on `target/`.
-    let target_dir = root.join("target").join("hostile-guest");
+    // Not `target/` (the outer cargo holds its lock), but the directory the host's build
+    // script builds its components in: the compiler-side crates both need (wit-bindgen's
+    // macros, syn, wit-parser, …) are then compiled once for both, as long as
+    // `hostile-guest/Cargo.lock` names the versions the workspace's `Cargo.lock` does.
+    let target_dir = root.join("target").join("wasm");
     for (features, file, var) in
         [(None, "hostile_guest.wasm", "HOSTILE_GUEST_WASM"), (Some("ambient-fs"), "hostile_guest_fs.wasm", "HOSTILE_GUEST_FS_WASM")]
     {
