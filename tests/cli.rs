@@ -1,13 +1,23 @@
 //! The `session-tools` command line, run as separate processes against copies of the
 //! sample state: each command, the sandbox's view, persistence between processes, the
-//! send policy and the owner's `/send` command, and clear errors.
+//! send policy and the owner's `/send` command, and clear errors. Its modules: no run
+//! without a chosen runtime, the running gateway found, `doctor`, an install that works
+//! from anywhere, the conventions (exit codes, help), and the MCP set-ups of the docs.
 
 #![forbid(unsafe_code)]
+
+mod conventions;
+mod discovery;
+mod doctor;
+mod install;
+mod mcp_snippets;
+mod no_runtime;
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
+use session_tools_tests::cli::exit_code_of;
 use session_tools_tests::{root, sample_copy};
 
 fn cli(args: &[&str]) -> Output {
@@ -26,14 +36,17 @@ fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// `call` with the state directory given after the subcommand (it is a global option).
+/// `call` with the state directory given after the subcommand (it is a global option);
+/// the JSON result, which came with the exit code its status says.
 fn call(state: &Path, as_key: &str, extra: &[&str], tool: &str, args: &str) -> Value {
     let mut argv = vec!["call", "--state", state.to_str().unwrap(), "--as", as_key];
     argv.extend_from_slice(extra);
     argv.extend_from_slice(&[tool, args]);
     let output = cli(&argv);
-    assert!(output.status.success(), "{argv:?} failed: {}", stderr(&output));
-    serde_json::from_str(&stdout(&output)).unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", stdout(&output)))
+    let result: Value = serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}\n{}", stdout(&output), stderr(&output)));
+    assert_eq!(output.status.code(), Some(exit_code_of(&result)), "{argv:?}: {result}: {}", stderr(&output));
+    result
 }
 
 #[test]
@@ -95,12 +108,12 @@ fn a_send_is_written_in_openclaw_format_and_seen_by_a_new_process() {
     let sent = call(
         state.path(),
         "agent:main:main",
-        &["--channel", "discord"],
+        &["--channel", "discord", "--runtime", "echo"],
         "sessions_send",
         &format!(r#"{{"sessionKey":"{target}","message":"cli test ping","timeoutSeconds":10}}"#),
     );
     assert_eq!(sent["status"], "ok", "{sent}");
-    assert_eq!(sent["reply"], "echo: cli test ping");
+    assert_eq!(sent["reply"], "[echo runtime] echo: cli test ping");
     // The transcript got the messages in pi-coding-agent's v3 line format.
     let transcript = std::fs::read_to_string(state.path().join("agents/main/sessions/8c3d9e1f-2a4b-4c6d-8e0f-3a5b7c9d1e2f.jsonl")).unwrap();
     let lines: Vec<Value> = transcript.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -118,7 +131,7 @@ fn a_send_is_written_in_openclaw_format_and_seen_by_a_new_process() {
     // A new process reads it back.
     let history = call(state.path(), "agent:main:main", &[], "sessions_history", &format!(r#"{{"sessionKey":"{target}","limit":50}}"#));
     let text = history["messages"].to_string();
-    assert!(text.contains("cli test ping") && text.contains("echo: cli test ping"), "{text}");
+    assert!(text.contains("cli test ping") && text.contains("[echo runtime] echo: cli test ping"), "{text}");
 }
 
 #[test]
@@ -129,7 +142,7 @@ fn the_send_policy_blocks_and_the_owner_lifts_it() {
     let blocked = call(
         state.path(),
         "agent:main:main",
-        &[],
+        &["--runtime", "echo"],
         "sessions_send",
         &format!(r#"{{"sessionKey":"{group}","message":"hello","timeoutSeconds":5}}"#),
     );
@@ -144,7 +157,7 @@ fn the_send_policy_blocks_and_the_owner_lifts_it() {
     let sent = call(
         state.path(),
         "agent:main:main",
-        &[],
+        &["--runtime", "echo"],
         "sessions_send",
         &format!(r#"{{"sessionKey":"{group}","message":"hello again","timeoutSeconds":5}}"#),
     );
@@ -181,14 +194,17 @@ fn bad_input_is_a_clear_error_on_stderr() {
     assert!(stderr(&output).contains("arguments are not valid JSON"), "{}", stderr(&output));
     assert!(stdout(&output).is_empty());
     let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "sessions_list", r#"{"limit":"abc"}"#]);
+    assert_eq!(output.status.code(), Some(2), "a bad argument value is a usage error");
     assert!(stderr(&output).contains("limit must be a number"), "{}", stderr(&output));
     let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "no_such_tool", "{}"]);
+    assert_eq!(output.status.code(), Some(2), "an unknown tool is a usage error");
     assert!(stderr(&output).contains("unknown tool: no_such_tool"), "{}", stderr(&output));
     std::fs::write(state.path().join("openclaw.json"), "{ agents: [").unwrap();
     let output = cli(&["--state", dir, "sessions"]);
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3), "a state directory whose config does not parse cannot be opened");
     assert!(stderr(&output).contains("openclaw.json: not valid JSON5"), "{}", stderr(&output));
     let output = cli(&["--state", dir, "--config", "/nonexistent/config.json", "sessions"]);
+    assert_eq!(output.status.code(), Some(3));
     assert!(stderr(&output).contains("/nonexistent/config.json"), "{}", stderr(&output));
 }
 
@@ -233,8 +249,8 @@ fn the_json_log_has_a_line_per_tool_call_and_per_n15_refusal() {
         r#"{"method": "chat-history", "key": "agent:ops:main"}"#,
     ];
     let output = cli(&argv);
-    assert!(output.status.success(), "{}", stderr(&output));
     let answer: Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(output.status.code(), Some(exit_code_of(&answer)), "{}", stderr(&output));
     assert!(answer["error"].as_str().is_some_and(|e| e.starts_with("forbidden")), "{answer}");
     let log = stderr(&output);
     let lines: Vec<Value> =

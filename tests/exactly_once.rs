@@ -21,11 +21,14 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use session_tools_tests::{root, sample_copy};
 
+/// The command line on `state`, runs answered by the echo runtime (a test that scripts its
+/// runs names its `--runtime` after this one, which it overrides).
 fn command(state: &Path) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_st-cli"));
     command
         .arg("--state")
         .arg(state)
+        .args(["--runtime", "echo"])
         .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
         .env_remove("SESSION_TOOLS_FAULT_POINT");
     command
@@ -178,11 +181,14 @@ fn check_spawn(state: &Path, case: &str) {
     let (asked, replies) = (texts(&messages, "user"), texts(&messages, "assistant"));
     assert_eq!(count(&asked, "count to three"), 1, "{case}: the task once: {asked:?}");
     assert_eq!(count(&asked, "Sub-agent announce step."), 1, "{case}: the announce step once: {asked:?}");
-    assert_eq!(count(&replies, "Done: count to three"), 1, "{case}: the child's reply once: {replies:?}");
+    assert_eq!(count(&replies, "[echo runtime] Done: count to three"), 1, "{case}: the child's reply once: {replies:?}");
     assert_eq!(replies.len(), 2, "{case}: two replies (the task's and the announce's): {replies:?}");
     assert_eq!(deliveries.len(), 1, "{case}: one announce: {deliveries:?}");
     let message = deliveries[0]["message"].as_str().unwrap();
-    assert!(message.starts_with("Status: success\n\nResult:\nDone: count to three\n"), "{case}: the child's real result: {message}");
+    assert!(
+        message.starts_with("Status: success\n\nResult:\n[echo runtime] Done: count to three\n"),
+        "{case}: the child's real result: {message}"
+    );
 }
 
 const SEND: [&str; 9] = [
@@ -206,17 +212,17 @@ fn check_send(state: &Path, case: &str) {
         return;
     }
     assert_eq!(count(&asked, "is the incident over?"), 1, "{case}: the message once: {asked:?}");
-    assert_eq!(count(&replies, "echo: is the incident over?"), 1, "{case}: its reply once: {replies:?}");
+    assert_eq!(count(&replies, "[echo runtime] echo: is the incident over?"), 1, "{case}: its reply once: {replies:?}");
     assert_eq!(count(&asked, "Agent-to-agent announce step."), 1, "{case}: the announce step once: {asked:?}");
     // Turn 2 (the target's): the requester's turn-1 reply, answered with REPLY_SKIP.
-    assert_eq!(count(&asked, "Thanks, noted: echo: is the incident over?"), 1, "{case}: turn 2 once: {asked:?}");
+    assert_eq!(count(&asked, "[echo runtime] Thanks, noted: echo: is the incident over?"), 1, "{case}: turn 2 once: {asked:?}");
     let main = transcript(state, "agent:main:main");
     let (main_asked, main_replies) = (texts(&main, "user"), texts(&main, "assistant"));
-    assert_eq!(count(&main_asked, "echo: is the incident over?"), 1, "{case}: turn 1 once: {main_asked:?}");
-    assert_eq!(count(&main_replies, "Thanks, noted: echo: is the incident over?"), 1, "{case}: turn 1's reply once");
+    assert_eq!(count(&main_asked, "[echo runtime] echo: is the incident over?"), 1, "{case}: turn 1 once: {main_asked:?}");
+    assert_eq!(count(&main_replies, "[echo runtime] Thanks, noted: echo: is the incident over?"), 1, "{case}: turn 1's reply once");
     let deliveries = outbox(state);
     assert_eq!(deliveries.len(), 1, "{case}: one announce: {deliveries:?}");
-    assert_eq!(deliveries[0]["message"], "[ops] Thanks, noted: echo: is the incident over?", "{case}");
+    assert_eq!(deliveries[0]["message"], "[echo runtime] [ops] Thanks, noted: echo: is the incident over?", "{case}");
     assert_eq!((deliveries[0]["channel"].as_str(), deliveries[0]["to"].as_str()), (Some("slack"), Some("channel:c07abcdef12")));
 }
 

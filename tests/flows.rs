@@ -17,8 +17,10 @@ use session_tools_host::gateway::Gateway as _;
 use session_tools_host::Caller;
 use session_tools_tests::{root, sample_copy, Served};
 
+/// The command line, runs answered by the echo runtime.
 fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_st-cli"))
+        .args(["--runtime", "echo"])
         .args(args)
         .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
         .output()
@@ -65,7 +67,7 @@ fn a_send_between_two_agents_ping_pongs_and_ends_with_the_announce_in_the_outbox
         r#"{"sessionKey":"agent:ops:slack:channel:c07abcdef12","message":"is the incident over?","timeoutSeconds":20}"#,
     ]));
     assert_eq!(sent["status"], "ok", "{sent}");
-    assert_eq!(sent["reply"], "echo: is the incident over?");
+    assert_eq!(sent["reply"], "[echo runtime] echo: is the incident over?");
     // The ping-pong: main (the requester) answered ops' reply in its own session.
     let main = ok_json(cli(&["--state", dir, "history", "main", "--json", "--limit", "10"]));
     let main_text = main["messages"].to_string();
@@ -75,7 +77,7 @@ fn a_send_between_two_agents_ping_pongs_and_ends_with_the_announce_in_the_outbox
     assert_eq!(deliveries.len(), 1, "{deliveries:?}");
     assert_eq!(deliveries[0]["channel"], "slack");
     assert_eq!(deliveries[0]["to"], "channel:c07abcdef12");
-    assert_eq!(deliveries[0]["message"], "[ops] Thanks, noted: echo: is the incident over?");
+    assert_eq!(deliveries[0]["message"], "[echo runtime] [ops] Thanks, noted: echo: is the incident over?");
 }
 
 #[test]
@@ -108,13 +110,15 @@ fn a_sandboxed_spawn_is_visible_to_its_requester_and_announced_to_its_chat() {
     let announce = deliveries.iter().find(|d| d["message"].as_str().unwrap_or("").starts_with("Status:")).expect("an announce");
     assert_eq!((announce["channel"].as_str(), announce["to"].as_str()), (Some("discord"), Some("user:240918250145857536")));
     let message = announce["message"].as_str().unwrap();
-    assert!(message.starts_with("Status: success\n\nResult:\nDone: count the open incidents\n\nNotes:\n"), "{message}");
+    assert!(message.starts_with("Status: success\n\nResult:\n[echo runtime] Done: count the open incidents\n\nNotes:\n"), "{message}");
     let stats = message.lines().last().unwrap();
     assert!(
         stats.starts_with("Stats: runtime ") && stats.contains(" \u{2022} tokens ") && stats.contains(&format!("sessionKey {child}")),
         "{stats}"
     );
     assert!(stats.contains(" \u{2022} sessionId ") && stats.contains(" \u{2022} transcript "), "{stats}");
+    // The echo runtime spends no tokens: none are shown, and no cost.
+    assert!(stats.contains(" \u{2022} tokens n/a") && !stats.contains("est $"), "{stats}");
     // The label was applied to the child after the announce.
     let sessions = ok_json(cli(&["--state", dir, "sessions", "--json", "--agent", "ops"]));
     assert!(sessions.as_array().unwrap().iter().any(|r| r["key"] == child.as_str() && r["label"] == "incident-count"));

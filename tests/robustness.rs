@@ -124,7 +124,8 @@ fn a_read_of_a_state_directory_that_does_not_exist_says_so_and_creates_nothing()
         vec!["--state", dir, "call", "--as", "agent:main:main", "sessions_list", "{}"],
     ] {
         let output = cli(&args);
-        assert_eq!(output.status.code(), Some(1), "{args:?}: {}", stdout(&output));
+        // 3: the state directory cannot be opened.
+        assert_eq!(output.status.code(), Some(3), "{args:?}: {}", stdout(&output));
         assert!(stderr(&output).contains(&format!("the state directory {dir} does not exist")), "{args:?}: {}", stderr(&output));
         assert!(!typo.exists(), "{args:?} created {dir}");
     }

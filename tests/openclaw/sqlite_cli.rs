@@ -63,6 +63,14 @@ fn sessions_history_policy_and_call_read_a_2026_9_state() {
     let state = sample();
     let dir = state.path().to_str().unwrap();
 
+    // `doctor`: commands can work, on the files of a 2026.9 directory (no gateway runs).
+    let report: Value = serde_json::from_str(&ok(&["--state", dir, "doctor", "--json"])).unwrap();
+    assert_eq!(
+        (report["ok"].as_bool(), report["layout"].as_str(), report["era"].as_str(), report["backend"].as_str()),
+        (Some(true), Some("sqlite"), Some("2026.9"), Some("files")),
+        "{report:#}"
+    );
+
     // `sessions`: every session of both agents, as a table and as JSON rows.
     let table = ok(&["--state", dir, "sessions"]);
     for key in ["agent:main:main", DISCORD, GROUP, "agent:ops:slack:channel:c07abcdef12"] {

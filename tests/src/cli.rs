@@ -40,13 +40,30 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
-/// `call` of one tool as a session; the JSON result (the call must succeed).
+/// The exit code a tool's result must come with: 1 when it answered `forbidden`, `error`
+/// or `timeout`, else 0.
+pub fn exit_code_of(result: &Value) -> i32 {
+    match result.get("status").and_then(Value::as_str) {
+        Some("forbidden" | "error" | "timeout") => 1,
+        _ => 0,
+    }
+}
+
+/// `call` of one tool as a session; the JSON result (the tool must answer one, with the
+/// exit code its status says). Sends and spawns run with the echo runtime unless `extra`
+/// chooses a runtime or a gateway: the command line has no default runtime.
 pub fn call(state: &Path, as_key: &str, extra: &[&str], tool: &str, args: &str) -> Value {
     let mut argv = vec!["call", "--state", state.to_str().unwrap(), "--as", as_key];
+    let chooses = extra.iter().any(|a| matches!(*a, "--runtime" | "--gateway" | "--files"));
+    if matches!(tool, "sessions_send" | "sessions_spawn") && !chooses {
+        argv.extend_from_slice(&["--runtime", "echo"]);
+    }
     argv.extend_from_slice(extra);
     argv.extend_from_slice(&[tool, args]);
     let output = cli(&argv);
-    assert!(output.status.success(), "{argv:?} failed ({:?}): {}", output.status, stderr(&output));
     assert!(!stderr(&output).contains("panicked"), "{argv:?}: {}", stderr(&output));
-    serde_json::from_str(&stdout(&output)).unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}", stdout(&output)))
+    let result: Value =
+        serde_json::from_str(&stdout(&output)).unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}\n{}", stdout(&output), stderr(&output)));
+    assert_eq!(output.status.code(), Some(exit_code_of(&result)), "{argv:?}: the exit code of {result}: {}", stderr(&output));
+    result
 }

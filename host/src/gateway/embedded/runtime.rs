@@ -64,13 +64,14 @@ pub trait AgentRuntime: Send + Sync {
 
 /// Answers without a model: a plain echo for ordinary messages, and sensible replies to
 /// the session tools' own steps (ping-pong, announces, sub-agent tasks), so the flows can
-/// be seen end to end. Every reply starts with [`EchoRuntime::MARK`], so nobody takes it
-/// for a model's, and no usage is reported: no tokens or costs appear that no model spent.
+/// be seen end to end. Every reply carries [`EchoRuntime::MARK`] (first, or right after a
+/// sub-agent announce's `Result:` header), so nobody takes it for a model's, and no usage
+/// is reported: no tokens or costs appear that no model spent.
 #[derive(Debug, Clone, Default)]
 pub struct EchoRuntime;
 
 impl EchoRuntime {
-    /// What every reply of the echo runtime starts with.
+    /// What marks every reply of the echo runtime.
     pub const MARK: &'static str = "[echo runtime] ";
 }
 
@@ -92,7 +93,8 @@ impl AgentRuntime for EchoRuntime {
             format!("{mark}[{}] {latest}", request.agent_id)
         } else if request.message == "Sub-agent announce step." {
             let result = line_after(prompt, "Sub-agent result:").map_or("(not available).", unmarked);
-            format!("{mark}Result: {result}\nNotes: answered by the echo runtime (no model).")
+            // The announce's headers stay first, as the announce's format wants them.
+            format!("Result: {mark}{result}\nNotes: answered by the echo runtime (no model).")
         } else if prompt.starts_with("Agent-to-agent reply step:") {
             // Turn 1 is the requester answering the target; one exchange is enough. The
             // skip is a protocol word, not a reply: it stays bare.
@@ -216,7 +218,7 @@ mod tests {
         let noted = rt.run(&request("[echo runtime] echo: hi", Some("Agent-to-agent reply step:\nTurn 1 of 5."))).reply.unwrap();
         assert_eq!(noted, "[echo runtime] Thanks, noted: echo: hi", "a quoted reply keeps one mark");
         let announce = rt.run(&request("Sub-agent announce step.", Some("Sub-agent result: [echo runtime] done\n"))).reply.unwrap();
-        assert!(announce.starts_with("[echo runtime] Result: done\n"), "{announce}");
+        assert!(announce.starts_with("Result: [echo runtime] done\n"), "{announce}");
     }
 
     #[test]
