@@ -62,8 +62,8 @@ pub fn call(state: &Path, as_key: &str, extra: &[&str], tool: &str, args: &str) 
     argv.extend_from_slice(&[tool, args]);
     let output = cli(&argv);
     assert!(!stderr(&output).contains("panicked"), "{argv:?}: {}", stderr(&output));
-    let result: Value =
-        serde_json::from_str(&stdout(&output)).unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}\n{}", stdout(&output), stderr(&output)));
+    let result: Value = serde_json::from_str(&stdout(&output))
+        .unwrap_or_else(|e| panic!("{argv:?}: not JSON ({e}): {}\n{}", stdout(&output), stderr(&output)));
     assert_eq!(output.status.code(), Some(exit_code_of(&result)), "{argv:?}: the exit code of {result}: {}", stderr(&output));
     result
 }

@@ -26,8 +26,8 @@ use anyhow::{bail, Context, Result};
 use clap::Args;
 use session_tools_host::{tracing_log, Caller};
 
-use crate::metrics::Metrics;
 use crate::backend::{open, Opened, StateDir};
+use crate::metrics::Metrics;
 use crate::options::Global;
 use agents::Agents;
 use tools::Tools;
