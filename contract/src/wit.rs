@@ -355,3 +355,52 @@ macro_rules! wit_calls {
         };
     };
 }
+
+/// Implements an exported `gateway` interface (`$out::Guest for $component`) by handing
+/// each call to `$with`, which runs a closure on the component's own
+/// [`Gateway`](crate::Gateway) (the guard's checks, the wire's protocol) and converts its
+/// error. The components that export the gateway (the guard, the wire) use this one copy.
+#[macro_export]
+macro_rules! wit_gateway_export {
+    ($component:ty, out: $($out:ident)::+, types: $($types:ident)::+, with: $with:path $(,)?) => {
+        impl $($out)::+::Guest for $component {
+            fn sessions_list(params: $($types)::+::ListParams) -> Result<$($types)::+::SessionList, $($types)::+::GatewayError> {
+                $with(|g| g.sessions_list(&$crate::wit::FromWit::from_wit(params))).map($crate::wit::IntoWit::into_wit)
+            }
+            fn sessions_resolve(params: $($types)::+::ResolveParams) -> Result<String, $($types)::+::GatewayError> {
+                $with(|g| g.sessions_resolve(&$crate::wit::FromWit::from_wit(params)))
+            }
+            fn chat_history(params: $($types)::+::HistoryParams) -> Result<$($types)::+::History, $($types)::+::GatewayError> {
+                $with(|g| g.chat_history(&$crate::wit::FromWit::from_wit(params))).map($crate::wit::IntoWit::into_wit)
+            }
+            fn chat_histories(
+                params: Vec<$($types)::+::HistoryParams>,
+            ) -> Vec<Result<$($types)::+::History, $($types)::+::GatewayError>> {
+                let params: Vec<$crate::HistoryParams> = params.into_iter().map($crate::wit::FromWit::from_wit).collect();
+                let n = params.len();
+                match $with(|g| Ok(g.chat_histories(&params))) {
+                    Ok(answers) => answers
+                        .into_iter()
+                        .map(|a| a.map($crate::wit::IntoWit::into_wit).map_err($crate::wit::IntoWit::into_wit))
+                        .collect(),
+                    Err(e) => (0..n).map(|_| Err(e.clone())).collect(),
+                }
+            }
+            fn agent(params: $($types)::+::AgentParams) -> Result<$($types)::+::AgentAccepted, $($types)::+::GatewayError> {
+                $with(|g| g.agent(&$crate::wit::FromWit::from_wit(params))).map($crate::wit::IntoWit::into_wit)
+            }
+            fn agent_wait(params: $($types)::+::WaitParams) -> Result<$($types)::+::WaitResult, $($types)::+::GatewayError> {
+                $with(|g| g.agent_wait(&$crate::wit::FromWit::from_wit(params))).map($crate::wit::IntoWit::into_wit)
+            }
+            fn send(params: $($types)::+::SendParams) -> Result<(), $($types)::+::GatewayError> {
+                $with(|g| g.send(&$crate::wit::FromWit::from_wit(params)))
+            }
+            fn sessions_patch(params: $($types)::+::PatchParams) -> Result<(), $($types)::+::GatewayError> {
+                $with(|g| g.sessions_patch(&$crate::wit::FromWit::from_wit(params)))
+            }
+            fn sessions_delete(params: $($types)::+::DeleteParams) -> Result<(), $($types)::+::GatewayError> {
+                $with(|g| g.sessions_delete(&$crate::wit::FromWit::from_wit(params)))
+            }
+        }
+    };
+}

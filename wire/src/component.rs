@@ -104,40 +104,7 @@ impl out_wire::Guest for Component {
     }
 }
 
-impl out::Guest for Component {
-    fn sessions_list(params: types::ListParams) -> Result<types::SessionList, types::GatewayError> {
-        with_wire(|w| w.sessions_list(&FromWit::from_wit(params))).map(IntoWit::into_wit)
-    }
-    fn sessions_resolve(params: types::ResolveParams) -> Result<String, types::GatewayError> {
-        with_wire(|w| w.sessions_resolve(&FromWit::from_wit(params)))
-    }
-    fn chat_history(params: types::HistoryParams) -> Result<types::History, types::GatewayError> {
-        with_wire(|w| w.chat_history(&FromWit::from_wit(params))).map(IntoWit::into_wit)
-    }
-    fn chat_histories(params: Vec<types::HistoryParams>) -> Vec<Result<types::History, types::GatewayError>> {
-        let params: Vec<contract::HistoryParams> = params.into_iter().map(FromWit::from_wit).collect();
-        let n = params.len();
-        match with_wire(|w| Ok(w.chat_histories(&params))) {
-            Ok(answers) => answers.into_iter().map(|a| a.map(IntoWit::into_wit).map_err(IntoWit::into_wit)).collect(),
-            Err(e) => (0..n).map(|_| Err(e.clone())).collect(),
-        }
-    }
-    fn agent(params: types::AgentParams) -> Result<types::AgentAccepted, types::GatewayError> {
-        with_wire(|w| w.agent(&FromWit::from_wit(params))).map(IntoWit::into_wit)
-    }
-    fn agent_wait(params: types::WaitParams) -> Result<types::WaitResult, types::GatewayError> {
-        with_wire(|w| w.agent_wait(&FromWit::from_wit(params))).map(IntoWit::into_wit)
-    }
-    fn send(params: types::SendParams) -> Result<(), types::GatewayError> {
-        with_wire(|w| w.send(&FromWit::from_wit(params)))
-    }
-    fn sessions_patch(params: types::PatchParams) -> Result<(), types::GatewayError> {
-        with_wire(|w| w.sessions_patch(&FromWit::from_wit(params)))
-    }
-    fn sessions_delete(params: types::DeleteParams) -> Result<(), types::GatewayError> {
-        with_wire(|w| w.sessions_delete(&FromWit::from_wit(params)))
-    }
-}
+session_tools_contract::wit_gateway_export!(Component, out: out, types: types, with: with_wire);
 
 impl out_tree::Guest for Component {
     fn spawned_trees(roots: Vec<String>) -> Result<Vec<String>, types::GatewayError> {
