@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 use session_tools_tests::cli::{binary, call, cli, stderr, stdout};
-use session_tools_tests::{root, sample_copy};
+use session_tools_host::conformance::{load_dir, run_all};
+use session_tools_tests::{root, runtime, sample_copy};
 
 use clients::{node_client_run, python_client};
 
@@ -38,6 +39,9 @@ fn server_command(state: &Path, extra: &[&str]) -> Vec<String> {
         "mcp".into(),
         "--state".into(),
         state.display().to_string(),
+        // Runs are the echo runtime's, chosen explicitly (there is no default runtime).
+        "--runtime".into(),
+        "echo".into(),
     ];
     argv.extend(extra.iter().map(|s| s.to_string()));
     argv
@@ -62,8 +66,49 @@ fn described_tools() -> Vec<Value> {
         .as_array()
         .unwrap()
         .iter()
-        .map(|t| json!({"name": t["name"], "title": t["label"], "description": t["description"], "inputSchema": t["parameters"]}))
+        .map(|t| {
+            let hints = &t["hints"];
+            // Every hint said out loud (MCP's defaults for a missing one are the cautious ones).
+            let annotations = json!({"title": t["title"], "readOnlyHint": hints["readOnly"], "destructiveHint": hints["destructive"],
+                "idempotentHint": hints["idempotent"], "openWorldHint": hints["openWorld"]});
+            json!({"name": t["name"], "title": t["title"], "description": t["description"], "inputSchema": t["parameters"],
+                "outputSchema": t["resultSchema"], "annotations": annotations})
+        })
         .collect()
+}
+
+/// Each tool's output schema as `describe` gives it, compiled.
+fn output_validators() -> Vec<(String, jsonschema::Validator)> {
+    described_tools()
+        .into_iter()
+        .map(|t| {
+            let name = t["name"].as_str().unwrap().to_string();
+            let validator = jsonschema::draft202012::new(&t["outputSchema"]).unwrap_or_else(|e| panic!("{name}: not a JSON Schema: {e}"));
+            (name, validator)
+        })
+        .collect()
+}
+
+/// Panics, naming the tool, the result and every violation, unless `result` satisfies the
+/// output schema of `tool`.
+fn assert_satisfies(validators: &[(String, jsonschema::Validator)], tool: &str, result: &Value, what: &str) {
+    let (_, validator) = validators.iter().find(|(name, _)| name == tool).unwrap_or_else(|| panic!("{what}: no tool {tool}"));
+    let errors: Vec<String> = validator.iter_errors(result).map(|e| format!("{} at {}", e, e.instance_path())).collect();
+    assert!(errors.is_empty(), "{what}: the result of {tool} does not satisfy its output schema: {errors:?}\n{result:#}");
+}
+
+/// The three reads say so, the two writes say they are not idempotent and reach out.
+fn check_annotations(tools: &[Value]) {
+    for tool in tools {
+        let (name, hints) = (tool["name"].as_str().unwrap(), &tool["annotations"]);
+        let read = matches!(name, "sessions_list" | "sessions_history" | "agents_list");
+        assert_eq!(hints["readOnlyHint"], read, "{tool:#}");
+        assert_eq!(hints["idempotentHint"], read, "{tool:#}");
+        assert_eq!(hints["openWorldHint"], !read, "{tool:#}");
+        assert_eq!(hints["destructiveHint"], false, "{tool:#}");
+        assert!(tool["title"].as_str().is_some_and(|t| !t.is_empty()), "{tool:#}");
+        assert_eq!(tool["outputSchema"]["type"], "object", "{tool:#}");
+    }
 }
 
 fn call_step(tool: &str, arguments: Value) -> Value {
@@ -104,8 +149,17 @@ fn check_full_plan(output: &Value, by_cli: &Value) {
     assert!(init["capabilities"]["tools"].is_object(), "{init}");
     let results = output["results"].as_array().unwrap();
 
-    // Tools: exactly describe()'s, with their schemas as they are.
+    // Tools: exactly describe()'s, with their schemas and hints as they are.
     assert_eq!(results[0]["tools"].as_array().unwrap(), &described_tools());
+    check_annotations(results[0]["tools"].as_array().unwrap());
+    // Every call's structured content satisfies its tool's output schema, errors included.
+    let validators = output_validators();
+    let plan = full_plan();
+    for (step, result) in plan.as_array().unwrap().iter().zip(results).skip(1) {
+        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
+            assert_satisfies(&validators, step["tool"].as_str().unwrap(), structured, "over MCP");
+        }
+    }
 
     // Each tool.
     let listed = ok_result(&results[1]);
@@ -125,6 +179,7 @@ fn check_full_plan(output: &Value, by_cli: &Value) {
 
     // Tool errors are results with isError and the message.
     assert_eq!(results[6]["isError"], true, "{}", results[6]);
+    assert_eq!(results[6]["structuredContent"]["status"], "error", "{}", results[6]);
     assert!(results[6]["text"][0].as_str().unwrap().contains("sessionKey required"), "{}", results[6]);
     assert_eq!(results[7]["isError"], true, "{}", results[7]);
     assert!(results[7]["text"][0].as_str().unwrap().contains("limit must be a number"), "{}", results[7]);
@@ -150,6 +205,36 @@ fn python_client_over_http_lists_and_calls_every_tool() {
     let output = python_client(&["http", &server.url, &token], &full_plan());
     assert!(output.get("fatal").is_none(), "{output:#}\nserver: {}", server.stderr());
     check_full_plan(&output, &by_cli);
+}
+
+#[test]
+fn every_conformance_result_satisfies_its_tools_output_schema() {
+    let validators = output_validators();
+    let mut checked = 0;
+    for dir in ["tests/conformance/cases", "tests/conformance/own-cases"] {
+        let files = load_dir(&root().join(dir)).unwrap();
+        for report in run_all(runtime(), &files) {
+            assert!(report.passed(), "{}: {:?}", report.file, report.failures);
+            if let Some((tool, result)) = &report.result {
+                assert_satisfies(&validators, tool, result, &report.file);
+                checked += 1;
+            }
+        }
+    }
+    // The public cases alone hold over a hundred tool results, refusals among them.
+    assert!(checked > 100, "only {checked} results checked");
+    // The check can fail: a result with a field of the wrong type, a refusal without its
+    // message, a status no tool answers.
+    for (tool, wrong) in [
+        ("sessions_list", json!({"count": "6", "sessions": []})),
+        ("sessions_list", json!({"status": "forbidden"})),
+        ("sessions_send", json!({"runId": "r", "status": "maybe"})),
+        ("sessions_spawn", json!({"status": "accepted"})),
+        ("agents_list", json!({"requester": "main", "allowAny": false, "agents": [{"id": 7, "configured": true}]})),
+    ] {
+        let (_, validator) = validators.iter().find(|(name, _)| name == tool).unwrap();
+        assert!(!validator.is_valid(&wrong), "{tool} accepted {wrong}");
+    }
 }
 
 #[test]
@@ -296,6 +381,7 @@ fn node_client_over_stdio_and_http() {
         assert_eq!(output["server"]["name"], "session-tools");
         let listed: Vec<Value> = output["tools"].as_array().unwrap().to_vec();
         assert_eq!(listed, tools);
+        check_annotations(&listed);
         assert_eq!(output["call"]["isError"], false, "{output}");
         output["call"]["structuredContent"].clone()
     };
@@ -447,7 +533,7 @@ impl HttpServer {
 
     fn start_at(state: &Path, agents: &Path, addr: &str, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(binary("st-cli"))
-            .args(["mcp", "--state", state.to_str().unwrap(), "--http", addr, "--agents", agents.to_str().unwrap()])
+            .args(["mcp", "--state", state.to_str().unwrap(), "--runtime", "echo", "--http", addr, "--agents", agents.to_str().unwrap()])
             .args(extra)
             .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
             .stdin(Stdio::null())

@@ -132,8 +132,16 @@ impl wit_tools::Guest for Component {
             .map(|t| wit_tools::ToolDescription {
                 name: t.name.to_string(),
                 label: t.label.to_string(),
+                title: t.title.to_string(),
                 description: t.description.to_string(),
                 parameters: t.schema(),
+                result_schema: t.result_schema.to_string(),
+                hints: wit_tools::ToolHints {
+                    read_only: t.hints.read_only,
+                    destructive: t.hints.destructive,
+                    idempotent: t.hints.idempotent,
+                    open_world: t.hints.open_world,
+                },
             })
             .collect()
     }

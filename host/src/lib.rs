@@ -128,7 +128,7 @@ pub use faults::release_fault_points;
 #[doc(hidden)]
 pub use faults::{install_fault_points, FaultPoints};
 pub use jobs::Scheduler;
-pub use sandbox::{AgentSetup, CallError, Runtime, Sandbox, Services, ToolDescription};
+pub use sandbox::{AgentSetup, CallCancel, CallError, Runtime, Sandbox, Services, ToolDescription, ToolHints};
 pub use service::{tracing_log, LogSink, PendingJob, PolicyEvaluator, Service, ServiceBuilder, SystemServices};
 pub use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};
 pub use session_tools_contract::LogLevel;

@@ -2,15 +2,18 @@
 //! starts (stdio) or by the bearer token of each request (HTTP) — never as anything a
 //! request's arguments say.
 
+use std::borrow::Cow;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities,
-    ServerConfig,
+    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, JsonObject, ListToolsResult,
+    PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
-use session_tools_host::Caller;
+use serde_json::Value;
+use session_tools_host::{CallCancel, Caller};
 
 use super::agents::Agents;
 use super::tools::Tools;
@@ -51,7 +54,30 @@ impl McpServer {
     }
 }
 
+/// The revisions served, each tested (`tests/mcp.rs`): the stateless 2026-07-28 (no
+/// `initialize`, each request with its version in `_meta`, `server/discover`), and the two
+/// session-based revisions clients in the field speak. A request of another revision is
+/// refused (-32022 on 2026-07-28's path; `initialize` answers with one of these).
+const SERVED: [ProtocolVersion; 3] = [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
+
+/// How long a client may keep the tool list (2026-07-28's `ttlMs`): the tools are those of
+/// the component built into the binary, the same for every caller while the server lives,
+/// so a client need not ask again for a while; an upgrade restarts the server, and a
+/// client sees it within this time.
+const TOOL_LIST_TTL: Duration = Duration::from_secs(300);
+
+/// How often a waiting call says it is still waiting, when the client asked for progress.
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+
 impl ServerHandler for McpServer {
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(&SERVED)
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.tools.list().into_iter().find(|t| t.name == name)
+    }
+
     fn get_info(&self) -> ServerConfig {
         InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("session-tools", env!("CARGO_PKG_VERSION")).with_title("OpenClaw session tools"))
@@ -66,7 +92,11 @@ impl ServerHandler for McpServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.list()))
+        // Private: the answer is to an authenticated request (the list is the same for
+        // every caller, but a shared cache has no business keeping it).
+        Ok(ListToolsResult::with_all_items(self.tools.list())
+            .with_ttl_ms(u64::try_from(TOOL_LIST_TTL.as_millis()).unwrap_or(u64::MAX))
+            .with_cache_scope(CacheScope::Private))
     }
 
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
@@ -78,9 +108,84 @@ impl ServerHandler for McpServer {
         }
         let tools = self.tools.clone();
         let arguments = request.arguments;
-        let result = tokio::task::spawn_blocking(move || tools.call(&caller, &name, arguments))
-            .await
-            .map_err(|e| ErrorData::internal_error(format!("the call did not finish: {e}"), None))?;
+        let waits = waits_for(&name, arguments.as_ref());
+        // The client gives up on the call by `notifications/cancelled` (stdio, a session) or
+        // by closing the response stream (a stateless HTTP request): either cancels the
+        // request's token. A wait in progress then ends at once and the instance is free;
+        // if this future is dropped instead of finishing, the guard cancels as well.
+        let cancel = CallCancel::new();
+        let _on_drop = CancelOnDrop(cancel.clone());
+        let call_cancel = cancel.clone();
+        let mut call = tokio::task::spawn_blocking(move || tools.call(&caller, &name, arguments, &call_cancel));
+        let progress = match (context.meta.get_progress_token(), waits) {
+            (Some(token), Some(total)) => Some(tokio::spawn(report_progress(context.peer.clone(), token, total))),
+            _ => None,
+        };
+        let finished = tokio::select! {
+            finished = &mut call => finished,
+            () = context.ct.cancelled() => {
+                cancel.cancel();
+                // The call now ends within its guest's CPU budget; its answer goes nowhere.
+                call.await
+            }
+        };
+        if let Some(progress) = progress {
+            progress.abort();
+        }
+        let result = finished.map_err(|e| ErrorData::internal_error(format!("the call did not finish: {e}"), None))?;
         Ok(result.into())
+    }
+}
+
+/// Cancels a call whose handler was dropped before the call ended.
+struct CancelOnDrop(CallCancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.cancel();
+    }
+}
+
+/// Whether a call may wait for a run's end, and at most how long when it says: a
+/// `sessions_send` with a `timeoutSeconds` above zero, or without one (the tool's default
+/// wait). A spawn never waits in its call: its run's end is waited for by its background
+/// flow.
+fn waits_for(tool: &str, arguments: Option<&JsonObject>) -> Option<Option<Duration>> {
+    if tool != "sessions_send" {
+        return None;
+    }
+    match arguments.and_then(|a| a.get("timeoutSeconds")) {
+        None => Some(None),
+        Some(Value::Number(n)) => {
+            let seconds = n.as_f64()?.floor();
+            (seconds.is_finite() && seconds >= 1.0).then(|| Some(Duration::from_secs_f64(seconds.min(86_400.0))))
+        }
+        // A bad value is the tool's to refuse.
+        Some(_) => None,
+    }
+}
+
+/// `notifications/progress` every [`PROGRESS_EVERY`] while a call waits: the seconds waited
+/// (of the most it will wait, when the call says). The reply itself comes as the result.
+async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, total: Option<Duration>) {
+    let started = Instant::now();
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+    loop {
+        ticks.tick().await;
+        let mut waited = started.elapsed();
+        let mut note = ProgressNotificationParam::new(token.clone(), 0.0);
+        note = match total {
+            Some(total) => {
+                waited = waited.min(total);
+                note.with_total(total.as_secs_f64())
+                    .with_message(format!("waiting for the reply: {} s of at most {} s", waited.as_secs(), total.as_secs()))
+            }
+            None => note.with_message(format!("waiting for the reply: {} s", waited.as_secs())),
+        };
+        note.progress = waited.as_secs_f64().floor();
+        if peer.notify_progress(note).await.is_err() {
+            // The client has gone; the call's cancel takes care of the rest.
+            return;
+        }
     }
 }

@@ -4,9 +4,9 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Condvar, Mutex};
 
-use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use serde_json::Value;
-use session_tools_host::{CallError, Caller, Service};
+use session_tools_host::{CallCancel, CallError, Caller, Service};
 
 /// The tools of one service.
 pub struct Tools {
@@ -28,10 +28,22 @@ impl Tools {
                 Ok(Value::Object(schema)) => schema,
                 _ => anyhow::bail!("the component's input schema of {} is not a JSON object", d.name),
             };
-            let mut tool = Tool::new(d.name, d.description, Arc::new(schema));
-            if !d.label.is_empty() {
-                tool = tool.with_title(d.label);
-            }
+            let output: JsonObject = match serde_json::from_str(&d.result_schema) {
+                Ok(Value::Object(schema)) => schema,
+                _ => anyhow::bail!("the component's result schema of {} is not a JSON object", d.name),
+            };
+            // The hints as the component gives them, every one said out loud: MCP's defaults
+            // for a missing hint are the cautious ones (destructive, open world).
+            let hints = d.hints;
+            let annotations = ToolAnnotations::with_title(d.title.clone())
+                .read_only(hints.read_only)
+                .destructive(hints.destructive)
+                .idempotent(hints.idempotent)
+                .open_world(hints.open_world);
+            let tool = Tool::new(d.name, d.description, Arc::new(schema))
+                .with_title(d.title)
+                .with_raw_output_schema(Arc::new(output))
+                .with_annotations(annotations);
             tools.push(tool);
         }
         let names = tools.iter().map(|t| t.name.to_string()).collect();
@@ -55,11 +67,12 @@ impl Tools {
         self.names.contains(name)
     }
 
-    /// Calls a tool as `caller` in the caller's own instance (blocks while it runs).
-    pub fn call(&self, caller: &Caller, name: &str, arguments: Option<JsonObject>) -> CallToolResult {
+    /// Calls a tool as `caller` in the caller's own instance (blocks while it runs); a
+    /// wait for a run's end in it ends at `cancel`.
+    pub fn call(&self, caller: &Caller, name: &str, arguments: Option<JsonObject>, cancel: &CallCancel) -> CallToolResult {
         let arguments = Value::Object(arguments.unwrap_or_default()).to_string();
         *self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
-        let called = self.service.call(caller, name, &arguments);
+        let called = self.service.call_cancellable(caller, name, &arguments, Some(cancel));
         {
             let mut count = self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner());
             *count = count.saturating_sub(1);
@@ -71,7 +84,9 @@ impl Tools {
                 if !matches!(e, CallError::Tool(_)) {
                     tracing::warn!("{name} as {}: {e}", caller.agent_session_key.as_deref().unwrap_or("?"));
                 }
-                CallToolResult::error(vec![ContentBlock::text(e.to_string())])
+                // The shape of a refusal, so that the result satisfies the tool's output
+                // schema like every other (and is an error result).
+                answer(serde_json::json!({ "status": "error", "error": e.to_string() }).to_string())
             }
         }
     }

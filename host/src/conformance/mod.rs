@@ -158,6 +158,9 @@ pub struct CaseReport {
     pub name: String,
     /// Empty when the case passed.
     pub failures: Vec<String>,
+    /// The tool called and the JSON result it answered, when the case called a tool and
+    /// got a result (for checks beyond the case's own, such as a result schema).
+    pub result: Option<(String, Value)>,
 }
 
 impl CaseReport {
@@ -268,10 +271,11 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
                 file: file.file.clone(),
                 name: "(unreadable case)".into(),
                 failures: vec![format!("invalid case file: {e}")],
+                result: None,
             }
         }
     };
-    let mut report = CaseReport { file: file.file.clone(), name: case.name.clone(), failures: Vec::new() };
+    let mut report = CaseReport { file: file.file.clone(), name: case.name.clone(), failures: Vec::new(), result: None };
     let now = case.now.unwrap_or(DEFAULT_NOW);
     let gateway = match ScriptedGateway::from_json(case.gateway.as_ref(), now) {
         Ok(g) => Arc::new(g),
@@ -297,6 +301,9 @@ pub fn run_case(runtime: &Runtime, file: &CaseFile) -> CaseReport {
             return report;
         }
     };
+    if let (Some(tool), Produced::Result(value)) = (case.call.get("tool").and_then(Value::as_str), &produced) {
+        report.result = Some((tool.to_string(), value.clone()));
+    }
     match (case.expect.get("result"), case.expect.get("toolError"), &produced) {
         (Some(pattern), _, Produced::Result(value)) => {
             if let Err(m) = matches(pattern, Some(value), "") {

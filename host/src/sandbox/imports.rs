@@ -150,7 +150,24 @@ impl wit_gw::Host for StoreState {
             // A wait never outlasts the call's wall time nor its gateway time.
             let left = s.meter.wall_left().min(s.meter.gateway_left());
             params.timeout_ms = params.timeout_ms.min(u64::try_from(left.as_millis()).unwrap_or(u64::MAX));
-            let wait = s.gateway_call(|gw| gw.agent_wait(&params)).map_err(bindings::gw_err)?;
+            let wait = match s.cancel.clone() {
+                None => s.gateway_call(|gw| gw.agent_wait(&params)),
+                // A call its caller may give up on waits beside the gateway's answer, and
+                // stops waiting at the cancel: the guest then answers as for a wait that
+                // timed out (the run goes on, and so do its flows).
+                Some(cancel) => {
+                    let gateway = s.gateway().clone();
+                    s.gateway_call(|_| {
+                        cancel.unless_cancelled("session-tools-wait", move || gateway.agent_wait(&params)).unwrap_or_else(|| {
+                            Err(ports::GatewayError::of(
+                                ports::ErrorKind::Timeout,
+                                "the caller stopped waiting (the call was cancelled); the run goes on: read its reply with sessions_history later",
+                            ))
+                        })
+                    })
+                }
+            }
+            .map_err(bindings::gw_err)?;
             let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
             s.bounded("agent.wait", size, wait).map(bindings::wait_result)
         })

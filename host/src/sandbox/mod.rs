@@ -8,6 +8,7 @@
 //! budget and a memory cap; a guest that breaks a limit or traps gets a clear error and
 //! its instance is discarded.
 
+mod cancel;
 mod guarded;
 mod imports;
 mod output;
@@ -35,6 +36,7 @@ pub(crate) use guarded::{guarded_bytes, NativeAudit, NativeTree, GUARD_COMPONENT
 use guarded::{wit_restriction, GuardedPre};
 use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::access::Restriction;
+pub use cancel::CallCancel;
 pub use store::Services;
 pub use store::StoreState;
 
@@ -46,10 +48,31 @@ pub struct ToolDescription {
     pub name: String,
     /// A short human label.
     pub label: String,
+    /// A title for people, one per tool.
+    pub title: String,
     /// What the tool does, for a model.
     pub description: String,
     /// The JSON schema of the arguments.
     pub parameters: String,
+    /// The JSON schema (2020-12) every result of the tool satisfies, refusals included.
+    pub result_schema: String,
+    /// What a call does to the world around it.
+    pub hints: ToolHints,
+}
+
+/// What a tool's call does to the world around it, as the component describes it: hints
+/// for a client deciding whether to ask its user first (MCP's tool annotations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ToolHints {
+    /// It only reads.
+    pub read_only: bool,
+    /// It may delete or overwrite, not only add (meaningless when `read_only`).
+    pub destructive: bool,
+    /// A second call with the same arguments changes nothing more.
+    pub idempotent: bool,
+    /// It reaches beyond the gateway's sessions (agents' runs, chat channels).
+    pub open_world: bool,
 }
 
 /// The compiled component and everything needed to make instances of it, shared by all
@@ -315,6 +338,11 @@ impl Sandbox {
 
     /// Sets the clock, ids and log the next calls use (answers the ones it replaces): a
     /// call's or a job step's seeded ids (the same ids when it is made again after a stop).
+    /// Lets the next calls' waits end at `cancel` (none: they wait as long as they wait).
+    pub(crate) fn set_cancel(&mut self, cancel: Option<CallCancel>) {
+        self.store.data_mut().cancel = cancel;
+    }
+
     pub(crate) fn set_services(&mut self, services: Arc<dyn Services>) -> Arc<dyn Services> {
         std::mem::replace(&mut self.store.data_mut().services, services)
     }
@@ -351,7 +379,20 @@ impl Sandbox {
             self.enter(format_args!("describing the tools"), |tools, store| tools.openclaw_session_tools_tools().call_describe(store))?;
         Ok(described
             .into_iter()
-            .map(|d| ToolDescription { name: d.name, label: d.label, description: d.description, parameters: d.parameters })
+            .map(|d| ToolDescription {
+                name: d.name,
+                label: d.label,
+                title: d.title,
+                description: d.description,
+                parameters: d.parameters,
+                result_schema: d.result_schema,
+                hints: ToolHints {
+                    read_only: d.hints.read_only,
+                    destructive: d.hints.destructive,
+                    idempotent: d.hints.idempotent,
+                    open_world: d.hints.open_world,
+                },
+            })
             .collect())
     }
 

@@ -151,6 +151,8 @@ pub struct StoreState {
     pub(super) log: LogBudget,
     /// A host fault while answering an import of the current call (see [`Self::import`]).
     pub(super) host_fault: Option<String>,
+    /// The current call's cancel, which ends its waits early.
+    pub(super) cancel: Option<super::CallCancel>,
     stdout: GuestOutput,
     stderr: GuestOutput,
 }
@@ -193,6 +195,7 @@ impl StoreState {
             max_answer: limits.max_gateway_answer_bytes,
             log: LogBudget { left: limits.max_log_bytes_per_call, per_call: limits.max_log_bytes_per_call, dropped: 0 },
             host_fault: None,
+            cancel: None,
             stdout,
             stderr,
         }

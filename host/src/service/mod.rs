@@ -23,7 +23,7 @@ use crate::jobs::runner::{JobRunner, StepHost};
 use crate::jobs::store::{JobRecord, WakeRecord};
 use crate::jobs::Scheduler;
 use crate::limits::Limits;
-use crate::sandbox::{CallError, NativeAudit, NativeTree, Services, ToolDescription};
+use crate::sandbox::{CallCancel, CallError, NativeAudit, NativeTree, Services, ToolDescription};
 use access::{access, Access};
 use broker::Broker;
 pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
@@ -125,18 +125,26 @@ impl Service {
     /// kept leaves the intent, and the next process that runs the jobs makes the call again
     /// with the same ids (the gateway drops what it already did).
     pub fn call(&self, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
+        self.call_cancellable(caller, tool, arguments, None)
+    }
+
+    /// [`call`](Self::call), given up on at `cancel`: a wait for a run's end in progress
+    /// (a `sessions_send` with `timeoutSeconds`) then ends at once and the tool answers as
+    /// for a wait that timed out (`"status": "timeout"`), so the caller's instance is free
+    /// again; the run goes on, as do its flows. Nothing else of the call is cut short.
+    pub fn call_cancellable(&self, caller: &Caller, tool: &str, arguments: &str, cancel: Option<&CallCancel>) -> Result<String, CallError> {
         let inner = &self.inner;
         let access = inner.access(caller);
         // The call's events (the guest's log, N15 refusals) are inside its span.
         let _span = crate::telemetry::tool_call_span(&access.agent, tool).entered();
         let started = std::time::Instant::now();
-        let answer = self.call_in_span(&access, caller, tool, arguments);
+        let answer = self.call_in_span(&access, caller, tool, arguments, cancel);
         let outcome = answer.as_ref().map_or_else(CallError::kind, |_| "ok");
         crate::telemetry::tool_call(&access.agent, tool, outcome, started.elapsed());
         answer
     }
 
-    fn call_in_span(&self, access: &Access, caller: &Caller, tool: &str, arguments: &str) -> Result<String, CallError> {
+    fn call_in_span(&self, access: &Access, caller: &Caller, tool: &str, arguments: &str, cancel: Option<&CallCancel>) -> Result<String, CallError> {
         let inner = &self.inner;
         // Refused before the intent is recorded: a run no runtime would run must leave no
         // trace (no intent, entry, message or job).
@@ -146,7 +154,7 @@ impl Service {
             }
         }
         let intent = inner.jobs.intent_for(&access.agent, caller, tool, arguments);
-        let output = inner.call_as(access, caller, tool, arguments, intent.id(), Some(&intent));
+        let output = inner.call_as(access, caller, tool, arguments, intent.id(), Some(&intent), cancel);
         match output {
             Ok(output) => {
                 inner.jobs.start(inner.as_ref(), &access.agent, caller, output.jobs, Some(&intent));
@@ -214,6 +222,8 @@ impl Service {
 impl Inner {
     /// A tool call in an instance of the caller's pool, with ids seeded by `seed`, and the
     /// gateway recording `intent` before its first write.
+    // What a call is made of, each its own thing; a struct of them would be built once here.
+    #[allow(clippy::too_many_arguments)]
     fn call_as(
         &self,
         access: &Access,
@@ -222,6 +232,7 @@ impl Inner {
         arguments: &str,
         seed: &str,
         intent: Option<&Arc<IntentRecorder>>,
+        cancel: Option<&CallCancel>,
     ) -> Result<ToolOutput, CallError> {
         let mut sandbox = self.broker.checkout(access)?;
         // A restricted caller's instance is the tools behind the N15 guard component:
@@ -237,7 +248,9 @@ impl Inner {
             }
         }
         let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &session_tools_host_rules::seeded::call_seed(seed))));
+        sandbox.set_cancel(cancel.cloned());
         let output = sandbox.call_tool(tool, caller, arguments);
+        sandbox.set_cancel(None);
         sandbox.set_services(base);
         self.broker.checkin(&access.pool, sandbox);
         output
@@ -279,7 +292,7 @@ impl StepHost for Inner {
 
     fn replay(&self, intent: &CallIntent) -> Result<Vec<Job>, CallError> {
         let access = self.access(&intent.caller);
-        self.call_as(&access, &intent.caller, &intent.tool, &intent.arguments, &intent.id, None).map(|output| output.jobs)
+        self.call_as(&access, &intent.caller, &intent.tool, &intent.arguments, &intent.id, None, None).map(|output| output.jobs)
     }
 
     fn wait(&self, record: &JobRecord, params: &ports::WaitParams) -> ports::GatewayResult<ports::WaitResult> {

@@ -264,8 +264,11 @@ impl wt::Guest for Hostile {
         vec![wt::ToolDescription {
             name: "ok".into(),
             label: "OK".into(),
+            title: "OK".into(),
             description: "A harmless tool.".into(),
             parameters: r#"{"type":"object"}"#.into(),
+            result_schema: r#"{"type":"object"}"#.into(),
+            hints: wt::ToolHints { read_only: true, destructive: false, idempotent: true, open_world: false },
         }]
     }
 
