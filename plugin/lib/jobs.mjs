@@ -411,6 +411,33 @@ export class JobRunner {
     return true;
   }
 
+  /**
+   * Claims the job `key` (no other process or scheduler steps it meanwhile) as it is kept
+   * now (it may have moved on since it was listed), and steps it once its wakeup comes
+   * (`until`: the wait's deadline; `halted()`: stop before stepping; `onClaim(claim)`).
+   * Answers the work (whether it stepped), or null when another holds the job.
+   */
+  claimAndStep(key, until, halted, onClaim = () => {}) {
+    const claim = this.store.claim(key);
+    if (!claim) return null;
+    this.busy.add(key);
+    onClaim(claim);
+    const work = (async () => {
+      const record = claim.record;
+      if (this.uncommitted(record)) return false;
+      const wakeup = await this.wakeupOf(record, until);
+      // A stop that came during the wait let the claim go: the job is another's now.
+      if (!wakeup || halted() || claim.released) return false;
+      claim.stepping = true;
+      await this.step(record, wakeup);
+      return true;
+    })();
+    return work.finally(() => {
+      claim.release();
+      this.busy.delete(key);
+    });
+  }
+
   ready(record, now) {
     if (record.wake.type === 'at') return record.wake.at <= now;
     return true;
@@ -461,26 +488,9 @@ export class JobRunner {
       for (const listed of ready) {
         if (over()) return steps + ran;
         if (this.busy.has(listed.key)) continue;
-        // Claimed (no other process or scheduler steps it meanwhile), as it is on disk now:
-        // it may have moved on since it was listed.
-        const claim = this.store.claim(listed.key);
-        if (!claim) {
-          heldElsewhere += 1;
-          continue;
-        }
-        this.busy.add(listed.key);
-        try {
-          const record = claim.record;
-          if (this.uncommitted(record)) continue;
-          const wakeup = await this.wakeupOf(record, Number.isFinite(until) ? until : undefined);
-          if (wakeup && !this.stopping) {
-            await this.step(record, wakeup);
-            ran += 1;
-          }
-        } finally {
-          claim.release();
-          this.busy.delete(listed.key);
-        }
+        const work = this.claimAndStep(listed.key, Number.isFinite(until) ? until : undefined, () => this.stopping);
+        if (!work) heldElsewhere += 1;
+        else if (await work) ran += 1;
       }
       steps += ran;
       // What is left is another's to make progress with (its holder's, while alive).
@@ -527,27 +537,13 @@ export class JobRunner {
             nextTimer = Math.min(nextTimer, record.wake.at);
             continue;
           }
-          // Claimed (no other process or scheduler steps it meanwhile), as it is on disk
-          // now: it may have moved on since it was listed.
-          const claim = this.store.claim(record.key);
-          if (!claim) continue;
-          held.add(claim);
-          this.busy.add(record.key);
-          const work = (async () => {
-            const current = claim.record;
-            if (this.uncommitted(current)) return;
-            const wakeup = await this.wakeupOf(current, undefined);
-            // A stop that came during the wait let the claim go: the job is another's now.
-            if (!wakeup || stopped || claim.released) return;
-            claim.stepping = true;
-            await this.step(current, wakeup);
-          })();
+          let claim;
+          const work = this.claimAndStep(record.key, undefined, () => stopped, (c) => held.add((claim = c)));
+          if (!work) continue;
           work
             .catch(failed(`stepping job ${record.id} (${record.kind})`))
             .finally(() => {
               held.delete(claim);
-              claim.release();
-              this.busy.delete(record.key);
               ring();
             });
           // Ready jobs run one at a time; waits for runs go on concurrently.
