@@ -22,7 +22,7 @@
 //   of intents only ever create their own, under fresh ids.
 //
 // Judging a live holder dead can only cost a second making of its call with the same
-// seeded ids (ids.mjs), which the gateway de-duplicates.
+// seeded ids (the guard component's `job-rules`), which the gateway de-duplicates.
 
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
