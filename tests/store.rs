@@ -13,8 +13,8 @@ use serde_json::Value;
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::{EmbeddedGateway, Patch};
-use session_tools_host::system_clock;
 use session_tools_host::gateway::{AgentParams, Gateway, HistoryParams, ListParams, ResolveParams, WaitParams};
+use session_tools_host::system_clock;
 use session_tools_tests::sample_copy;
 
 fn open(dir: &Path) -> Arc<EmbeddedGateway> {

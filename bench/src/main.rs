@@ -52,9 +52,9 @@ use anyhow::{Context, Result};
 
 use clap::Parser;
 use package::GatewayPackage;
+use report::{Figure, Report, Unit};
 use session_tools_cli::note;
 use session_tools_cli::progress::Progress;
-use report::{Figure, Report, Unit};
 use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;
@@ -347,7 +347,8 @@ fn run_in(args: &BenchArgs, machine: sysinfo::Machine, work: &Path) -> Result<i3
     let engine = session_tools_host::bench_internals::build_engine(&options, &limits)?;
     let load_only = stats::sample(plan, || -> Result<f64> {
         let t = Instant::now();
-        let component = session_tools_host::bench_internals::load_component(&engine, session_tools_host::COMPONENT, options.cache_dir.as_deref())?;
+        let component =
+            session_tools_host::bench_internals::load_component(&engine, session_tools_host::COMPONENT, options.cache_dir.as_deref())?;
         let ns = stats::ns_since(t);
         drop(component);
         Ok(ns)
@@ -467,7 +468,8 @@ mod tests {
     /// measurement.
     #[test]
     fn a_gateway_package_of_no_known_era_or_without_live_is_refused() {
-        let error = BenchArgs::try_parse_from(["session-tools-bench", "--live", "--package", "openclaw@2027.1.0", "--out", "-"]).unwrap_err();
+        let error =
+            BenchArgs::try_parse_from(["session-tools-bench", "--live", "--package", "openclaw@2027.1.0", "--out", "-"]).unwrap_err();
         assert_eq!(error.exit_code(), 2, "{error}");
         let said = error.to_string();
         assert!(said.contains("\"openclaw@2027.1.0\" is of no OpenClaw era"), "{said}");

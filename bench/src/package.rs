@@ -60,3 +60,4 @@ mod tests {
             assert!(error.contains(says) && error.contains("openclaw@2026.9"), "{bad}: {error}");
         }
     }
+}

@@ -81,7 +81,12 @@ pub fn run(ctx: &mut Ctx, sizes: &[usize]) -> Result<()> {
             GatewayOptions { extra_config: json!({"plugins": plugins}), startup_timeout: startup_for(n), ..GatewayOptions::default() };
         let gateway = Gateway::start_installed(installation.clone(), &manifest.dir, options)
             .map_err(|e| anyhow!("starting the real OpenClaw gateway with the plugin: {e}"))?;
-        session_tools_cli::note!("  {} with the plugin up on port {} in {:.1} s", installation.package, gateway.port(), t.elapsed().as_secs_f64());
+        session_tools_cli::note!(
+            "  {} with the plugin up on port {} in {:.1} s",
+            installation.package,
+            gateway.port(),
+            t.elapsed().as_secs_f64()
+        );
         let (port, token) = (gateway.port(), gateway.token().to_string());
         let invoke = |tool: &str, args: &Value| -> Result<Value> {
             invoke_tool(port, &token, tool, args, REQUESTER).map_err(|e| anyhow!("{e}\n{}", gateway.log_tail(20)))

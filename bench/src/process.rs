@@ -10,13 +10,13 @@ use std::time::Instant;
 
 use anyhow::{anyhow, bail, Context, Result};
 
+use super::gen::copy_dir;
 use super::gen::Manifest;
 use super::report::{thousands, Figure, Target, Unit};
 use super::stats::{ns_since, Stats};
 use super::sysinfo::{pss, Rss};
 use super::tools::{main_caller, open};
 use super::{BenchArgs, Ctx};
-use super::gen::copy_dir;
 use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::EngineOptions;
 use session_tools_host::Limits;

@@ -18,8 +18,8 @@ use super::sysinfo::minor_faults;
 use super::Ctx;
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
-use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::gateway::embedded::EmbeddedGateway;
+use session_tools_host::gateway::embedded::Layout;
 use session_tools_host::system_clock;
 use session_tools_host::Limits;
 use session_tools_host::{tracing_log, SystemServices};
@@ -97,7 +97,11 @@ fn compare(ctx: &Ctx, o: &Opened, sandbox: &mut Sandbox, tool: &str, args: &str)
     let b = wasm(sandbox, tool, &caller, args)?;
     let identical = a == b;
     if !identical {
-        session_tools_cli::note!("  warning: {tool} {args}: the component and the native build answer differently ({} vs {} bytes)", b.len(), a.len());
+        session_tools_cli::note!(
+            "  warning: {tool} {args}: the component and the native build answer differently ({} vs {} bytes)",
+            b.len(),
+            a.len()
+        );
     }
     let mut plan = ctx.plan(per_call);
     plan.warmup = plan.warmup.min(if per_call > Duration::from_millis(200) { 1 } else { 3 });

@@ -15,9 +15,9 @@ use serde_json::{json, Map, Value};
 use session_tools_host::config::DeploymentConfig;
 use session_tools_host::gateway::embedded::runtime::EchoRuntime;
 use session_tools_host::gateway::embedded::{EmbeddedGateway, Patch};
-use session_tools_host::system_clock;
 use session_tools_host::gateway::Gateway as _;
 use session_tools_host::gateway::*;
+use session_tools_host::system_clock;
 use session_tools_tests::openclaw::{Gateway, GatewayOptions, TODAY_PACKAGE};
 use session_tools_tests::Served;
 
