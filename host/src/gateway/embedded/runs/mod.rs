@@ -28,15 +28,23 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-use session_tools_contract::{Usage, WaitResult};
+use session_tools_contract::WaitResult;
 use sha2::{Digest, Sha256};
 
-use crate::private_files::{create_exclusively, write_atomically, Durability};
-use crate::os_lock::OsLock;
-use super::runtime::{AgentRuntime, RunRequest, RunResult};
+use super::runtime::{AgentRuntime, RunRequest};
 use crate::clock::Clock;
 use crate::faults::fault_point;
+use crate::private_files::{create_exclusively, write_atomically, Durability};
+
+mod adoption;
+mod execution;
+mod legacy_import;
+mod liveness;
+mod run_file;
+
+use legacy_import::import_legacy;
+use liveness::Liveness;
+pub use run_file::{Asked, Finished, RunFile};
 
 /// Ended runs are kept this long: `agent.wait` answers them, and an `agent` with their key
 /// is still the same run (a flow resumed within a day never starts a step twice).
@@ -57,109 +65,6 @@ const FORGET_AFTER_MS: i64 = 10 * 60_000;
 const MAX_SEEN: usize = 100_000;
 /// How often the file of a run another process runs is read again while waiting for it.
 const POLL_ELSEWHERE: Duration = Duration::from_millis(50);
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Finished {
-    /// `ok`, `error`, or `timeout` when the run was stopped at its timeout.
-    pub status: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<Usage>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub model: Option<String>,
-    pub started_at: i64,
-    pub ended_at: i64,
-    /// The transcript entry id the reply is (to be) appended under.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reply_entry: Option<String>,
-}
-
-impl Finished {
-    fn failed(error: String, started_at: i64, ended_at: i64) -> Finished {
-        Finished {
-            status: "error".into(),
-            error: Some(error),
-            reply: None,
-            usage: None,
-            model: None,
-            started_at,
-            ended_at,
-            reply_entry: None,
-        }
-    }
-
-    fn wait_result(&self) -> WaitResult {
-        WaitResult {
-            status: Some(self.status.clone()),
-            error: self.error.clone(),
-            started_at: Some(self.started_at),
-            ended_at: Some(self.ended_at),
-            usage: self.usage.clone(),
-            model: self.model.clone(),
-        }
-    }
-}
-
-/// What a run was asked, as kept in its file (enough to run it again).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Asked {
-    pub agent_id: String,
-    pub message: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extra_system_prompt: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lane: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub channel: Option<String>,
-    #[serde(default)]
-    pub params: serde_json::Value,
-    /// The run's timeout, in seconds.
-    pub timeout_s: u64,
-}
-
-/// One run's file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunFile {
-    pub version: u32,
-    pub run_id: String,
-    pub session_key: String,
-    /// The process running it, by its liveness lock (see [`Liveness`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub owner: Option<String>,
-    /// How many times it was started.
-    pub attempts: u32,
-    pub started_at: i64,
-    pub asked: Asked,
-    /// The transcript entry id of the run's message.
-    pub message_entry: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub finished: Option<Finished>,
-    /// Whether the end is recorded in the transcript and the session entry.
-    #[serde(default)]
-    pub recorded: bool,
-}
-
-impl RunFile {
-    fn request(&self) -> RunRequest {
-        RunRequest {
-            run_id: self.run_id.clone(),
-            session_key: self.session_key.clone(),
-            agent_id: self.asked.agent_id.clone(),
-            message: self.asked.message.clone(),
-            extra_system_prompt: self.asked.extra_system_prompt.clone(),
-            lane: self.asked.lane.clone(),
-            channel: self.asked.channel.clone(),
-            params: self.asked.params.clone(),
-        }
-    }
-}
 
 /// What the gateway does around the runtime: the run's message before it, its reply and
 /// the session entry's fields after it. `check` asks to append only what the transcript
@@ -194,78 +99,9 @@ pub enum Registered {
     TooMany,
 }
 
-/// This process's liveness lock: an OS lock held on `processes/<id>` for as long as the
-/// registry is open. Another process tells whether this one still runs by trying the lock,
-/// which works across PID namespaces and never mistakes a reused pid for its owner.
-/// The lock is taken when this process first registers or adopts a run (a process that
-/// only reads writes nothing), and its file is removed when the registry is dropped; files
-/// of processes that died are removed by the next process that opens the registry.
-#[derive(Debug)]
-struct Liveness {
-    id: String,
-    dir: PathBuf,
-    held: std::sync::OnceLock<Option<OsLock>>,
-}
-
-impl Liveness {
-    fn new(dir: PathBuf) -> Liveness {
-        Liveness { id: uuid::Uuid::new_v4().to_string(), dir, held: std::sync::OnceLock::new() }
-    }
-
-    /// Takes this process's liveness lock (once); answers its id.
-    fn claim(&self) -> String {
-        self.held.get_or_init(|| OsLock::try_acquire(&self.dir.join(&self.id)).ok().flatten());
-        self.id.clone()
-    }
-
-    /// Whether the process with this liveness id still runs.
-    fn is_alive(&self, id: &str) -> bool {
-        if id == self.id {
-            return true;
-        }
-        // The id comes from a file on disk: it must name a file in `processes/` only.
-        if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-') {
-            return false;
-        }
-        let target = self.dir.join(id);
-        let mut lock_file = target.clone().into_os_string();
-        lock_file.push(".lock");
-        if !Path::new(&lock_file).exists() {
-            return false;
-        }
-        match OsLock::try_acquire(&target) {
-            Ok(None) => true,
-            Ok(Some(free)) => {
-                free.remove(&target);
-                false
-            }
-            Err(_) => true,
-        }
-    }
-
-    /// Removes the lock files of processes that have ended.
-    fn sweep(&self) {
-        let Ok(entries) = std::fs::read_dir(&self.dir) else { return };
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if let Some(id) = name.strip_suffix(".lock") {
-                self.is_alive(id);
-            }
-        }
-    }
-}
-
-impl Drop for Liveness {
-    fn drop(&mut self) {
-        if let Some(Some(lock)) = self.held.take() {
-            lock.remove(&self.dir.join(&self.id));
-        }
-    }
-}
-
 /// A run this process runs (or ran): its file as last written, shared with its thread.
-struct Mine {
-    file: RunFile,
+pub(super) struct Mine {
+    pub(super) file: RunFile,
 }
 
 pub struct Runs {
@@ -290,7 +126,7 @@ impl std::fmt::Debug for Runs {
 
 /// The file name of a run: its id is the caller's idempotency key, so it is hashed (no
 /// caller names a path).
-fn file_name(run_id: &str) -> String {
+pub(super) fn file_name(run_id: &str) -> String {
     let digest = Sha256::digest(run_id.as_bytes());
     let hex: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
     format!("{hex}.json")
@@ -436,175 +272,6 @@ impl Runs {
         crate::poison::lock_whole(&self.mine).get(run_id).map(|m| m.file.clone())
     }
 
-    /// Runs the runtime for a run and records its end.
-    fn execute(self: Arc<Self>, file: RunFile) {
-        let started_at = file.started_at;
-        let timeout = Duration::from_secs(file.asked.timeout_s.max(1));
-        let request = file.request();
-        let began = Instant::now();
-        let steps = self.steps();
-        let runtime = steps.as_ref().map(|s| s.runtime());
-        let result = match runtime {
-            Some(Some(runtime)) => {
-                // What a caught panic discards: this run's turn, which ends as an error
-                // (recorded like any end); the runtime holds no state of the run.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| runtime.run(&request))).unwrap_or_else(|_| RunResult {
-                    status: "error".into(),
-                    reply: None,
-                    error: Some("the agent runtime failed".into()),
-                    usage: None,
-                    model: None,
-                    duration: Duration::ZERO,
-                })
-            }
-            Some(None) => RunResult {
-                status: "error".into(),
-                reply: None,
-                error: Some("no agent runtime runs agents here".into()),
-                usage: None,
-                model: None,
-                duration: Duration::ZERO,
-            },
-            None => RunResult {
-                status: "error".into(),
-                reply: None,
-                error: Some("the gateway is closed".into()),
-                usage: None,
-                model: None,
-                duration: Duration::ZERO,
-            },
-        };
-        let finished = if result.duration > timeout {
-            std::thread::sleep(timeout.saturating_sub(began.elapsed()));
-            Finished {
-                status: "timeout".into(),
-                error: Some(format!("the run timed out after {}s and was stopped", timeout.as_secs())),
-                reply: None,
-                usage: None,
-                model: result.model,
-                started_at,
-                ended_at: self.now(),
-                reply_entry: None,
-            }
-        } else {
-            std::thread::sleep(result.duration.saturating_sub(began.elapsed()));
-            let ok = result.status == "ok";
-            Finished {
-                status: if ok { "ok".into() } else { "error".into() },
-                error: if ok { None } else { Some(result.error.unwrap_or_else(|| "agent error".into())) },
-                reply_entry: result.reply.as_ref().map(|_| new_entry_id()),
-                reply: result.reply,
-                usage: result.usage,
-                model: result.model,
-                started_at,
-                ended_at: self.now(),
-            }
-        };
-        fault_point("run.replied");
-        self.end(file, finished);
-    }
-
-    /// Records an end: in the run's file first (with the reply), then in the transcript and
-    /// the entry, then as recorded; waiters are told last.
-    fn end(&self, mut file: RunFile, finished: Finished) {
-        file.finished = Some(finished.clone());
-        if let Err(e) = self.write(&file) {
-            self.warn(&format!("cannot record the end of run {}: {e}", file.run_id));
-        }
-        fault_point("run.end-written");
-        self.record(file, &finished, false);
-    }
-
-    /// The transcript and entry half of an end, then the file marked recorded.
-    fn record(&self, mut file: RunFile, finished: &Finished, check: bool) {
-        if let Some(steps) = self.steps() {
-            if let Err(e) = steps.record_end(&file, finished, check) {
-                self.warn(&format!("cannot record the reply of run {}: {e}", file.run_id));
-            }
-        }
-        fault_point("run.reply-appended");
-        file.recorded = true;
-        if let Err(e) = self.write(&file) {
-            self.warn(&format!("cannot record the end of run {}: {e}", file.run_id));
-        }
-        let mut mine = crate::poison::lock_whole(&self.mine);
-        mine.insert(file.run_id.clone(), Mine { file });
-        drop(mine);
-        self.ended.notify_all();
-    }
-
-    fn warn(&self, message: &str) {
-        tracing::warn!("{message}");
-    }
-
-    /// Adopts a run whose owner died: records an end it left half recorded, or runs it again
-    /// (once) when it was cut short. Answers whether the run is now this process's.
-    fn adopt(self: &Arc<Self>, run_id: &str) -> bool {
-        let path = self.path(run_id);
-        // Two processes may find the same orphan: one adopts it, under the run's OS lock.
-        let Ok(Some(lock)) = OsLock::try_acquire(&path) else { return false };
-        let Some(mut file) = self.read(run_id) else {
-            lock.remove(&path);
-            return false;
-        };
-        if file.recorded || file.owner.as_deref().is_some_and(|o| self.liveness.is_alive(o)) {
-            drop(lock);
-            return false;
-        }
-        file.owner = Some(self.liveness.claim());
-        match file.finished.clone() {
-            Some(finished) => {
-                // The end is written but not (wholly) recorded: record what is missing.
-                self.hold(&file);
-                let _ = self.write(&file);
-                drop(lock);
-                self.record(file, &finished, true);
-            }
-            None if file.attempts >= MAX_ATTEMPTS => {
-                let now = self.now();
-                self.hold(&file);
-                drop(lock);
-                let error = format!("the run was interrupted {} times: the gateway stopped while it was going on", file.attempts);
-                self.end(file.clone(), Finished::failed(error, file.started_at, now));
-            }
-            None if self.steps().is_some_and(|steps| steps.runtime().is_none()) => {
-                // Running it again needs a runtime this process was not given: it is left
-                // as it is, for a process that has one.
-                drop(lock);
-                return false;
-            }
-            None => {
-                // Its message may not have been appended before its owner died: append it
-                // (checked, so never twice) before the attempt is counted, so a process
-                // stopped between the two leaves the run as it found it. A run whose message
-                // was missing never started: this start is its first, and uses up no second
-                // attempt (a stop before the message must not lose the run).
-                let started_before = match self.steps().map(|steps| steps.append_message(&file, true)) {
-                    Some(Ok(appended_now)) => !appended_now,
-                    Some(Err(e)) => {
-                        self.hold(&file);
-                        drop(lock);
-                        let now = self.now();
-                        self.end(file, Finished::failed(format!("cannot run it again: {e}"), now, now));
-                        return true;
-                    }
-                    None => true,
-                };
-                if started_before {
-                    file.attempts += 1;
-                }
-                if let Err(e) = self.write(&file) {
-                    self.warn(&format!("cannot adopt run {run_id}: {e}"));
-                    return false;
-                }
-                self.hold(&file);
-                drop(lock);
-                self.start(file);
-            }
-        }
-        true
-    }
-
     /// A run as it stands, without waiting; a run whose owner died is adopted on the way.
     pub fn view(self: &Arc<Self>, run_id: &str) -> RunView {
         if let Some(file) = self.mine_file(run_id) {
@@ -743,63 +410,6 @@ impl Runs {
             }
         }
     }
-}
-
-/// Takes over the single `runs.json` registry of older builds (beside `dir`): each of its
-/// runs becomes a file of its own, ended (a run it holds as going on was cut short by its
-/// process, which kept no request to run it again), and the old file is kept as
-/// `runs.json.imported`.
-fn import_legacy(dir: &Path, clock: &Clock) -> std::io::Result<()> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Old {
-        session_key: String,
-        started_at: i64,
-        #[serde(default)]
-        finished: Option<Finished>,
-    }
-    #[derive(Deserialize)]
-    struct OldRegistry {
-        #[serde(default)]
-        runs: HashMap<String, Old>,
-    }
-    let legacy = dir.with_file_name("runs.json");
-    let Ok(bytes) = crate::private_files::read_private(&legacy) else { return Ok(()) };
-    let now = clock() as i64;
-    let old: OldRegistry = serde_json::from_slice(&bytes).unwrap_or(OldRegistry { runs: HashMap::new() });
-    crate::private_files::create_private_dir(dir)?;
-    for (run_id, run) in old.runs {
-        let finished = run.finished.unwrap_or_else(|| {
-            Finished::failed("the run was interrupted: the gateway stopped while it was going on".into(), run.started_at, now)
-        });
-        let file = RunFile {
-            version: 2,
-            session_key: run.session_key,
-            owner: None,
-            attempts: 1,
-            started_at: run.started_at,
-            asked: Asked {
-                agent_id: String::new(),
-                message: String::new(),
-                extra_system_prompt: None,
-                lane: None,
-                channel: None,
-                params: serde_json::Value::Null,
-                timeout_s: 1,
-            },
-            message_entry: String::new(),
-            finished: Some(finished),
-            recorded: true,
-            run_id,
-        };
-        let bytes = serde_json::to_vec_pretty(&file).map_err(std::io::Error::other)?;
-        match create_exclusively(&dir.join(file_name(&file.run_id)), &bytes) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-    std::fs::rename(&legacy, legacy.with_file_name("runs.json.imported"))
 }
 
 /// A transcript entry id, as pi-coding-agent makes them (8 hex digits).
