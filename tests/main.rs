@@ -9,6 +9,7 @@
 mod cli;
 mod conformance;
 mod disk_security;
+mod docs;
 mod exactly_once;
 mod faithful;
 mod faults;

@@ -12,6 +12,7 @@ mod imported;
 #[path = "../mcp/clients.rs"]
 mod mcp_clients;
 
+mod docs_gateway;
 mod live_gateway;
 mod mcp_gateway;
 mod plugin_gateway;

@@ -197,8 +197,7 @@ pub fn pages() -> Vec<PathBuf> {
         .into_iter()
         .filter(|path| {
             let name = shown(path);
-            matches!(name.as_str(), "README.md" | "CONTRIBUTING.md" | "SECURITY.md" | "BENCHMARKS.md")
-                || name.starts_with("docs/")
+            matches!(name.as_str(), "README.md" | "CONTRIBUTING.md" | "SECURITY.md" | "BENCHMARKS.md") || name.starts_with("docs/")
         })
         .collect()
 }
