@@ -6,11 +6,13 @@
 #![forbid(unsafe_code)]
 
 #[path = "mcp/clients.rs"]
-mod clients;
+pub(crate) mod clients;
 #[path = "mcp/limits.rs"]
 mod limits;
 #[path = "mcp/observability.rs"]
 mod observability;
+#[path = "mcp/revisions.rs"]
+mod revisions;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -533,7 +535,9 @@ impl HttpServer {
 
     fn start_at(state: &Path, agents: &Path, addr: &str, extra: &[&str]) -> HttpServer {
         let mut child = Command::new(binary("st-cli"))
-            .args(["mcp", "--state", state.to_str().unwrap(), "--runtime", "echo", "--http", addr, "--agents", agents.to_str().unwrap()])
+            .args(["mcp", "--state", state.to_str().unwrap(), "--http", addr, "--agents", agents.to_str().unwrap()])
+            // Runs are the echo runtime's unless the test chooses (there is no default).
+            .args(if extra.contains(&"--runtime") { &[][..] } else { &["--runtime", "echo"][..] })
             .args(extra)
             .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
             .stdin(Stdio::null())

@@ -21,7 +21,7 @@ use super::{call_step, ok_result, random_hex, HttpServer, RawAnswer};
 
 /// How long any awaited outcome may take before the test fails (generous: the machine may
 /// be loaded by other tests).
-const DEADLINE: Duration = Duration::from_secs(30);
+pub(super) const DEADLINE: Duration = Duration::from_secs(30);
 
 #[test]
 fn one_token_at_its_caps_is_refused_while_another_token_s_client_is_answered_within_a_second() {
@@ -367,7 +367,7 @@ fn kept_alive_authenticated(url: &str, token: &str) -> Wire {
     kept_alive_or_none(url, token).expect("a connection of the only token")
 }
 
-fn assert_refused(answer: &RawAnswer, status: u16, limit: &str) {
+pub(super) fn assert_refused(answer: &RawAnswer, status: u16, limit: &str) {
     assert_eq!(answer.status, status, "{answer:?}");
     assert!(answer.body.contains(limit), "the refusal names {limit}: {answer:?}");
     assert_eq!(answer.header("retry-after").as_deref(), Some("2"), "{answer:?}");
@@ -375,7 +375,7 @@ fn assert_refused(answer: &RawAnswer, status: u16, limit: &str) {
 
 /// One request on a fresh connection, closed after the answer (its body by its length, or
 /// to the end).
-fn request(url: &str, method: &str, headers: &[(&str, String)], body: Option<&Value>) -> RawAnswer {
+pub(super) fn request(url: &str, method: &str, headers: &[(&str, String)], body: Option<&Value>) -> RawAnswer {
     let mut wire = Wire::open(url);
     let mut headers = headers.to_vec();
     headers.push(("Connection", "close".into()));
@@ -386,7 +386,7 @@ fn request(url: &str, method: &str, headers: &[(&str, String)], body: Option<&Va
 }
 
 /// One HTTP/1.1 connection, kept across requests.
-struct Wire {
+pub(super) struct Wire {
     stream: TcpStream,
     host: String,
     path: String,
@@ -395,7 +395,7 @@ struct Wire {
 }
 
 impl Wire {
-    fn open(url: &str) -> Wire {
+    pub(super) fn open(url: &str) -> Wire {
         let host = host_of(url).to_string();
         let path = url.strip_prefix("http://").and_then(|rest| rest.find('/').map(|i| rest[i..].to_string())).unwrap();
         let stream = TcpStream::connect(&host).unwrap();
@@ -403,7 +403,7 @@ impl Wire {
         Wire { stream, host, path, pending: Vec::new() }
     }
 
-    fn send(&mut self, method: &str, headers: &[(&str, String)], body: Option<&Value>) {
+    pub(super) fn send(&mut self, method: &str, headers: &[(&str, String)], body: Option<&Value>) {
         let mut text = format!("{method} {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n", self.path, self.host);
         for (name, value) in headers {
             text.push_str(&format!("{name}: {value}\r\n"));
@@ -418,7 +418,7 @@ impl Wire {
     }
 
     /// The next answer's head (its body is left to read).
-    fn head(&mut self) -> RawAnswer {
+    pub(super) fn head(&mut self) -> RawAnswer {
         let deadline = Instant::now() + DEADLINE;
         loop {
             if let Some(end) = self.pending.windows(4).position(|w| w == b"\r\n\r\n") {
@@ -459,7 +459,7 @@ impl Wire {
     }
 
     /// Reads until `pattern` arrives (`true`) or the connection closes first (`false`).
-    fn read_until(&mut self, pattern: &[u8]) -> bool {
+    pub(super) fn read_until(&mut self, pattern: &[u8]) -> bool {
         let deadline = Instant::now() + DEADLINE;
         loop {
             if let Some(at) = self.pending.windows(pattern.len()).position(|w| w == pattern) {
@@ -531,7 +531,7 @@ fn eventually<T>(what: &str, mut attempt: impl FnMut() -> Option<T>) -> T {
     }
 }
 
-fn median(values: &[f64]) -> f64 {
+pub(super) fn median(values: &[f64]) -> f64 {
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     sorted[sorted.len() / 2]
