@@ -21,8 +21,8 @@
 //!   `session-tools` commands are parsed as above. The README's two set-up commands are
 //!   of this kind: CI runs the tests command (`.ci/run`), `the_readme_set_up_commands_are_what_ci_runs`
 //!   holds the README to it, and `the_readme_demo_runs_and_keeps_its_state` runs the demo.
-//! - ` ```sh mcp-client=NAME ` — an MCP client's set-up, run by the MCP client test of
-//!   `tests/cli.rs`, not here.
+//! - ` ```sh mcp-client=NAME ` (and ` ```json mcp-client=NAME `) — an MCP client's
+//!   set-up, run by `tests/cli/mcp_snippets.rs` with a real MCP client, not here.
 //!
 //! Any other shell fence (` ```bash `, ` ```shell `, ` ```console `) or an unknown mark
 //! fails: every shell block is classified.
