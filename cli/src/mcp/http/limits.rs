@@ -2,7 +2,7 @@
 //! (or a crowd of sockets that never authenticate) from starving the others.
 //!
 //! Each default is a named constant with the reason for its value; the flags of
-//! [`LimitArgs`] override them (README, `mcp --http`).
+//! [`LimitArgs`] override them (docs/mcp.md, "Limits per token").
 
 use std::time::Duration;
 
