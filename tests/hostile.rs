@@ -377,9 +377,10 @@ fn a_job_the_guest_cannot_resume_is_dropped_and_its_id_names_no_file() {
     files.sort();
     assert_eq!(files.len(), 2, "{files:?}");
     for file in &files {
-        // Named by the host (a UUID), never by the guest's id.
-        let stem = file.strip_suffix(".json").unwrap();
-        assert!(uuid::Uuid::parse_str(stem).is_ok(), "{file}");
+        // Named by the host (its call's id, 32 hex digits, and the job's place in the call),
+        // never by the guest's id.
+        let (call, n) = file.strip_suffix(".json").unwrap().split_once('-').unwrap_or_else(|| panic!("{file}"));
+        assert!(call.len() == 32 && call.chars().all(|c| c.is_ascii_hexdigit()) && n.parse::<usize>().is_ok(), "{file}");
     }
     assert!(!state.path().join("escaped-job.json").exists() && !state.path().parent().unwrap().join("escaped-job.json").exists());
     let pending = service.pending_jobs();
