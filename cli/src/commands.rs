@@ -98,7 +98,7 @@ pub enum Command {
         model: Option<String>,
         /// The session's own send policy (inherit clears it).
         #[arg(long, value_enum)]
-        send_policy: Option<crate::owner::SendPolicyArg>,
+        send_policy: Option<crate::owner_commands::SendPolicyArg>,
     },
     /// Run pending background jobs (flows left over by an earlier process).
     Jobs {
@@ -189,16 +189,16 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Call(args) => crate::call::run(&cli.global, state(), &args),
         Command::Sessions { agent, limit, json } => {
-            crate::owner::sessions(&open(&cli.global, state(), StateDir::MustExist)?, agent, limit, json)
+            crate::owner_commands::sessions(&open(&cli.global, state(), StateDir::MustExist)?, agent, limit, json)
         }
         Command::History { key, limit, json } => {
-            crate::owner::history(&open(&cli.global, state(), StateDir::MustExist)?, &key, limit, json)
+            crate::owner_commands::history(&open(&cli.global, state(), StateDir::MustExist)?, &key, limit, json)
         }
-        Command::Outbox { json } => crate::owner::outbox(&open(&cli.global, state(), StateDir::MustExist)?, json),
-        Command::Policy { key, json } => crate::owner::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key, json),
-        Command::Chat { key, message, json } => crate::owner::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message, json),
+        Command::Outbox { json } => crate::owner_commands::outbox(&open(&cli.global, state(), StateDir::MustExist)?, json),
+        Command::Policy { key, json } => crate::owner_commands::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key, json),
+        Command::Chat { key, message, json } => crate::owner_commands::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message, json),
         Command::Patch { key, label, model, send_policy } => {
-            crate::owner::patch(&open(&cli.global, state(), StateDir::MayCreate)?, &key, label, model, send_policy)
+            crate::owner_commands::patch(&open(&cli.global, state(), StateDir::MayCreate)?, &key, label, model, send_policy)
         }
         Command::Jobs { wait, json } => crate::jobs::run(&open(&cli.global, state(), StateDir::MustExist)?, wait, json),
         Command::Doctor { json } => crate::doctor::run(&cli.global, json),

@@ -18,7 +18,7 @@ mod mcp;
 mod metrics;
 mod options;
 mod out;
-mod owner;
+mod owner_commands;
 pub mod progress;
 mod sample;
 mod show;

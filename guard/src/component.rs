@@ -11,7 +11,7 @@ use session_tools_contract::{self as contract, Gateway as _, GatewayResult};
 use session_tools_grammar::keys::KeyRules;
 
 use crate::access::{self, CallerIdentity, Restriction, Scope};
-use crate::visibility::{Audit, Guarded, Tree};
+use crate::guarded::{Audit, Guarded, Tree};
 
 wit_bindgen::generate!({
     path: "../wit",

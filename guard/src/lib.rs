@@ -1,5 +1,5 @@
 //! The N15 guard: who is restricted ([`access`]), and the gateway a restricted
-//! caller sees ([`visibility`]), checked on every call. Built natively (tests, and the
+//! caller sees ([`guarded`]), checked on every call. Built natively (tests, and the
 //! host's access decisions) and for `wasm32-wasip2` as the `session-guard` component, which
 //! the host composes in front of the tools for a restricted caller. It shares the key
 //! grammar (`session-tools-grammar`) and the contract's records with what it guards, and
@@ -9,8 +9,8 @@
 #![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
 
 pub mod access;
+pub mod guarded;
 pub mod run_keys;
-pub mod visibility;
 
 #[cfg(target_arch = "wasm32")]
 #[allow(unsafe_code)] // the bindings wit-bindgen generates

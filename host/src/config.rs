@@ -92,7 +92,7 @@ impl DeploymentConfig {
             return Err(Error::Config { origin: origin.to_string(), message: "must hold a JSON object".into() });
         }
         // One shape for everything that reads it, whichever era wrote it (E2).
-        let raw = session_tools_wire::config::documents_shape(raw);
+        let raw = session_tools_wire::documents_config::documents_shape(raw);
         let get = |path: &[&str]| path.iter().try_fold(&raw, |v, k| v.get(*k));
         let agents: Vec<(String, bool)> = get(&["agents", "list"])
             .and_then(Value::as_array)

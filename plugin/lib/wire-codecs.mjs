@@ -1,7 +1,7 @@
 // The gateway wire's pure functions on the main thread (wire/, E1-E4), by the one copy the
 // Rust host runs natively: a config OpenClaw 2026.9 hands the plugin (`agents.entries`, the
 // default agent in `agents.defaults.systemAgent.agentId`) read in the documents' shape
-// (`wire/src/config.rs`), and `chat.history`'s answer from a session's entry and events read
+// (`wire/src/documents_config.rs`), and `chat.history`'s answer from a session's entry and events read
 // in the gateway's process (`transcript/src/history.rs`, for sdk-histories.mjs). Instances of
 // the wire component (transpiled into component/ by scripts/build-component.mjs), made at
 // first use, one per use so that histories (large inputs) never share memory with the

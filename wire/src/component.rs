@@ -90,7 +90,7 @@ impl out_wire::Guest for Component {
 
     fn documents_config(config: String) -> Result<String, String> {
         let raw: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the config is not JSON: {e}"))?;
-        Ok(crate::config::documents_shape(raw).to_string())
+        Ok(crate::documents_config::documents_shape(raw).to_string())
     }
 
     fn local_history(

@@ -2,7 +2,7 @@
 //! the contract's records, in one place for every host and every protocol era (E1).
 //!
 //! - [`era`]: which protocol the gateway negotiated (3 or 4), the seam every mapping turns on;
-//! - [`config`]: 2026.9's config in the documents' shape (E2), for every host's edge;
+//! - [`documents_config`]: 2026.9's config in the documents' shape (E2), for every host's edge;
 //! - [`params`]: the contract's params as each era's JSON params (both eras' schemas are closed);
 //! - [`answers`]: the gateway's JSON answers as records (answers are untrusted), a list's
 //!   page parsed for only the fields they read (`sparse`);
@@ -18,7 +18,7 @@
 #![cfg_attr(target_arch = "wasm32", deny(unsafe_code))]
 
 pub mod answers;
-pub mod config;
+pub mod documents_config;
 pub mod era;
 pub mod errors;
 pub mod gateway;

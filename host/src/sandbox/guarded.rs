@@ -15,7 +15,7 @@ use std::sync::Arc;
 use session_tools_contract as ports;
 use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::access::{Restriction, Scope};
-use session_tools_guard::visibility::Audit as _;
+use session_tools_guard::guarded::Audit as _;
 use wasmtime::component::{InstancePre, Linker};
 use wasmtime::Engine;
 
@@ -136,7 +136,7 @@ impl wit_audit::Host for StoreState {
 /// rules run natively: the one format of the line.
 pub(crate) struct NativeAudit(pub Arc<dyn super::Services>);
 
-impl session_tools_guard::visibility::Audit for NativeAudit {
+impl session_tools_guard::guarded::Audit for NativeAudit {
     fn refused(&self, method: &str, what: &str, own: &str) {
         crate::telemetry::n15_refusal(own, method);
         self.0.log(ports::LogLevel::Warn, &format!("N15: refused {method}: {what} for sandboxed session {own}"));
@@ -146,7 +146,7 @@ impl session_tools_guard::visibility::Audit for NativeAudit {
 /// The host's tree, as the guard's rules take it natively (the job runner's own waits).
 pub(crate) struct NativeTree(pub Arc<dyn SessionTree>);
 
-impl session_tools_guard::visibility::Tree for NativeTree {
+impl session_tools_guard::guarded::Tree for NativeTree {
     fn spawned_trees(&self, roots: &std::collections::BTreeSet<String>) -> ports::GatewayResult<std::collections::BTreeSet<String>> {
         let roots: HashSet<String> = roots.iter().cloned().collect();
         self.0.spawned_trees(&roots).map(|keys| keys.into_iter().collect())

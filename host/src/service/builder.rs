@@ -7,7 +7,7 @@ use std::sync::Arc;
 use session_tools_contract::{self as ports, LogLevel};
 
 use super::broker::Broker;
-use super::policy::{ComponentPolicy, PolicyEvaluator};
+use super::component_policy::{ComponentPolicy, PolicyEvaluator};
 use super::{Inner, Service};
 use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;

@@ -6,7 +6,7 @@
 mod access;
 mod broker;
 mod builder;
-mod policy;
+mod component_policy;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,10 +27,10 @@ use crate::sandbox::{CallCancel, CallError, NativeAudit, NativeTree, Services, T
 use access::{access, Access};
 use broker::Broker;
 pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
-pub use policy::PolicyEvaluator;
-use policy::ComponentPolicy;
+pub use component_policy::PolicyEvaluator;
+use component_policy::ComponentPolicy;
 use session_tools_grammar::keys::KeyRules;
-use session_tools_guard::visibility::Guarded;
+use session_tools_guard::guarded::Guarded;
 
 /// The session tools over one gateway.
 ///

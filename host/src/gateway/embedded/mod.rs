@@ -8,7 +8,7 @@
 //!   session in them, legacy spellings of its key merged (G4);
 //! - `queries`: the read methods, `sessions.list`, `sessions.resolve`, `chat.history`;
 //! - `entries`: changing entries, `sessions.patch`, `sessions.delete`, transcript appends;
-//! - `owner`: the send policy at the gateway's enforcement points and the owner's
+//! - `policy_enforcement`: the send policy at the gateway's enforcement points and the owner's
 //!   `chat.send` (`/send on|off|inherit`);
 //! - `agent_runs`: `agent` and `agent.wait`, over the `runs` registry and a pluggable
 //!   [`runtime`];
@@ -29,7 +29,7 @@ pub(crate) mod layout;
 pub(crate) mod listing;
 pub(crate) mod lock;
 pub(crate) mod outbox;
-pub(crate) mod owner;
+pub(crate) mod policy_enforcement;
 pub(crate) mod queries;
 pub(crate) mod registry;
 pub(crate) mod rows;
