@@ -22,8 +22,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use session_tools_tests::cli::{binary, call, cli, stderr, stdout};
 use session_tools_host::conformance::{load_dir, run_all};
+use session_tools_tests::cli::{binary, call, cli, stderr, stdout};
 use session_tools_tests::{root, runtime, sample_copy};
 
 use clients::{node_client_run, python_client};

@@ -70,7 +70,8 @@ fn modern(id: u64, method: &str, mut params: Value, token: &str) -> (Value, Vec<
 
 /// The JSON-RPC answer to `id` in an answer's body (an event stream or plain JSON).
 fn answer_to(answer: &RawAnswer, id: u64) -> Value {
-    let messages = answer.body.lines().filter_map(|line| serde_json::from_str::<Value>(line.strip_prefix("data:").unwrap_or(line).trim()).ok());
+    let messages =
+        answer.body.lines().filter_map(|line| serde_json::from_str::<Value>(line.strip_prefix("data:").unwrap_or(line).trim()).ok());
     messages.into_iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no answer to {id}: {answer:?}"))
 }
 
@@ -133,11 +134,8 @@ fn the_2026_revision_is_served_without_a_session_and_the_session_revisions_with_
         let opened = post(url, &init, &auth);
         assert_eq!(answer_to(&opened, 1)["result"]["protocolVersion"], *version, "{opened:?}");
         let session = opened.header("mcp-session-id").unwrap_or_else(|| panic!("{version}: no session: {opened:?}"));
-        let in_session = [
-            ("Authorization", format!("Bearer {token}")),
-            ("Mcp-Session-Id", session),
-            ("MCP-Protocol-Version", version.to_string()),
-        ];
+        let in_session =
+            [("Authorization", format!("Bearer {token}")), ("Mcp-Session-Id", session), ("MCP-Protocol-Version", version.to_string())];
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         assert_eq!(post(url, &initialized, &in_session).status, 202, "{version}");
         let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "agents_list", "arguments": {}}});
@@ -218,7 +216,8 @@ fn one_token_with_its_cap_of_stateless_calls_waiting_leaves_another_answered_at_
     let answered = answer_to(&post(url, &body, &headers), 30);
     let stateless = started.elapsed();
     assert_eq!(answered["result"]["structuredContent"]["count"], 6, "{answered}");
-    let output = python_client(&["http", url, &other], &json!([call_step("sessions_list", json!({})), call_step("agents_list", json!({}))]));
+    let output =
+        python_client(&["http", url, &other], &json!([call_step("sessions_list", json!({})), call_step("agents_list", json!({}))]));
     assert!(output.get("fatal").is_none(), "{output:#}\nserver: {}", server.stderr());
     let mut seconds = vec![stateless.as_secs_f64(), output["initializeSeconds"].as_f64().unwrap()];
     for result in output["results"].as_array().unwrap() {

@@ -10,8 +10,13 @@
 //! format, on the same listener, to the agents file's `metrics` token only (no agent token
 //! reads it, and the metrics token calls no tool); without that token it is not served.
 //!
-//! No client can starve the others: what one token holds — connections, open
-//! streams, sessions — is capped per token, listening streams end at a lifetime, idle
+//! Both protocol generations are served on the one endpoint: 2026-07-28 without a session
+//! (each request carries its revision; rmcp routes it) and the session-based 2025-06-18
+//! and 2025-11-25 (`server.rs` names them).
+//!
+//! No token can starve the others: what one token holds — connections, open
+//! streams (and so tool calls in flight), sessions — is capped per token, with or without
+//! sessions, listening streams end at a lifetime, idle
 //! sessions expire, and connections that have not authenticated are capped together and
 //! push out only each other (`limits.rs` has each cap and its reason). A browser page of
 //! another site is refused by its `Origin` (`origin.rs`).

@@ -177,8 +177,11 @@ async fn report_progress(peer: Peer<RoleServer>, token: ProgressToken, total: Op
         note = match total {
             Some(total) => {
                 waited = waited.min(total);
-                note.with_total(total.as_secs_f64())
-                    .with_message(format!("waiting for the reply: {} s of at most {} s", waited.as_secs(), total.as_secs()))
+                note.with_total(total.as_secs_f64()).with_message(format!(
+                    "waiting for the reply: {} s of at most {} s",
+                    waited.as_secs(),
+                    total.as_secs()
+                ))
             }
             None => note.with_message(format!("waiting for the reply: {} s", waited.as_secs())),
         };

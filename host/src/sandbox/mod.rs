@@ -32,11 +32,11 @@ use crate::config::GuestConfig;
 use crate::engine::{build_engine, load_component_cached, CacheOutcome, EngineOptions, EpochTicker};
 use crate::gateway::{Gateway, SessionTree};
 use crate::limits::Limits;
+pub use cancel::CallCancel;
 pub(crate) use guarded::{guarded_bytes, NativeAudit, NativeTree, GUARD_COMPONENT};
 use guarded::{wit_restriction, GuardedPre};
 use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::access::Restriction;
-pub use cancel::CallCancel;
 pub use store::Services;
 pub use store::StoreState;
 

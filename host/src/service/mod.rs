@@ -144,7 +144,14 @@ impl Service {
         answer
     }
 
-    fn call_in_span(&self, access: &Access, caller: &Caller, tool: &str, arguments: &str, cancel: Option<&CallCancel>) -> Result<String, CallError> {
+    fn call_in_span(
+        &self,
+        access: &Access,
+        caller: &Caller,
+        tool: &str,
+        arguments: &str,
+        cancel: Option<&CallCancel>,
+    ) -> Result<String, CallError> {
         let inner = &self.inner;
         // Refused before the intent is recorded: a run no runtime would run must leave no
         // trace (no intent, entry, message or job).

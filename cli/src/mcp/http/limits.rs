@@ -1,8 +1,15 @@
-//! What one client of `mcp --http` may hold, and for how long: the caps that keep one agent
-//! (or a crowd of sockets that never authenticate) from starving the others.
+//! What one bearer token of `mcp --http` may hold, and for how long: the caps that keep one
+//! agent (or a crowd of sockets that never authenticate) from starving the others.
+//!
+//! The caps are per token, whatever revision its client speaks: a stateless client
+//! (2026-07-28: no session, each call its own POST) is held by the connection, stream and
+//! body caps exactly as a client in a session is; only the session cap is for the
+//! session-based revisions (2025-06-18, 2025-11-25). A token's tool calls in flight are
+//! at most its streams (each call's answer is a stream while it runs), and the bodies it
+//! has being read at once at most its connections, each at most [`MAX_BODY_BYTES`].
 //!
 //! Each default is a named constant with the reason for its value; the flags of
-//! [`LimitArgs`] override them (docs/mcp.md, "Limits per token").
+//! [`LimitArgs`] override them (README, `mcp --http`).
 
 use std::time::Duration;
 
@@ -40,12 +47,14 @@ pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
 pub const MAX_CONNECTIONS_PER_TOKEN: usize = 16;
 
 /// SSE streams one token may hold open: listening streams (GET) and answers in flight
-/// (rmcp answers a POSTed request as a stream that ends with the result). Half the
+/// (rmcp answers a POSTed request as a stream that ends with the result, in a session or
+/// not): so also the most tool calls one token has in flight, stateless or not. Half the
 /// connection cap, so a token with all its streams open still has connections for what
 /// does not stream: `notifications/cancelled` to stop a call, DELETE to end a session.
 pub const MAX_STREAMS_PER_TOKEN: usize = 8;
 
-/// Live sessions one token may have. A session costs a task and its handler's state (the
+/// Live sessions one token may have (the session-based revisions; a 2026-07-28 client has
+/// none). A session costs a task and its handler's state (the
 /// issue measured ≈ 55 KiB each: 15,000 took the server from 73 to 894 MiB). A token at
 /// its cap that opens one more closes its own least recently used idle session (no stream
 /// open, no request in flight), so clients that end without DELETE (the TypeScript SDK's

@@ -1,4 +1,5 @@
-//! A per-token count of something held (connections, open streams) with a cap: a
+//! A per-token count of something a bearer token holds (connections, open streams) with a
+//! cap, the same for a client in a session and a stateless one: a
 //! [`Permit`] is one unit, given back when dropped. A token holding nothing has no entry,
 //! so the map is as large as the number of tokens holding something.
 

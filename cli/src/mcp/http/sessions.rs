@@ -1,5 +1,6 @@
-//! The live MCP sessions: which token opened each, whether it is busy (a stream open or a
-//! request in flight) and when it was last used.
+//! The live MCP sessions of the session-based revisions (2025-06-18, 2025-11-25; a
+//! 2026-07-28 client opens none): which token opened each, whether it is busy (a stream
+//! open or a request in flight) and when it was last used.
 //!
 //! Every session rmcp holds is here from its `initialize` to its end, and leaves by one
 //! of four ways: DELETE, an answer 404 (rmcp no longer knows it), its token opening one
