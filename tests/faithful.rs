@@ -119,7 +119,8 @@ fn a_spawn_may_reuse_a_label_and_a_patch_may_not() {
     assert_eq!(labelled, 2);
     let dir = state.path().to_str().unwrap();
     let patch = cli(&["--state", dir, "patch", DISCORD, "--label", "pricing-research"]);
-    assert_eq!(patch.status.code(), Some(2));
+    // 1: refused (2 is for usage errors).
+    assert_eq!(patch.status.code(), Some(1));
     assert!(stderr(&patch).contains("label already in use: pricing-research"), "{}", stderr(&patch));
 }
 

@@ -27,9 +27,12 @@ fn cli(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The JSON a command printed, which came with the exit code its status says.
 fn ok_json(output: Output) -> Value {
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
-    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&output.stdout)))
+    let value: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr)));
+    assert_eq!(output.status.code(), Some(session_tools_tests::cli::exit_code_of(&value)), "{}", String::from_utf8_lossy(&output.stderr));
+    value
 }
 
 /// A copy of the sample state with agent-to-agent on and main allowed to spawn for ops
@@ -159,7 +162,7 @@ fn a_restart_resumes_the_pending_announce() {
     assert!(report.contains("1 still pending") && report.contains("archive"), "{report}");
     let deliveries = outbox(state.path());
     assert_eq!(deliveries.len(), 1, "{deliveries:?}");
-    assert!(deliveries[0]["message"].as_str().unwrap().contains("Result:\nDone: resume me"));
+    assert!(deliveries[0]["message"].as_str().unwrap().contains("Result:\n[echo runtime] Done: resume me"));
 }
 
 /// `jobs --wait` draws its progress only on a terminal: with standard error a
@@ -308,7 +311,7 @@ fn two_processes_resuming_the_same_jobs_announce_once() {
     // Two processes resume the pending flows at the same time.
     let resume = || {
         Command::new(env!("CARGO_BIN_EXE_st-cli"))
-            .args(["--state", dir, "jobs", "--wait", "30"])
+            .args(["--state", dir, "--runtime", "echo", "jobs", "--wait", "30"])
             .env("SESSION_TOOLS_CACHE_DIR", root().join("target/component-cache"))
             .spawn()
             .unwrap()
