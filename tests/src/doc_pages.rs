@@ -303,6 +303,19 @@ pub fn simple_commands(script: &str) -> Result<Vec<Vec<String>>, String> {
                     commands.push(std::mem::take(&mut words));
                 }
             }
+            // A redirection: its target is a file, not a word of the command.
+            '>' | '<' => {
+                end_word(&mut word, &mut in_word, &mut words);
+                while chars.peek().is_some_and(|&x| x == '>' || x == '&' || x.is_ascii_digit()) {
+                    chars.next();
+                }
+                while chars.peek().is_some_and(|&x| x == ' ' || x == '\t') {
+                    chars.next();
+                }
+                while chars.peek().is_some_and(|&x| !x.is_whitespace() && !matches!(x, ';' | '|' | '&')) {
+                    chars.next();
+                }
+            }
             c if c.is_whitespace() => end_word(&mut word, &mut in_word, &mut words),
             c => {
                 word.push(c);
