@@ -280,13 +280,12 @@ fn shared_runtime() -> Arc<Runtime> {
 /// locks, the outbox, the runs registry, job files, the device identity) into new places.
 /// Answers the gateway, whose runs may still be writing.
 fn write_one_of_each(places: &Places, round: usize) -> Arc<EmbeddedGateway> {
-    let gateway =
-        EmbeddedGateway::builder(&places.state)
-            .with_config(DeploymentConfig::empty())
-            .with_runtime(Arc::new(session_tools_host::gateway::embedded::runtime::EchoRuntime))
-            .create_state_dir(true)
-            .open()
-            .expect("the gateway");
+    let gateway = EmbeddedGateway::builder(&places.state)
+        .with_config(DeploymentConfig::empty())
+        .with_runtime(Arc::new(session_tools_host::gateway::embedded::runtime::EchoRuntime))
+        .create_state_dir(true)
+        .open()
+        .expect("the gateway");
     let found = gateway
         .patch("agent:main:main", &Patch { label: Some(Some(format!("secret label {round}"))), ..Default::default() })
         .expect("a store write");

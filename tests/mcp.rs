@@ -172,7 +172,7 @@ fn check_full_plan(output: &Value, by_cli: &Value) {
     let messages = history["messages"].as_array().unwrap();
     assert!(!messages.is_empty() && messages.len() <= 2, "{history}");
     let sent = ok_result(&results[3]);
-    assert_eq!((&sent["status"], &sent["reply"]), (&json!("ok"), &json!("echo: mcp ping")), "{sent}");
+    assert_eq!((&sent["status"], &sent["reply"]), (&json!("ok"), &json!("[echo runtime] echo: mcp ping")), "{sent}");
     let spawned = ok_result(&results[4]);
     assert_eq!(spawned["status"], "accepted", "{spawned}");
     assert!(spawned["childSessionKey"].as_str().unwrap().starts_with("agent:main:subagent:"), "{spawned}");
@@ -344,7 +344,7 @@ fn background_flows_run_while_the_server_lives_and_resume_after_a_restart() {
         state.path(),
         &["--as", "agent:main:main"],
         &json!([{"op": "until", "tool": "sessions_history", "arguments": {"sessionKey": child, "limit": 50},
-                 "contains": "Result: Done: live task: count to three", "seconds": 60}]),
+                 "contains": "Result: [echo runtime] Done: live task: count to three", "seconds": 60}]),
     );
     assert_eq!(output["results"][0]["matched"], true, "the sub-agent's completion flow ran: {}", output["results"][0]);
     // The announce is the flow's last step, after the child's history has its result.
@@ -360,7 +360,7 @@ fn background_flows_run_while_the_server_lives_and_resume_after_a_restart() {
     // goes on when a server starts.
     let dir = state.path().to_str().unwrap();
     let args = format!(r#"{{"sessionKey":"{DISCORD}","message":"resumed ping","timeoutSeconds":0}}"#);
-    let left = cli(&["--state", dir, "call", "--as", "agent:main:main", "--wait", "0", "sessions_send", &args]);
+    let left = cli(&["--state", dir, "--runtime", "echo", "call", "--as", "agent:main:main", "--wait", "0", "sessions_send", &args]);
     assert!(left.status.success(), "{}", stderr(&left));
     let before =
         call(state.path(), "agent:main:main", &["--wait", "0"], "sessions_history", &format!(r#"{{"sessionKey":"{DISCORD}","limit":50}}"#));
@@ -489,7 +489,8 @@ fn bad_agents_files_and_arguments_are_clear_errors() {
         assert!(stderr(&output).contains(expected), "{extra:?}: {}", stderr(&output));
     }
     let missing = cli(&["--state", "/nonexistent/state", "mcp", "--as", "agent:main:main"]);
-    assert_eq!(missing.status.code(), Some(1));
+    // 3: the state directory cannot be opened.
+    assert_eq!(missing.status.code(), Some(3));
     assert!(stderr(&missing).contains("/nonexistent/state"), "{}", stderr(&missing));
 }
 

@@ -196,7 +196,9 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Outbox { json } => crate::owner_commands::outbox(&open(&cli.global, state(), StateDir::MustExist)?, json),
         Command::Policy { key, json } => crate::owner_commands::policy(&open(&cli.global, state(), StateDir::MustExist)?, &key, json),
-        Command::Chat { key, message, json } => crate::owner_commands::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message, json),
+        Command::Chat { key, message, json } => {
+            crate::owner_commands::chat(&open(&cli.global, state(), StateDir::MayCreate)?, &key, &message, json)
+        }
         Command::Patch { key, label, model, send_policy } => {
             crate::owner_commands::patch(&open(&cli.global, state(), StateDir::MayCreate)?, &key, label, model, send_policy)
         }

@@ -353,7 +353,7 @@ fn the_command_line_works_against_a_running_gateway() {
     let out = st(&gateway, &["patch", "agent:main:main", "--send-policy", "inherit"]);
     assert!(out.status.success(), "{}", stderr(&out));
     let out = st(&gateway, &["patch", "agent:main:discord:channel:1187421193829244938", "--label", "alice"]);
-    assert_eq!(out.status.code(), Some(2), "a label in use is the gateway's error");
+    assert_eq!(out.status.code(), Some(1), "a label in use is the gateway's refusal (1; 2 is for usage errors)");
     assert!(stderr(&out).contains("label already in use: alice"), "{}", stderr(&out));
 
     let out = st(&gateway, &["chat", "agent:main:main", "ping"]);

@@ -163,7 +163,8 @@ fn owner_commands_and_sends_write_the_2026_9_database() {
         database(state.path()).query_row("SELECT label FROM session_nodes WHERE session_key = ?1", [DISCORD], |r| r.get(0)).unwrap();
     assert_eq!(label.as_deref(), Some("general-room"), "the projected column follows the entry");
     let duplicate = cli(&["--state", dir, "patch", "main", "--label", "general-room"]);
-    assert_eq!(duplicate.status.code(), Some(2));
+    // 1: refused (2 is for usage errors).
+    assert_eq!(duplicate.status.code(), Some(1));
     assert!(stderr(&duplicate).contains("label already in use"), "{}", stderr(&duplicate));
     ok(&["--state", dir, "patch", DISCORD, "--label", ""]);
     assert!(stored_entry(state.path(), DISCORD).get("label").is_none());

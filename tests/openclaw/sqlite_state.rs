@@ -317,7 +317,7 @@ fn writes_are_refused_beside_a_running_gateway_and_what_we_write_it_reads() {
             .filter_map(|m| m["content"].as_array().and_then(|c| c.first()).and_then(|p| p["text"].as_str()).map(str::to_string))
             .collect();
         assert!(
-            texts.contains(&format!("hello {i}")) && texts.contains(&format!("echo: hello {i}")),
+            texts.contains(&format!("hello {i}")) && texts.contains(&format!("[echo runtime] echo: hello {i}")),
             "{key}: the gateway reads our run: {texts:?}"
         );
     }

@@ -9,10 +9,10 @@ use session_tools_contract::{self as ports, LogLevel};
 use super::broker::Broker;
 use super::component_policy::{ComponentPolicy, PolicyEvaluator};
 use super::{Inner, Service};
+use crate::clock::{system_clock, Clock};
 use crate::config::DeploymentConfig;
 use crate::engine::EngineOptions;
 use crate::error::{Error, Result};
-use crate::clock::{system_clock, Clock};
 use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::runner::JobRunner;
 use crate::jobs::store::JobStore;
@@ -125,8 +125,8 @@ impl ServiceBuilder {
         }
     }
 
-
     /// Gives the built service's send policy to `receive` (a backend that enforces it).
+    #[cfg_attr(not(feature = "embedded"), allow(dead_code))] // only the embedded gateway enforces it itself
     pub(crate) fn with_policy_receiver(mut self, receive: PolicyReceiver) -> Self {
         self.policy_for = Some(receive);
         self

@@ -27,8 +27,8 @@ use crate::sandbox::{CallCancel, CallError, NativeAudit, NativeTree, Services, T
 use access::{access, Access};
 use broker::Broker;
 pub use builder::{tracing_log, LogSink, ServiceBuilder, SystemServices};
-pub use component_policy::PolicyEvaluator;
 use component_policy::ComponentPolicy;
+pub use component_policy::PolicyEvaluator;
 use session_tools_grammar::keys::KeyRules;
 use session_tools_guard::guarded::Guarded;
 
@@ -254,7 +254,8 @@ impl Inner {
                 return Err(e);
             }
         }
-        let base = sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &session_tools_host_rules::seeded::call_seed(seed))));
+        let base =
+            sandbox.set_services(Arc::new(SeededIds::new(self.services.clone(), &session_tools_host_rules::seeded::call_seed(seed))));
         sandbox.set_cancel(cancel.cloned());
         let output = sandbox.call_tool(tool, caller, arguments);
         sandbox.set_cancel(None);

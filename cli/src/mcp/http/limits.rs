@@ -9,7 +9,7 @@
 //! has being read at once at most its connections, each at most [`MAX_BODY_BYTES`].
 //!
 //! Each default is a named constant with the reason for its value; the flags of
-//! [`LimitArgs`] override them (README, `mcp --http`).
+//! [`LimitArgs`] override them (docs/mcp.md, "Limits per token").
 
 use std::time::Duration;
 

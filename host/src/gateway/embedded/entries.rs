@@ -409,7 +409,9 @@ impl EmbeddedGateway {
                     let mut text = lines.join("\n");
                     text.push('\n');
                     crate::private_files::create_private_dir(&sessions_dir)
-                        .and_then(|()| crate::private_files::write_atomically(&file, text.as_bytes(), crate::private_files::Durability::Synced))
+                        .and_then(|()| {
+                            crate::private_files::write_atomically(&file, text.as_bytes(), crate::private_files::Durability::Synced)
+                        })
                         .map_err(|e| format!("archiving the transcript of {canonical} to {}: {e}", file.display()))?;
                     archived.push(file);
                 }

@@ -250,7 +250,6 @@ fn owner_record(kind: Kind) -> Vec<u8> {
     .unwrap_or_default()
 }
 
-
 impl FileLock {
     /// Acquires the store lock `<store>.lock`, waiting up to 10 s.
     pub fn store(store: &Path) -> std::io::Result<FileLock> {

@@ -34,8 +34,8 @@ pub(crate) mod queries;
 pub(crate) mod registry;
 pub(crate) mod rows;
 pub(crate) mod runs;
-mod service_builder;
 pub mod runtime;
+mod service_builder;
 pub(crate) mod sqlite;
 pub(crate) mod store;
 pub(crate) mod timestamps;
@@ -56,8 +56,8 @@ use runtime::AgentRuntime;
 
 pub use entries::{Deleted, Patch};
 pub use layout::{detect as detect_layout, Layout};
-pub use sqlite::GatewayHold;
 pub use registry::Found;
+pub use sqlite::GatewayHold;
 pub use transcript::iso_time;
 
 /// `label` bounds (`SESSION_LABEL_MAX_LENGTH`).
@@ -178,7 +178,8 @@ impl EmbeddedBuilder {
             if !self.create {
                 return Err(Error::StateDir { path: dir.clone(), message: "does not exist".into() });
             }
-            crate::private_files::create_private_dir(dir).map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
+            crate::private_files::create_private_dir(dir)
+                .map_err(|e| Error::io(format!("creating the state directory {}", dir.display()), e))?;
         }
         let config = match self.config {
             Some(config) => config,

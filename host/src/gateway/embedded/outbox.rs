@@ -18,8 +18,8 @@ use session_tools_contract::{GatewayResult, SendParams};
 use session_tools_grammar::js::js_trim;
 
 use super::confined::Confined;
-use crate::os_lock::OsLock;
 use super::{gw, invalid, known_channel, EmbeddedGateway};
+use crate::os_lock::OsLock;
 
 pub struct Outbox {
     file: Confined,

@@ -18,8 +18,8 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::delivery::normalize_entry;
-use crate::private_files::{create_private_dir, write_atomically, Durability};
 use super::lock::FileLock;
+use crate::private_files::{create_private_dir, write_atomically, Durability};
 
 /// What identifies a version of the file on disk.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

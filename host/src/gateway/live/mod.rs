@@ -47,10 +47,10 @@ use serde_json::{json, Value};
 use self::connection::{Command, Request, Settings, Shared};
 use self::frames::{Auth, Payload};
 use self::wire_component::{of_wit, to_wit, Carrier, Wires};
-use session_tools_grammar::keys::KeyRules;
 use super::*;
 use crate::config::DeploymentConfig;
 use crate::{Error, Result};
+use session_tools_grammar::keys::KeyRules;
 use session_tools_wire::errors::from_transport;
 use session_tools_wire::{Era, Request as WireRequest, TransportError};
 

@@ -26,8 +26,8 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use super::super::embedded::{runtime::EchoRuntime, EmbeddedGateway};
-use crate::clock::system_clock;
 use super::super::*;
+use crate::clock::system_clock;
 use crate::config::DeploymentConfig;
 
 /// Sessions whose listed `sessionId` is remembered at most (a larger list starts afresh).
