@@ -349,7 +349,6 @@ fn over_stdio_a_cancelled_wait_ends_at_once_and_its_run_completes() {
         assert!(Instant::now() < deadline, "the run did not complete: {frame}");
         std::thread::sleep(Duration::from_millis(100));
     }
-    drop(send);
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }

@@ -404,10 +404,10 @@ fn the_command_line_works_against_a_running_gateway() {
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(stdout(&out).contains("\"requester\": \"main\""), "{}", stdout(&out));
 
-    // A wrong token is said in words, with exit status 1.
+    // A wrong token is said in words, with exit status 3 (the gateway cannot be opened).
     let url = gateway.url();
     let out = command(&["--gateway", &url, "--token", "wrong", "sessions"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     assert!(stderr(&out).contains(&format!("gateway token rejected by {url}")), "{}", stderr(&out));
 }
 

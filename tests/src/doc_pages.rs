@@ -369,6 +369,12 @@ pub struct Sandbox {
     pub dir: tempfile::TempDir,
 }
 
+impl Default for Sandbox {
+    fn default() -> Sandbox {
+        Sandbox::new()
+    }
+}
+
 impl Sandbox {
     pub fn new() -> Sandbox {
         let dir = tempfile::tempdir().expect("a temporary directory");

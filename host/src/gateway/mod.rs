@@ -44,6 +44,11 @@ pub use session_tools_wire as wire;
 /// `agent_wait` for up to its `timeout_ms`, the others for as long as the backend needs (the
 /// host bounds a call's total gateway time, so a backend should answer or fail within its
 /// own timeouts). Wrappers must forward every method.
+///
+/// Why a second trait beside the contract's `session_tools_contract::Gateway`, over the same
+/// records: that one is the component's port, what the tool logic calls inside one instance
+/// (no `Send` bound, which a wasm guest could not meet); this one is the embedder's, called
+/// from many threads at once, so it is `Send + Sync`. [`Native`] passes one to the other.
 pub trait Gateway: Send + Sync {
     /// `sessions.list`: sessions, newest first, filtered and cut as the params say.
     fn sessions_list(&self, params: &ListParams) -> GatewayResult<SessionList>;

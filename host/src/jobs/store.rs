@@ -190,7 +190,7 @@ impl JobStore {
                 let bytes = record.to_file();
                 write_atomically(&path, &bytes, Durability::Synced)?;
                 let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-                crate::poison::lock_rebuilt(index).insert(indexed(&record, stamp));
+                crate::poison::lock_rebuilt(index).insert(indexed(record, stamp));
                 Ok(())
             }
             Backend::Memory { jobs, .. } => {
@@ -212,7 +212,7 @@ impl JobStore {
                 match create_exclusively(&path, &bytes) {
                     Ok(()) => {
                         let stamp = std::fs::symlink_metadata(&path).ok().map(|m| Stamp::of(&m));
-                        crate::poison::lock_rebuilt(index).insert(indexed(&record, stamp));
+                        crate::poison::lock_rebuilt(index).insert(indexed(record, stamp));
                         Ok(true)
                     }
                     Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
