@@ -218,14 +218,7 @@ pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(
         return Ok(installation);
     }
 
-    let lock_path = home.join("install.lock");
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| format!("cannot open the install lock {}: {e}", lock_path.display()))?;
-    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    let lock = lock_installs(&home)?;
     // Another process may have finished while this one waited for the lock.
     if !(installed(&node_dir) && installation.node.is_file()) {
         install_node(&node_dir, &installation.node, era.node_version())?;
@@ -250,6 +243,20 @@ pub(crate) fn install_with(package: &str, warm_up: fn(&Installation) -> Result<(
     Ok(installation)
 }
 
+/// Takes the cache's install lock (`<cache>/install.lock`), waiting for another process's
+/// install to end; released when the file is dropped.
+fn lock_installs(home: &Path) -> Result<File, String> {
+    let lock_path = home.join("install.lock");
+    let lock = File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| format!("cannot open the install lock {}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    Ok(lock)
+}
+
 /// Installs (once) Node `node_version` alone into the cache, no gateway package, and answers
 /// its binary: what the plugin's own tests need (a Node the plugin supports, no OpenClaw).
 /// Shares the cache, lock and marker of [`install_with`], so a later gateway install of the
@@ -262,14 +269,7 @@ pub fn install_node_only(node_version: &str) -> Result<PathBuf, String> {
     if installed() {
         return Ok(node);
     }
-    let lock_path = home.join("install.lock");
-    let lock = File::options()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&lock_path)
-        .map_err(|e| format!("cannot open the install lock {}: {e}", lock_path.display()))?;
-    lock.lock().map_err(|e| format!("cannot lock {}: {e}", lock_path.display()))?;
+    let lock = lock_installs(&home)?;
     // Another process may have finished while this one waited for the lock.
     if !installed() {
         install_node(&node_dir, &node, node_version)?;
