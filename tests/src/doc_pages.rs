@@ -12,11 +12,17 @@ use clap::CommandFactory;
 
 pub use crate::root;
 
-/// Directories never scanned: build output, installed packages, version control, and the
-/// plugin's transpiled components (build output too).
+/// Directories never scanned: build output, installed packages, version control, the
+/// plugin's transpiled components (build output too), and the demo's state directory: the
+/// README's first command writes it at the root (git ignores it), a copy of the sample whose
+/// own README links relative to `examples/`, where it was written.
 fn skipped(dir: &Path) -> bool {
     let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("");
-    name == "target" || name == "node_modules" || name.starts_with('.') || dir.ends_with("plugin/component")
+    name == "target"
+        || name == "node_modules"
+        || name.starts_with('.')
+        || dir.ends_with("plugin/component")
+        || dir == root().join("demo-state")
 }
 
 /// Every file under the repository root whose name ends with one of `suffixes`, sorted.
