@@ -136,6 +136,9 @@ impl Scheduler {
 
     fn halt(&mut self, grace: Option<Duration>) -> bool {
         self.stop.store(true, Ordering::SeqCst);
+        // Rung under its lock like new work, so the scheduler cannot miss it between its
+        // look at the flag and its sleep.
+        *crate::poison::lock_whole(&self.signal.0) += 1;
         self.signal.1.notify_all();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
@@ -161,7 +164,10 @@ impl Scheduler {
 
 impl Drop for Scheduler {
     fn drop(&mut self) {
-        self.halt(None);
+        // After `stop`, its grace was all the wait: dropping the handle adds none.
+        if self.thread.is_some() {
+            self.halt(None);
+        }
     }
 }
 
