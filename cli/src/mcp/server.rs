@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rmcp::model::{
-    CacheScope, CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, JsonObject, ListToolsResult,
+    CacheScope, CallToolRequestParams, CallToolResponse, DiscoverResult, Implementation, InitializeResult, JsonObject, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{Peer, RequestContext};
@@ -60,11 +60,17 @@ impl McpServer {
 /// refused (-32022 on 2026-07-28's path; `initialize` answers with one of these).
 const SERVED: [ProtocolVersion; 3] = [ProtocolVersion::V_2025_06_18, ProtocolVersion::V_2025_11_25, ProtocolVersion::V_2026_07_28];
 
-/// How long a client may keep the tool list (2026-07-28's `ttlMs`): the tools are those of
-/// the component built into the binary, the same for every caller while the server lives,
-/// so a client need not ask again for a while; an upgrade restarts the server, and a
-/// client sees it within this time.
-const TOOL_LIST_TTL: Duration = Duration::from_secs(300);
+/// How long a client may keep the tool list and the answer to `server/discover`
+/// (2026-07-28's `ttlMs`, which both must carry): the tools are those of the component
+/// built into the binary, and the revisions, capabilities and identity those of the
+/// binary, the same for every caller while the server lives, so a client need not ask
+/// again for a while; an upgrade restarts the server, and a client sees it within this time.
+const CACHE_TTL: Duration = Duration::from_secs(300);
+
+/// [`CACHE_TTL`] as `ttlMs`.
+fn cache_ttl_ms() -> u64 {
+    u64::try_from(CACHE_TTL.as_millis()).unwrap_or(u64::MAX)
+}
 
 /// How often a waiting call says it is still waiting, when the client asked for progress.
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
@@ -72,6 +78,14 @@ const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 impl ServerHandler for McpServer {
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(&SERVED)
+    }
+
+    async fn discover(&self, _context: RequestContext<RoleServer>) -> Result<DiscoverResult, ErrorData> {
+        // rmcp's default says `ttlMs: 0` (stale at once): nothing here changes while the
+        // server lives. Private like the tool list: the answer is to an authenticated request.
+        Ok(DiscoverResult::from_server_info(self.supported_protocol_versions().into_owned(), self.get_info())
+            .with_ttl_ms(cache_ttl_ms())
+            .with_cache_scope(CacheScope::Private))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -94,9 +108,7 @@ impl ServerHandler for McpServer {
     ) -> Result<ListToolsResult, ErrorData> {
         // Private: the answer is to an authenticated request (the list is the same for
         // every caller, but a shared cache has no business keeping it).
-        Ok(ListToolsResult::with_all_items(self.tools.list())
-            .with_ttl_ms(u64::try_from(TOOL_LIST_TTL.as_millis()).unwrap_or(u64::MAX))
-            .with_cache_scope(CacheScope::Private))
+        Ok(ListToolsResult::with_all_items(self.tools.list()).with_ttl_ms(cache_ttl_ms()).with_cache_scope(CacheScope::Private))
     }
 
     async fn call_tool(&self, request: CallToolRequestParams, context: RequestContext<RoleServer>) -> Result<CallToolResponse, ErrorData> {
