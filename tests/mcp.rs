@@ -7,6 +7,8 @@
 
 #[path = "mcp/clients.rs"]
 pub(crate) mod clients;
+#[path = "mcp/generations.rs"]
+mod generations;
 #[path = "mcp/limits.rs"]
 mod limits;
 #[path = "mcp/observability.rs"]
@@ -26,7 +28,7 @@ use session_tools_host::conformance::{load_dir, run_all};
 use session_tools_tests::cli::{binary, call, cli, stderr, stdout};
 use session_tools_tests::{root, runtime, sample_copy};
 
-use clients::{node_client_run, python_client};
+use clients::{node_client_calls, node_client_run, python_client, python_client_logged};
 
 const DISCORD: &str = "agent:main:discord:channel:1187421193829244938";
 const SUBAGENT: &str = "agent:main:subagent:6f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a0b";
@@ -49,14 +51,26 @@ fn server_command(state: &Path, extra: &[&str]) -> Vec<String> {
     argv
 }
 
-/// The Python client over stdio against a server started with `extra`.
+/// The Python client over stdio against a server started with `extra`, in a session
+/// (`initialize`).
 fn python_stdio(state: &Path, extra: &[&str], plan: &Value) -> Value {
-    let mut transport = vec!["stdio".to_string(), "--".into()];
-    transport.extend(server_command(state, extra));
+    python_stdio_in("legacy", state, extra, plan)
+}
+
+/// The Python client over stdio, agreeing on a revision by `mode` (`client.py --mode`).
+fn python_stdio_in(mode: &str, state: &Path, extra: &[&str], plan: &Value) -> Value {
+    python_stdio_argv(mode, &server_command(state, extra), plan).0
+}
+
+/// The Python client over stdio with the server command line `argv`: its output, and the
+/// server's log (standard error).
+fn python_stdio_argv(mode: &str, argv: &[String], plan: &Value) -> (Value, String) {
+    let mut transport = vec!["--mode".to_string(), mode.to_string(), "stdio".to_string(), "--".into()];
+    transport.extend(argv.iter().cloned());
     let transport: Vec<&str> = transport.iter().map(String::as_str).collect();
-    let output = python_client(&transport, plan);
-    assert!(output.get("fatal").is_none(), "the Python client failed: {output:#}");
-    output
+    let (output, log) = python_client_logged(&transport, plan);
+    assert!(output.get("fatal").is_none(), "the Python client failed: {output:#}\n{log}");
+    (output, log)
 }
 
 /// The tools as `describe` prints them, in MCP's shape.
@@ -143,12 +157,31 @@ fn ok_result(result: &Value) -> &Value {
     structured
 }
 
-/// What `full_plan` must answer; `by_cli`: `sessions_list {}` as `call` answered it on
-/// the same state before.
-fn check_full_plan(output: &Value, by_cli: &Value) {
-    let init = &output["initialize"];
-    assert_eq!(init["serverInfo"]["name"], "session-tools", "{init}");
-    assert!(init["capabilities"]["tools"].is_object(), "{init}");
+/// The session-based revision the SDKs' `initialize` offers and the server agrees on.
+const SESSION_REVISION: &str = "2025-11-25";
+
+/// The stateless revision.
+const STATELESS_REVISION: &str = "2026-07-28";
+
+/// What `full_plan` must answer on `revision`, the one the client must have agreed on;
+/// `by_cli`: `sessions_list {}` as `call` answered it on the same state before.
+fn check_full_plan(output: &Value, by_cli: &Value, revision: &str) {
+    assert_eq!(output["protocolVersion"], revision, "the revision the client agreed on");
+    // The handshake of the revision: `initialize` (a session), or `server/discover` only.
+    let (server, capabilities) = if revision == STATELESS_REVISION {
+        let discover = &output["discover"];
+        assert!(output["initialize"].is_null(), "no initialize on {revision}: {output:#}");
+        assert_eq!(discover["supportedVersions"], json!(["2025-06-18", SESSION_REVISION, STATELESS_REVISION]), "{discover}");
+        assert_eq!((&discover["ttlMs"], &discover["cacheScope"]), (&json!(300_000), &json!("private")), "{discover}");
+        (&discover["_meta"]["io.modelcontextprotocol/serverInfo"], &discover["capabilities"])
+    } else {
+        let init = &output["initialize"];
+        assert!(output["discover"].is_null(), "{output:#}");
+        assert_eq!(init["protocolVersion"], revision, "{init}");
+        (&init["serverInfo"], &init["capabilities"])
+    };
+    assert_eq!(server["name"], "session-tools", "{output:#}");
+    assert!(capabilities["tools"].is_object(), "{output:#}");
     let results = output["results"].as_array().unwrap();
 
     // Tools: exactly describe()'s, with their schemas and hints as they are.
@@ -195,7 +228,7 @@ fn python_client_over_stdio_lists_and_calls_every_tool() {
     let state = sample_copy();
     let by_cli = call(state.path(), "agent:main:main", &[], "sessions_list", "{}");
     let output = python_stdio(state.path(), &["--as", "agent:main:main"], &full_plan());
-    check_full_plan(&output, &by_cli);
+    check_full_plan(&output, &by_cli, SESSION_REVISION);
 }
 
 #[test]
@@ -206,7 +239,7 @@ fn python_client_over_http_lists_and_calls_every_tool() {
     let server = HttpServer::start(state.path(), &json!({"agents": [{"token": token, "sessionKey": "agent:main:main"}]}));
     let output = python_client(&["http", &server.url, &token], &full_plan());
     assert!(output.get("fatal").is_none(), "{output:#}\nserver: {}", server.stderr());
-    check_full_plan(&output, &by_cli);
+    check_full_plan(&output, &by_cli, SESSION_REVISION);
 }
 
 #[test]
@@ -374,29 +407,62 @@ fn background_flows_run_while_the_server_lives_and_resume_after_a_restart() {
     assert_eq!(output["results"][0]["matched"], true, "the left-over flow resumed: {}", output["results"][0]);
 }
 
+/// What the TypeScript SDK said and was answered, as `check_full_plan` reads a client's
+/// output; checks the revision it offered and sent, and the requests it made.
+fn node_output_as_plan(output: &Value, http: bool) -> Value {
+    assert!(output.get("fatal").is_none(), "the Node client failed: {output:#}");
+    // Its 1.x line speaks the session-based revisions: it offers its newest in
+    // `initialize`, never asks `server/discover`, and over HTTP sends the agreed revision
+    // in a session.
+    assert_eq!(output["offered"], SESSION_REVISION, "{output:#}");
+    let methods: Vec<&str> = output["methods"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
+    assert_eq!(methods[..2], ["initialize", "tools/list"], "{methods:?}");
+    assert!(methods[2..].iter().all(|m| *m == "tools/call"), "{methods:?}");
+    if http {
+        assert_eq!(output["headerVersion"], SESSION_REVISION, "{output:#}");
+        assert!(output["sessionId"].as_str().is_some_and(|id| !id.is_empty()), "a session: {output:#}");
+    } else {
+        assert!(output["headerVersion"].is_null() && output["sessionId"].is_null(), "{output:#}");
+    }
+    let mut results = vec![json!({"tools": output["tools"]})];
+    results.extend(output["calls"].as_array().unwrap().iter().cloned());
+    json!({
+        "protocolVersion": output["protocolVersion"],
+        "initialize": {"protocolVersion": output["protocolVersion"], "serverInfo": output["server"], "capabilities": output["capabilities"]},
+        "discover": null,
+        "results": results,
+    })
+}
+
+/// `full_plan`'s calls as `client.mjs` takes them.
+fn node_calls() -> Value {
+    full_plan().as_array().unwrap()[1..].iter().map(|step| json!({"name": step["tool"], "arguments": step["arguments"]})).collect()
+}
+
 #[test]
-fn node_client_over_stdio_and_http() {
+fn node_client_over_stdio_and_http_lists_and_calls_every_tool() {
     let state = sample_copy();
-    let tools = described_tools();
-    let check = |output: &Value| {
-        assert!(output.get("fatal").is_none(), "the Node client failed: {output:#}");
-        assert_eq!(output["server"]["name"], "session-tools");
-        let listed: Vec<Value> = output["tools"].as_array().unwrap().to_vec();
-        assert_eq!(listed, tools);
-        check_annotations(&listed);
-        assert_eq!(output["call"]["isError"], false, "{output}");
-        output["call"]["structuredContent"].clone()
-    };
+    let by_cli = call(state.path(), "agent:main:main", &[], "sessions_list", "{}");
     let mut transport = vec!["stdio".to_string(), "--".into()];
     transport.extend(server_command(state.path(), &["--as", "agent:main:main"]));
     let transport: Vec<&str> = transport.iter().map(String::as_str).collect();
-    let listed = check(&node_client_run(&transport, "sessions_list", &json!({})));
-    assert_eq!(listed, call(state.path(), "agent:main:main", &[], "sessions_list", "{}"));
+    let output = node_client_calls(&transport, &node_calls());
+    check_full_plan(&node_output_as_plan(&output, false), &by_cli, SESSION_REVISION);
 
+    let state = sample_copy();
+    let by_cli = call(state.path(), "agent:main:main", &[], "sessions_list", "{}");
     let token = random_hex(24);
+    let server = HttpServer::start(state.path(), &json!({"agents": [{"token": token, "sessionKey": "agent:main:main"}]}));
+    let output = node_client_calls(&["http", &server.url, &token], &node_calls());
+    check_full_plan(&node_output_as_plan(&output, true), &by_cli, SESSION_REVISION);
+
+    // A sandboxed token's client sees its own tree only.
+    let state = sample_copy();
+    let sandboxed = random_hex(24);
     let server =
-        HttpServer::start(state.path(), &json!({"agents": [{"token": token, "sessionKey": "agent:main:main", "sandboxed": true}]}));
-    let listed = check(&node_client_run(&["http", &server.url, &token], "sessions_list", &json!({})));
+        HttpServer::start(state.path(), &json!({"agents": [{"token": sandboxed, "sessionKey": "agent:main:main", "sandboxed": true}]}));
+    let output = node_client_run(&["http", &server.url, &sandboxed], "sessions_list", &json!({}));
+    let listed = ok_result(&node_output_as_plan(&output, true)["results"][1]).clone();
     assert_eq!(listed["sessions"][0]["key"], SUBAGENT, "{listed}");
     assert_eq!(listed["count"], 1, "{listed}");
 }

@@ -3,9 +3,11 @@
 //! default `$HOME/.cache/session-tools/mcp-clients`), one directory per pinned version:
 //!
 //! - the Python SDK (`mcp` on PyPI, [`PYTHON_MCP`]) in a virtual environment, driven by
-//!   `tests/mcp/client.py`;
+//!   `tests/mcp/client.py`: it speaks both generations (`--mode legacy`, a session on
+//!   2025-11-25; `--mode auto`, its own default, `server/discover` and 2026-07-28);
 //! - the TypeScript SDK (`@modelcontextprotocol/sdk`, pinned with its dependencies by
-//!   `tests/mcp/node/package-lock.json`), driven by `tests/mcp/node/client.mjs`.
+//!   `tests/mcp/node/package-lock.json`), driven by `tests/mcp/node/client.mjs`: its 1.x
+//!   line speaks the session-based revisions only (it offers 2025-11-25).
 //!
 //! An install that fails is a test failure that says what failed and how to fix it: a
 //! missing client never lets a test pass.
@@ -17,7 +19,8 @@ use std::sync::OnceLock;
 use serde_json::Value;
 use session_tools_tests::root;
 
-/// The pinned Python SDK.
+/// The pinned Python SDK: its newest release, which speaks 2026-07-28 besides the
+/// session-based revisions.
 pub const PYTHON_MCP: &str = "mcp==2.3.0";
 
 /// The cache directory, created if missing.
@@ -130,6 +133,12 @@ fn json_of(what: &str, output: Output) -> Value {
 
 /// Runs `tests/mcp/client.py` with a plan; its JSON output (`fatal` included).
 pub fn python_client(transport: &[&str], plan: &Value) -> Value {
+    python_client_logged(transport, plan).0
+}
+
+/// Runs `tests/mcp/client.py` with a plan: its JSON output, and what it and a server it
+/// started wrote to standard error (the server's log, over stdio).
+pub fn python_client_logged(transport: &[&str], plan: &Value) -> (Value, String) {
     let mut child = Command::new(python())
         .arg(root().join("tests/mcp/client.py"))
         .args(transport)
@@ -143,17 +152,24 @@ pub fn python_client(transport: &[&str], plan: &Value) -> Value {
         let mut stdin = child.stdin.take().unwrap();
         stdin.write_all(plan.to_string().as_bytes()).unwrap();
     }
-    json_of("the Python MCP client", child.wait_with_output().unwrap())
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    (json_of("the Python MCP client", output), stderr)
 }
 
 /// Runs `client.mjs` (initialize, list, one call of `tool` with `arguments`).
 pub fn node_client_run(transport: &[&str], tool: &str, arguments: &Value) -> Value {
+    node_client_calls(transport, &serde_json::json!([{"name": tool, "arguments": arguments}]))
+}
+
+/// Runs `client.mjs` (initialize, list, then each of `calls`, a list of `{"name",
+/// "arguments"}`, in order: its `calls`).
+pub fn node_client_calls(transport: &[&str], calls: &Value) -> Value {
     let dir = node_client();
     let output = Command::new("node")
         .arg(dir.join("client.mjs"))
         .args(transport)
-        .env("MCP_CALL", tool)
-        .env("MCP_ARGUMENTS", arguments.to_string())
+        .env("MCP_CALLS", calls.to_string())
         .stdin(Stdio::null())
         .output()
         .expect("starting node (Node 20 or later must be on PATH)");

@@ -351,7 +351,7 @@ fn kept_alive(url: &str, token: &str, session: &str) -> Option<Wire> {
 
 /// A connection of `token`'s kept alive after a 401-free request that opens nothing (a
 /// GET without a session is answered 400 by rmcp, after the token was counted).
-fn kept_alive_or_none(url: &str, token: &str) -> Option<Wire> {
+pub(super) fn kept_alive_or_none(url: &str, token: &str) -> Option<Wire> {
     let mut wire = Wire::open(url);
     wire.send("GET", &[("Authorization", format!("Bearer {token}"))], None);
     let head = wire.head();
@@ -404,17 +404,39 @@ impl Wire {
     }
 
     pub(super) fn send(&mut self, method: &str, headers: &[(&str, String)], body: Option<&Value>) {
+        let body = body.map(Value::to_string).unwrap_or_default();
+        let mut text = self.request_head(method, headers, (method == "POST").then_some(body.len()));
+        text.push_str(&body);
+        self.stream.write_all(text.as_bytes()).unwrap();
+    }
+
+    /// Sends a POST's head announcing a JSON body of `length` bytes, and none of the body:
+    /// [`Wire::write`] sends it, at the test's pace.
+    pub(super) fn send_head(&mut self, headers: &[(&str, String)], length: usize) {
+        let head = self.request_head("POST", headers, Some(length));
+        self.stream.write_all(head.as_bytes()).unwrap();
+    }
+
+    /// Sends bytes of a body whose head went before.
+    pub(super) fn write(&mut self, bytes: &[u8]) {
+        self.stream.write_all(bytes).unwrap();
+    }
+
+    /// Another handle on the connection (to write from another thread).
+    pub(super) fn try_clone(&self) -> TcpStream {
+        self.stream.try_clone().unwrap()
+    }
+
+    fn request_head(&self, method: &str, headers: &[(&str, String)], length: Option<usize>) -> String {
         let mut text = format!("{method} {} HTTP/1.1\r\nHost: {}\r\nAccept: application/json, text/event-stream\r\n", self.path, self.host);
         for (name, value) in headers {
             text.push_str(&format!("{name}: {value}\r\n"));
         }
-        let body = body.map(Value::to_string).unwrap_or_default();
-        if method == "POST" {
-            text.push_str(&format!("Content-Type: application/json\r\nContent-Length: {}\r\n", body.len()));
+        if let Some(length) = length {
+            text.push_str(&format!("Content-Type: application/json\r\nContent-Length: {length}\r\n"));
         }
         text.push_str("\r\n");
-        text.push_str(&body);
-        self.stream.write_all(text.as_bytes()).unwrap();
+        text
     }
 
     /// The next answer's head (its body is left to read).
@@ -474,7 +496,7 @@ impl Wire {
     }
 
     /// Whether the server closed the connection (what it sent meanwhile is kept).
-    fn closed(&mut self) -> bool {
+    pub(super) fn closed(&mut self) -> bool {
         is_closed_into(&mut self.stream, &mut self.pending)
     }
 

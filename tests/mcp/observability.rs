@@ -110,3 +110,44 @@ fn without_a_metrics_token_there_are_no_metrics() {
     let (status, body) = raw_get(&server.url.replace("/mcp", "/metrics"), Some(&main));
     assert_eq!(status, 404, "{body}");
 }
+
+/// What docs/mcp.md tells a person to run for the HTTP server, run as written: the
+/// command that makes a token (named in the prose), and the `curl` that reads the
+/// metrics (its address the test server's, its token in `$METRICS_TOKEN` as the page says).
+#[test]
+fn the_mcp_page_s_token_and_metrics_commands_work_as_written() {
+    let page = std::fs::read_to_string(root().join("docs/mcp.md")).unwrap();
+    let make_token = "openssl rand -hex 32";
+    assert!(page.contains(&format!("`{make_token}`")), "docs/mcp.md names `{make_token}`");
+    let make = || {
+        let made = Command::new("sh").args(["-c", make_token]).output().expect("running sh");
+        assert!(
+            made.status.success(),
+            "`{make_token}` failed (openssl must be on PATH: apt-get install openssl): {}",
+            String::from_utf8_lossy(&made.stderr)
+        );
+        String::from_utf8(made.stdout).unwrap().trim().to_string()
+    };
+    let (token, reader) = (make(), make());
+    assert!(token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()), "{token}");
+
+    let state = sample_copy();
+    let server = HttpServer::start(
+        state.path(),
+        &json!({"agents": [{"token": token, "sessionKey": "agent:main:main"}], "metrics": {"token": reader}}),
+    );
+    let output = python_client(&["http", &server.url, &token], &json!([call_step("sessions_list", json!({}))]));
+    assert!(output.get("fatal").is_none(), "{output:#}\nserver: {}", server.stderr());
+    ok_result(&output["results"][0]);
+
+    let (blocks, _) = session_tools_tests::doc_pages::split_blocks(&page);
+    let block = blocks.iter().find(|b| b.body.trim_start().starts_with("curl ")).expect("docs/mcp.md's metrics command");
+    let page_address = "http://127.0.0.1:8765";
+    assert!(block.body.contains(page_address), "{}", block.body);
+    let command = block.body.replace(page_address, server.url.trim_end_matches("/mcp"));
+    let read = Command::new("sh").args(["-ec", &command]).env("METRICS_TOKEN", &reader).output().expect("running sh");
+    let (out, err) = (String::from_utf8_lossy(&read.stdout), String::from_utf8_lossy(&read.stderr));
+    assert!(read.status.success(), "{command} failed (curl must be on PATH: apt-get install curl): {err}");
+    assert_eq!(sample(&out, r#"session_tools_tool_calls_total{agent="main",tool="sessions_list"}"#), Some(1.0), "{out}");
+    assert!(out.trim_end().ends_with("# EOF"), "{out}");
+}

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use session_tools_tests::sample_copy;
 
 use super::clients::python_client;
-use super::limits::{assert_refused, median, request, Wire, DEADLINE};
+use super::limits::{assert_refused, kept_alive_or_none, median, request, Wire, DEADLINE};
 use super::{call_step, ok_result, random_hex, server_command, HttpServer, RawAnswer, DISCORD, SUBAGENT};
 
 const MODERN: &str = "2026-07-28";
@@ -33,13 +33,26 @@ fn slow_runs(ms: u64) -> String {
 }
 
 /// A server with the scripted runtime whose `slow` runs take `ms`.
-fn slow_server(state: &std::path::Path, agents: &Value, ms: u64, extra: &[&str]) -> (HttpServer, tempfile::NamedTempFile) {
+pub(super) fn slow_server(state: &std::path::Path, agents: &Value, ms: u64, extra: &[&str]) -> (HttpServer, tempfile::NamedTempFile) {
     let rules = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(rules.path(), slow_runs(ms)).unwrap();
     let runtime = format!("scripted:{}", rules.path().display());
     let mut args = vec!["--runtime", runtime.as_str()];
     args.extend_from_slice(extra);
     (HttpServer::start_with(state, agents, &args), rules)
+}
+
+/// The stdio server's command line (`server_command` with `extra`) with the scripted
+/// runtime whose `slow` runs take `ms`, instead of the echo one.
+pub(super) fn slow_stdio_command(state: &std::path::Path, ms: u64, extra: &[&str]) -> (Vec<String>, tempfile::NamedTempFile) {
+    let rules = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(rules.path(), slow_runs(ms)).unwrap();
+    let runtime = format!("scripted:{}", rules.path().display());
+    let mut argv = server_command(state, extra);
+    let echo = argv.iter().position(|a| a == "echo").unwrap();
+    argv.drain(echo - 1..=echo);
+    argv.extend(["--runtime".to_string(), runtime]);
+    (argv, rules)
 }
 
 /// The `_meta` of a 2026-07-28 request.
@@ -95,6 +108,9 @@ fn the_2026_revision_is_served_without_a_session_and_the_session_revisions_with_
     assert_eq!(discovered["supportedVersions"], json!(SERVED), "{discovered}");
     assert!(discovered["capabilities"]["tools"].is_object(), "{discovered}");
     assert_eq!(discovered["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "session-tools", "{discovered}");
+    // Cache hints, as on the tool list: none of it changes while the server lives.
+    assert_eq!(discovered["ttlMs"], 300_000, "{discovered}");
+    assert_eq!(discovered["cacheScope"], "private", "{discovered}");
 
     // tools/list: cache hints, the tools in describe's order, annotated.
     let (body, headers) = modern(2, "tools/list", json!({}), &token);
@@ -159,6 +175,7 @@ fn over_stdio_the_2026_revision_needs_no_initialize() {
     };
     let discovered = ask(json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": modern_meta(MODERN)}}));
     assert_eq!(discovered["result"]["supportedVersions"], json!(SERVED), "{discovered}");
+    assert_eq!(discovered["result"]["ttlMs"], 300_000, "{discovered}");
     let called = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
         "params": {"name": "sessions_list", "arguments": {}, "_meta": modern_meta(MODERN)}}));
     assert_eq!(called["result"]["resultType"], "complete", "{called}");
@@ -233,6 +250,78 @@ fn one_token_with_its_cap_of_stateless_calls_waiting_leaves_another_answered_at_
     }
 }
 
+#[test]
+fn a_stateless_token_s_bodies_and_connections_are_capped_while_another_token_is_answered_at_once() {
+    let state = sample_copy();
+    let (hog, other) = (random_hex(24), random_hex(24));
+    let server = HttpServer::start_with(
+        state.path(),
+        &json!({"agents": [
+            {"token": hog, "sessionKey": "agent:main:main", "sandboxed": true},
+            {"token": other, "sessionKey": "agent:main:main"},
+        ]}),
+        &["--max-connections-per-token", "3", "--header-timeout", "300", "--verbose"],
+    );
+    let url = server.url.as_str();
+    // Three connections of the hog's (each counted once a request on it carried the
+    // token), each now sending a stateless request's body and stopping halfway: three
+    // bodies being read, the most a token can have (one a connection).
+    let (request, headers) = modern(40, "tools/list", json!({}), &hog);
+    let body = request.to_string();
+    let mut held: Vec<Wire> = (0..3)
+        .map(|_| {
+            let mut wire = kept_alive_or_none(url, &hog).expect("a connection of the hog's within its cap");
+            wire.send_head(&headers, body.len());
+            wire.write(&body.as_bytes()[..10]);
+            wire
+        })
+        .collect();
+    // A fourth connection: refused and closed, naming the cap.
+    let refused = post(url, &request, &headers);
+    assert_refused(&refused, 429, "--max-connections-per-token");
+    assert_eq!(refused.header("connection").as_deref(), Some("close"), "{refused:?}");
+
+    // Meanwhile another token's client, on 2026-07-28 too, is answered at once.
+    let plan = Value::Array((0..5).map(|_| call_step("sessions_list", json!({}))).collect());
+    let output = python_client(&["--mode", "auto", "http", url, &other], &plan);
+    assert!(output.get("fatal").is_none(), "{output:#}\nserver: {}", server.stderr());
+    assert_eq!(output["protocolVersion"], MODERN, "{output:#}");
+    let mut seconds = vec![output["initializeSeconds"].as_f64().unwrap()];
+    for result in output["results"].as_array().unwrap() {
+        assert_eq!(ok_result(result)["count"], 6, "{result}");
+        seconds.push(result["seconds"].as_f64().unwrap());
+    }
+    eprintln!("figures: another token's stateless client while one token has a body halfway on each of its connections: {seconds:?}");
+    assert!(median(&seconds) < 1.0, "the other token waited {seconds:?}");
+
+    // The hog lost nothing: a body sent to its end is answered.
+    for wire in &mut held {
+        assert!(!wire.closed(), "a connection of the capped token was closed");
+    }
+    held[0].write(&body.as_bytes()[10..]);
+    assert_eq!(held[0].head().status, 200);
+    assert!(held[0].read_until(b"sessions_spawn"), "the tool list");
+    let log = server.stderr();
+    assert!(log.contains("refused agents[0] (agent:main:main): too many connections"), "{log}");
+    assert!(!log.contains("refused agents[1]"), "the other token was never refused: {log}");
+
+    // One body is at most 4 MiB: a larger one is refused before it is read whole.
+    let mut wire = Wire::open(url);
+    let (_, headers) = modern(41, "tools/list", json!({}), &other);
+    let length = 5 * 1024 * 1024;
+    wire.send_head(&headers, length);
+    let mut writer = wire.try_clone();
+    // Written from a thread: the server answers without reading it all, and may close.
+    let writing = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut writer, &vec![b' '; length]);
+    });
+    let head = wire.head();
+    assert_eq!(head.status, 413, "{head:?}");
+    assert!(wire.read_until(b"request body too large: the limit is 4194304 bytes"), "the refusal names the limit");
+    let _ = wire.try_clone().shutdown(std::net::Shutdown::Both);
+    writing.join().unwrap();
+}
+
 /// `/metrics`' gauge of calls in flight.
 fn in_flight(url: &str, metrics_token: &str) -> u64 {
     let answer = request(&url.replace("/mcp", "/metrics"), "GET", &[("Authorization", format!("Bearer {metrics_token}"))], None);
@@ -300,15 +389,18 @@ fn a_waiting_call_reports_progress_and_a_closed_stream_frees_its_instance_while_
 #[test]
 fn over_stdio_a_cancelled_wait_ends_at_once_and_its_run_completes() {
     let state = sample_copy();
-    let rules = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(rules.path(), slow_runs(4_000)).unwrap();
-    let runtime = format!("scripted:{}", rules.path().display());
-    let mut argv = server_command(state.path(), &["--as", "agent:main:main", "--runtime", &runtime]);
-    // The explicit runtime above replaces the echo one the command line names.
-    let echo = argv.iter().position(|a| a == "echo").unwrap();
-    argv.drain(echo - 1..=echo);
+    // The log says when each tool call ends (one JSON line a call).
+    let (argv, _rules) =
+        slow_stdio_command(state.path(), 4_000, &["--as", "agent:main:main", "--log-format", "json", "--log-level", "info"]);
     let mut child =
-        Command::new(&argv[0]).args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        Command::new(&argv[0]).args(&argv[1..]).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let (log_tx, log) = std::sync::mpsc::channel();
+    let log_lines = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in log_lines.lines().map_while(Result::ok) {
+            let _ = log_tx.send((Instant::now(), line));
+        }
+    });
     let mut stdin = child.stdin.take().unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
     let mut next = || -> Value { serde_json::from_str(&lines.next().expect("a frame").unwrap()).unwrap() };
@@ -324,6 +416,18 @@ fn over_stdio_a_cancelled_wait_ends_at_once_and_its_run_completes() {
     assert_eq!(progress["method"], "notifications/progress", "{progress}");
     assert_eq!(progress["params"]["progressToken"], 7, "{progress}");
     send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2, "reason": "the user gave up"}}));
+    let cancelled = Instant::now();
+    // The call ends (its log line comes) within a second: no longer in flight.
+    let ended = loop {
+        let (at, line) = log.recv_timeout(DEADLINE).expect("the cancelled call's log line");
+        let Ok(entry) = serde_json::from_str::<Value>(&line) else { continue };
+        if entry["fields"]["event"] == "tool_call" && entry["fields"]["tool"] == "sessions_send" {
+            break at;
+        }
+    };
+    let ended = ended.saturating_duration_since(cancelled);
+    eprintln!("figures: over stdio, a cancelled wait ended {ended:?} after notifications/cancelled");
+    assert!(ended < Duration::from_secs(1), "the cancelled call ended {ended:?} after its cancel");
     // The next call is answered, and before it nothing but progress of the cancelled one.
     let history = |id: u64| {
         json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",

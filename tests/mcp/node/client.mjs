@@ -4,9 +4,15 @@
 //   node client.mjs http URL TOKEN
 //
 // Connects (initialize), lists the tools, calls the tool named by $MCP_CALL (default
-// sessions_list) with the JSON arguments in $MCP_ARGUMENTS (default {}), and prints
-// {"server": ..., "protocolVersion": ..., "tools": [...], "call": {...}} as one line of
-// JSON, or {"fatal": "..."}.
+// sessions_list) with the JSON arguments in $MCP_ARGUMENTS (default {}) — or each call of
+// $MCP_CALLS, a JSON list of {"name", "arguments"}, in order (`calls`) — and prints
+// {"server": ..., "capabilities": ..., "protocolVersion": ..., "offered": ..., "headerVersion": ..., "sessionId": ...,
+// "methods": [...], "tools": [...], "call": {...}, "calls": [...]} as one line of JSON, or {"fatal": "..."}.
+//
+// The revision is read off the wire, as the SDK sent and received it: `offered` is the one
+// its `initialize` asked for, `protocolVersion` the one the server's answer agreed on,
+// `headerVersion` the one the HTTP transport then sends in `MCP-Protocol-Version`, and
+// `methods` every request the client sent, in order.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -22,21 +28,50 @@ async function main(argv) {
   } else {
     throw new Error(`unknown transport ${argv[0]}`);
   }
+  // Every message each way; the SDK chains the handler set before it connects.
+  const wire = [];
+  transport.onmessage = (message) => wire.push({ from: "server", message });
+  const send = transport.send.bind(transport);
+  transport.send = (message, options) => {
+    wire.push({ from: "client", message });
+    return send(message, options);
+  };
   const client = new Client({ name: "session-tools-test-node", version: "1.0.0" });
   await client.connect(transport);
+  const initialize = wire.find((m) => m.from === "client" && m.message.method === "initialize");
+  const agreed = initialize && wire.find((m) => m.from === "server" && m.message.id === initialize.message.id);
   const { tools } = await client.listTools();
-  const result = await client.callTool({
-    name: process.env.MCP_CALL || "sessions_list",
-    arguments: JSON.parse(process.env.MCP_ARGUMENTS || "{}"),
-  });
-  const output = {
-    server: client.getServerVersion(),
-    tools,
-    call: {
+  const planned = process.env.MCP_CALLS
+    ? JSON.parse(process.env.MCP_CALLS)
+    : [{ name: process.env.MCP_CALL || "sessions_list", arguments: JSON.parse(process.env.MCP_ARGUMENTS || "{}") }];
+  const calls = [];
+  for (const { name, arguments: args } of planned) {
+    // The SDK checks a result's structuredContent against the tool's outputSchema itself
+    // (a mismatch is an error here); a protocol error is recorded with its code.
+    let result;
+    try {
+      result = await client.callTool({ name, arguments: args });
+    } catch (e) {
+      calls.push({ error: { code: e.code ?? null, message: String(e.message ?? e) } });
+      continue;
+    }
+    calls.push({
       isError: Boolean(result.isError),
       structuredContent: result.structuredContent ?? null,
       text: (result.content || []).filter((c) => c.type === "text").map((c) => c.text),
-    },
+    });
+  }
+  const output = {
+    server: client.getServerVersion(),
+    capabilities: client.getServerCapabilities() ?? null,
+    offered: initialize ? initialize.message.params.protocolVersion : null,
+    protocolVersion: agreed && agreed.message.result ? agreed.message.result.protocolVersion : null,
+    headerVersion: transport.protocolVersion ?? null,
+    sessionId: transport.sessionId ?? null,
+    methods: wire.filter((m) => m.from === "client" && m.message.method && m.message.id !== undefined).map((m) => m.message.method),
+    tools,
+    call: calls[0],
+    calls,
   };
   await client.close();
   return output;
