@@ -127,7 +127,7 @@ pub use error::{Error, Result};
 pub use faults::release_fault_points;
 #[doc(hidden)]
 pub use faults::{install_fault_points, FaultPoints};
-pub use jobs::Scheduler;
+pub use jobs::{Scheduler, TaskError, TaskRecord, TaskRun, TaskState, TASK_TTL};
 pub use sandbox::{AgentSetup, CallCancel, CallError, Runtime, Sandbox, Services, ToolDescription, ToolHints};
 pub use service::{tracing_log, LogSink, PendingJob, PolicyEvaluator, Service, ServiceBuilder, SystemServices};
 pub use session_tools_contract::policy::{Decision, PolicyEntry, PolicyInput, SendCommand, SendMode};

@@ -7,5 +7,7 @@ mod instance;
 pub(crate) mod intent;
 pub(crate) mod runner;
 pub(crate) mod store;
+pub(crate) mod tasks;
 
 pub use runner::Scheduler;
+pub use tasks::{TaskError, TaskRecord, TaskRun, TaskState, TASK_TTL};

@@ -23,13 +23,14 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use session_tools_contract::{Caller, Job, Wakeup};
+use session_tools_contract::{Caller, Job, ToolOutput, Wakeup};
 use session_tools_contract::{GatewayResult, LogLevel, WaitParams, WaitResult};
 
 use session_tools_host_rules::keeping::{self, Bounds, Kept};
 
 use super::intent::{CallIntent, Held, IntentFile, IntentRecorder};
 use super::store::{JobRecord, JobStore, WakeRecord};
+use super::tasks::{TaskAnswer, TaskStore};
 use crate::faults::fault_point;
 use crate::gateway::RunState;
 use crate::limits::Limits;
@@ -56,8 +57,8 @@ pub(crate) trait StepHost: Send + Sync {
     }
 
     /// Makes a tool call again from its intent (its process stopped before its jobs were
-    /// kept), with the intent's ids; answers the jobs it started.
-    fn replay(&self, _intent: &CallIntent) -> Result<Vec<Job>, CallError> {
+    /// kept), with the intent's ids; answers its result and the jobs it started.
+    fn replay(&self, _intent: &CallIntent) -> Result<ToolOutput, CallError> {
         Err(CallError::BadAnswer("this host cannot make a call again".into()))
     }
 }
@@ -107,6 +108,8 @@ struct State {
 /// Pending jobs, and the work of running them.
 pub(crate) struct JobRunner {
     store: JobStore,
+    /// The tasks kept beside the jobs: a call made again from its intent answers its task.
+    tasks: TaskStore,
     state: Mutex<State>,
     /// Rung when there may be new work for the scheduler.
     signal: Arc<(Mutex<u64>, Condvar)>,
@@ -201,6 +204,7 @@ struct Triage {
 impl JobRunner {
     pub fn new(store: JobStore) -> JobRunner {
         JobRunner {
+            tasks: TaskStore::new(store.dir()),
             store,
             state: Mutex::new(State::default()),
             signal: Arc::new((Mutex::new(0), Condvar::new())),
@@ -226,8 +230,25 @@ impl JobRunner {
     /// A recorder of the intent of a tool call about to be made (written at its first
     /// gateway call that writes, when jobs are kept on disk).
     pub fn intent_for(&self, agent: &str, caller: &Caller, tool: &str, arguments: &str) -> Arc<IntentRecorder> {
-        let intent = CallIntent::new(uuid::Uuid::new_v4().simple().to_string(), agent, caller, tool, arguments);
-        Arc::new(IntentRecorder::new(intent, self.store.calls_dir()))
+        self.intent_with_id(uuid::Uuid::new_v4().simple().to_string(), agent, caller, tool, arguments)
+    }
+
+    /// The intent of a call whose id is given (a task's call has the task's id).
+    pub fn intent_with_id(&self, id: String, agent: &str, caller: &Caller, tool: &str, arguments: &str) -> Arc<IntentRecorder> {
+        Arc::new(IntentRecorder::new(CallIntent::new(id, agent, caller, tool, arguments), self.store.calls_dir()))
+    }
+
+    /// The tasks kept beside the jobs.
+    pub fn tasks(&self) -> &TaskStore {
+        &self.tasks
+    }
+
+    /// Writes what a call came to into its task, if it is one, before its intent goes:
+    /// a stop in between leaves the intent, whose replay writes it.
+    fn answer_task(&self, host: &dyn StepHost, call: &str, answer: TaskAnswer) {
+        if let Err(e) = self.tasks.answer(call, answer, host.services().now_ms()) {
+            host.services().log(LogLevel::Error, &format!("cannot keep the answer of call {call} in its task: {e}"));
+        }
     }
 
     /// Keeps the jobs a tool call started (bounded, see [`Self::admit`]) and wakes the
@@ -486,6 +507,7 @@ impl JobRunner {
             Ok(again) => again,
             Err(dropped) => {
                 host.services().log(LogLevel::Warn, &dropped);
+                self.answer_task(host, id, TaskAnswer::Lost(dropped));
                 held.done();
                 self.store.forget_call(id);
                 return false;
@@ -500,10 +522,14 @@ impl JobRunner {
             &format!("making call {} ({}) again: its process stopped before its jobs were kept", intent.id, intent.tool),
         );
         match host.replay(&intent) {
-            Ok(jobs) => self.commit(host, &intent.agent, &intent.caller, jobs, &intent.id, true, Some(held)),
+            Ok(output) => {
+                self.answer_task(host, &intent.id, TaskAnswer::Answered(output.result));
+                self.commit(host, &intent.agent, &intent.caller, output.jobs, &intent.id, true, Some(held))
+            }
             Err(e) => {
                 host.services()
                     .log(LogLevel::Warn, &format!("call {} ({}) failed when made again and is dropped: {e}", intent.id, intent.tool));
+                self.answer_task(host, &intent.id, TaskAnswer::Refused(e.to_string()));
                 held.done();
                 self.store.forget_call(id);
             }

@@ -21,7 +21,8 @@ use crate::gateway::{Gateway, SessionTree};
 use crate::jobs::intent::{CallIntent, IntentRecorder, SeededIds};
 use crate::jobs::runner::{JobRunner, StepHost};
 use crate::jobs::store::{JobRecord, WakeRecord};
-use crate::jobs::Scheduler;
+use crate::jobs::tasks::TaskAnswer;
+use crate::jobs::{Scheduler, TaskError, TaskRecord, TaskRun};
 use crate::limits::Limits;
 use crate::sandbox::{CallCancel, CallError, NativeAudit, NativeTree, Services, ToolDescription};
 use access::{access, Access};
@@ -133,12 +134,57 @@ impl Service {
     /// for a wait that timed out (`"status": "timeout"`), so the caller's instance is free
     /// again; the run goes on, as do its flows. Nothing else of the call is cut short.
     pub fn call_cancellable(&self, caller: &Caller, tool: &str, arguments: &str, cancel: Option<&CallCancel>) -> Result<String, CallError> {
+        self.call_counted(caller, tool, arguments, cancel, None)
+    }
+
+    /// Opens a task of `owner` (an opaque fingerprint of the caller, never a secret in
+    /// clear) for a call of `tool`, unless the owner has `max_open` tasks working: the task
+    /// is on disk, working, when this answers. Make its call with [`Self::run_task`].
+    pub fn open_task(&self, owner: &str, tool: &str, max_open: usize) -> Result<TaskRun, TaskError> {
+        self.inner.jobs.tasks().open(owner, tool, max_open, self.inner.services.now_ms())
+    }
+
+    /// Makes the call of a task opened by [`Self::open_task`] as [`Self::call_cancellable`]
+    /// does (blocks while it runs), with the task's id as its call's: its answer is written
+    /// into the task before the call's intent is removed, so a stop at any moment leaves
+    /// the call to be made again, once, and the answer kept. Answers the task as it ends
+    /// (a task cancelled meanwhile stays cancelled).
+    pub fn run_task(&self, run: TaskRun, caller: &Caller, arguments: &str, cancel: Option<&CallCancel>) -> Result<TaskRecord, TaskError> {
+        let id = run.record.id.clone();
+        let tool = run.record.tool.clone();
+        let _ = self.call_counted(caller, &tool, arguments, cancel, Some(&id));
+        let ended = self.inner.jobs.tasks().get(&run.record.owner, &id, self.inner.services.now_ms());
+        drop(run);
+        ended
+    }
+
+    /// A task of `owner`, as it stands; another owner's is not found.
+    pub fn task(&self, owner: &str, id: &str) -> Result<TaskRecord, TaskError> {
+        self.inner.jobs.tasks().get(owner, id, self.inner.services.now_ms())
+    }
+
+    /// Cancels a working task of `owner` (`reason`: what becomes of its call, in words):
+    /// it ends cancelled and its call's answer, when it comes, is not kept. The call itself
+    /// is the embedder's to stop (its [`CallCancel`]). A task that has ended stays as it is.
+    pub fn cancel_task(&self, owner: &str, id: &str, reason: &str) -> Result<TaskRecord, TaskError> {
+        self.inner.jobs.tasks().cancel(owner, id, reason, self.inner.services.now_ms())
+    }
+
+    /// A call in its span, counted; `task`: the task whose call it is.
+    fn call_counted(
+        &self,
+        caller: &Caller,
+        tool: &str,
+        arguments: &str,
+        cancel: Option<&CallCancel>,
+        task: Option<&str>,
+    ) -> Result<String, CallError> {
         let inner = &self.inner;
         let access = inner.access(caller);
         // The call's events (the guest's log, N15 refusals) are inside its span.
         let _span = crate::telemetry::tool_call_span(&access.agent, tool).entered();
         let started = std::time::Instant::now();
-        let answer = self.call_in_span(&access, caller, tool, arguments, cancel);
+        let answer = self.call_in_span(&access, caller, tool, arguments, cancel, task);
         let outcome = answer.as_ref().map_or_else(CallError::kind, |_| "ok");
         crate::telemetry::tool_call(&access.agent, tool, outcome, started.elapsed());
         answer
@@ -151,17 +197,35 @@ impl Service {
         tool: &str,
         arguments: &str,
         cancel: Option<&CallCancel>,
+        task: Option<&str>,
     ) -> Result<String, CallError> {
         let inner = &self.inner;
+        // What the call came to goes into its task before its intent is removed.
+        let answer_task = |answer: TaskAnswer| {
+            if let Some(task) = task {
+                if let Err(e) = inner.jobs.tasks().answer(task, answer, inner.services.now_ms()) {
+                    inner.services.log(ports::LogLevel::Error, &format!("cannot keep the answer of task {task}: {e}"));
+                }
+            }
+        };
         // Refused before the intent is recorded: a run no runtime would run must leave no
         // trace (no intent, entry, message or job).
         if RUN_TOOLS.contains(&tool) {
             if let Some(advice) = inner.tree.no_agent_runtime() {
-                return Err(CallError::NoAgentRuntime { tool: tool.to_string(), advice });
+                let refused = CallError::NoAgentRuntime { tool: tool.to_string(), advice };
+                answer_task(TaskAnswer::Refused(refused.to_string()));
+                return Err(refused);
             }
         }
-        let intent = inner.jobs.intent_for(&access.agent, caller, tool, arguments);
+        let intent = match task {
+            Some(id) => inner.jobs.intent_with_id(id.to_string(), &access.agent, caller, tool, arguments),
+            None => inner.jobs.intent_for(&access.agent, caller, tool, arguments),
+        };
         let output = inner.call_as(access, caller, tool, arguments, intent.id(), Some(&intent), cancel);
+        answer_task(match &output {
+            Ok(output) => TaskAnswer::Answered(output.result.clone()),
+            Err(e) => TaskAnswer::Refused(e.to_string()),
+        });
         match output {
             Ok(output) => {
                 inner.jobs.start(inner.as_ref(), &access.agent, caller, output.jobs, Some(&intent));
@@ -298,9 +362,9 @@ impl StepHost for Inner {
         next
     }
 
-    fn replay(&self, intent: &CallIntent) -> Result<Vec<Job>, CallError> {
+    fn replay(&self, intent: &CallIntent) -> Result<ToolOutput, CallError> {
         let access = self.access(&intent.caller);
-        self.call_as(&access, &intent.caller, &intent.tool, &intent.arguments, &intent.id, None, None).map(|output| output.jobs)
+        self.call_as(&access, &intent.caller, &intent.tool, &intent.arguments, &intent.id, None, None)
     }
 
     fn wait(&self, record: &JobRecord, params: &ports::WaitParams) -> ports::GatewayResult<ports::WaitResult> {
