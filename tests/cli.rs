@@ -199,6 +199,10 @@ fn bad_input_is_a_clear_error_on_stderr() {
     let output = cli(&["--state", dir, "call", "--as", "agent:main:main", "no_such_tool", "{}"]);
     assert_eq!(output.status.code(), Some(2), "an unknown tool is a usage error");
     assert!(stderr(&output).contains("unknown tool: no_such_tool"), "{}", stderr(&output));
+    let output = cli(&["--state", dir, "call", "--as", "  ", "sessions_list"]);
+    assert_eq!(output.status.code(), Some(2), "a caller without a session key is a usage error");
+    assert!(stderr(&output).contains("--as needs a session key"), "{}", stderr(&output));
+    assert!(stdout(&output).is_empty());
     std::fs::write(state.path().join("openclaw.json"), "{ agents: [").unwrap();
     let output = cli(&["--state", dir, "sessions"]);
     assert_eq!(output.status.code(), Some(3), "a state directory whose config does not parse cannot be opened");

@@ -49,20 +49,48 @@ pub struct CallArgs {
     pub arguments: String,
 }
 
+/// The caller a command's tool calls run as, as its options name it: `--as` and the caller
+/// options that `call` and `mcp` both take (each command declares its own, for its help).
+pub struct CallerOptions<'a> {
+    /// `--as`, as given (`None`: not given).
+    pub session_key: Option<&'a str>,
+    pub sandboxed: bool,
+    pub channel: &'a Option<String>,
+    pub account_id: &'a Option<String>,
+    pub to: &'a Option<String>,
+    pub thread_id: &'a Option<String>,
+    pub agent_id: &'a Option<String>,
+}
+
+impl CallerOptions<'_> {
+    /// The caller they name: the session key trimmed; none, or only spaces, is a usage
+    /// error.
+    pub fn caller(&self) -> Result<Caller> {
+        let key = self.session_key.map(str::trim).unwrap_or_default();
+        if key.is_empty() {
+            return Err(exit::usage("--as needs a session key (e.g. --as agent:main:main)"));
+        }
+        Ok(Caller {
+            agent_session_key: Some(key.to_string()),
+            agent_channel: self.channel.clone(),
+            agent_account_id: self.account_id.clone(),
+            agent_to: self.to.clone(),
+            agent_thread_id: self.thread_id.clone(),
+            sandboxed: self.sandboxed,
+            requester_agent_id_override: self.agent_id.clone(),
+            ..Caller::default()
+        })
+    }
+}
+
 pub fn run(global: &Global, state: PathBuf, args: &CallArgs) -> Result<i32> {
+    // A caller the options cannot name is refused before anything is opened.
+    let CallArgs { as_key, sandboxed, channel, account_id, to, thread_id, agent_id, .. } = args;
+    let caller =
+        CallerOptions { session_key: Some(as_key), sandboxed: *sandboxed, channel, account_id, to, thread_id, agent_id }.caller()?;
     let opened = open(global, state, StateDir::MustExist)?;
     let service = &opened.service;
     let stop = crate::stop::Stop::install(Some(service.clone()));
-    let caller = Caller {
-        agent_session_key: Some(args.as_key.clone()),
-        agent_channel: args.channel.clone(),
-        agent_account_id: args.account_id.clone(),
-        agent_to: args.to.clone(),
-        agent_thread_id: args.thread_id.clone(),
-        sandboxed: args.sandboxed,
-        requester_agent_id_override: args.agent_id.clone(),
-        ..Default::default()
-    };
     let result = match service.call(&caller, &args.tool, &args.arguments) {
         Ok(result) => result,
         Err(e) => {

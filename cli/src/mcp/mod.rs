@@ -22,11 +22,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use clap::Args;
 use session_tools_host::{tracing_log, Caller};
 
 use crate::backend::{open, Opened, StateDir};
+use crate::call::CallerOptions;
 use crate::metrics::Metrics;
 use crate::options::Global;
 use agents::Agents;
@@ -137,20 +138,8 @@ enum Transport {
 }
 
 fn caller_of(args: &McpArgs) -> Result<Caller> {
-    let key = args.as_key.as_deref().map(str::trim).unwrap_or_default();
-    if key.is_empty() {
-        bail!("--as needs a session key (e.g. --as agent:main:main)");
-    }
-    Ok(Caller {
-        agent_session_key: Some(key.to_string()),
-        agent_channel: args.channel.clone(),
-        agent_account_id: args.account_id.clone(),
-        agent_to: args.to.clone(),
-        agent_thread_id: args.thread_id.clone(),
-        sandboxed: args.sandboxed,
-        requester_agent_id_override: args.agent_id.clone(),
-        ..Caller::default()
-    })
+    let McpArgs { as_key, sandboxed, channel, account_id, to, thread_id, agent_id, .. } = args;
+    CallerOptions { session_key: as_key.as_deref(), sandboxed: *sandboxed, channel, account_id, to, thread_id, agent_id }.caller()
 }
 
 /// `HOST:PORT` with an IP address, `localhost:PORT`, or a bare port (loopback).
