@@ -5,6 +5,8 @@
 //! - `http.rs`: streamable HTTP for many agents, each bearer token of the `--agents` file
 //!   (`agents.rs`) its own caller.
 //! - `server.rs`: the MCP handler; `tools.rs`: the component's tools and results as MCP's.
+//! - `tasks.rs`: long calls answered with a task (2026-07-28's tasks extension), kept in
+//!   the job store and read after a restart by the caller that made them.
 //!
 //! The caller is fixed by whoever starts the server (the command line or the agents
 //! file), never by a request's arguments. Background work (ping-pong, announces,
@@ -15,6 +17,7 @@ mod agents;
 mod http;
 mod server;
 mod stdio;
+mod tasks;
 mod tools;
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

@@ -10,12 +10,17 @@ use rmcp::model::{
     CacheScope, CallToolRequestParams, CallToolResponse, DiscoverResult, Implementation, InitializeResult, JsonObject, ListToolsResult,
     PaginatedRequestParams, ProgressNotificationParam, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig, Tool,
 };
+use rmcp::model::{
+    CancelTaskMethod, CancelTaskParams, ConstString, GetTaskMethod, GetTaskParams, GetTaskResult, InitializeRequestParams,
+    UpdateTaskMethod, UpdateTaskParams, TASKS_EXTENSION_ID,
+};
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 use session_tools_host::{CallCancel, Caller};
 
-use super::agents::Agents;
+use super::agents::{bearer, Agents};
+use super::tasks::{self, Owner};
 use super::tools::Tools;
 
 /// Who calls.
@@ -51,6 +56,28 @@ impl McpServer {
                 // The HTTP layer refuses such requests before they get here.
                 .ok_or_else(|| ErrorData::invalid_request("no valid bearer token", None)),
         }
+    }
+
+    /// Who owns the tasks this request makes or reads: the stdio caller, or the request's
+    /// bearer token (as a fingerprint).
+    fn owner(&self, context: &RequestContext<RoleServer>) -> Result<Owner, ErrorData> {
+        match &self.identity {
+            Identity::Fixed(caller) => Ok(Owner::of_stdio(caller)),
+            Identity::Bearer(agents) => context
+                .extensions
+                .get::<http::request::Parts>()
+                .and_then(|parts| bearer(&parts.headers).filter(|token| agents.find(token).is_some()))
+                .map(Owner::of_token)
+                .ok_or_else(|| ErrorData::invalid_request("no valid bearer token", None)),
+        }
+    }
+
+    /// The owner of a `tasks/*` request: only on a revision with the tasks extension.
+    fn task_owner<M: ConstString>(&self, context: &RequestContext<RoleServer>) -> Result<Owner, ErrorData> {
+        if !tasks::modern(context) {
+            return Err(ErrorData::method_not_found::<M>());
+        }
+        self.owner(context)
     }
 }
 
@@ -93,12 +120,43 @@ impl ServerHandler for McpServer {
     }
 
     fn get_info(&self) -> ServerConfig {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        // Tasks (`tasks.rs`) for the revisions that have the extension; `initialize`
+        // leaves them out for the session revisions.
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
             .with_server_info(Implementation::new("session-tools", env!("CARGO_PKG_VERSION")).with_title("OpenClaw session tools"))
             .with_instructions(
                 "OpenClaw's agent session tools: list sessions, read their history, message them, spawn sub-agents, \
                  list agents. Every call runs as the session this server was started for, in its own sandbox.",
             )
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        let mut info = self.negotiate_initialize(&request)?;
+        // The session revisions have no tasks extension (it is 2026-07-28's).
+        if let Some(extensions) = info.capabilities.extensions.as_mut() {
+            extensions.remove(TASKS_EXTENSION_ID);
+            if extensions.is_empty() {
+                info.capabilities.extensions = None;
+            }
+        }
+        Ok(info)
+    }
+
+    async fn get_task(&self, request: GetTaskParams, context: RequestContext<RoleServer>) -> Result<GetTaskResult, ErrorData> {
+        tasks::get(&self.tools, self.task_owner::<GetTaskMethod>(&context)?, request.task_id).await
+    }
+
+    async fn update_task(&self, request: UpdateTaskParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        tasks::update(&self.tools, self.task_owner::<UpdateTaskMethod>(&context)?, request.task_id).await
+    }
+
+    async fn cancel_task(&self, request: CancelTaskParams, context: RequestContext<RoleServer>) -> Result<(), ErrorData> {
+        tasks::cancel(&self.tools, self.task_owner::<CancelTaskMethod>(&context)?, request.task_id).await
     }
 
     async fn list_tools(
@@ -121,6 +179,10 @@ impl ServerHandler for McpServer {
         let tools = self.tools.clone();
         let arguments = request.arguments;
         let waits = waits_for(&name, arguments.as_ref());
+        // Long work for a client that takes tasks: answered at once with a task.
+        if tasks::wanted(&context, &name, waits.is_some()) {
+            return tasks::start(&tools, self.owner(&context)?, caller, name, arguments).await;
+        }
         // The client gives up on the call by `notifications/cancelled` (stdio, a session) or
         // by closing the response stream (a stateless HTTP request): either cancels the
         // request's token. A wait in progress then ends at once and the instance is free;

@@ -1,7 +1,7 @@
 //! The component's tools as MCP tools: their descriptions as `describe()` gives them, and
 //! a call's answer as an MCP result.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Condvar, Mutex};
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -13,8 +13,43 @@ pub struct Tools {
     service: Service,
     tools: Vec<Tool>,
     names: HashSet<String>,
-    /// Calls in flight (a graceful stop lets them end).
+    /// Calls in flight (a graceful stop lets them end), tasks' included.
     in_flight: (Mutex<usize>, Condvar),
+    /// The calls of tasks running in this process.
+    running: Running,
+}
+
+/// The task calls running in this process, by task id: what stops their waits.
+#[derive(Default)]
+pub struct Running {
+    calls: Mutex<HashMap<String, CallCancel>>,
+}
+
+impl Running {
+    pub fn start(&self, id: &str) -> CallCancel {
+        let cancel = CallCancel::new();
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), cancel.clone());
+        cancel
+    }
+
+    pub fn end(&self, id: &str) {
+        self.calls.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+    }
+
+    pub fn cancel(&self, id: &str) {
+        if let Some(cancel) = self.calls.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
+            cancel.cancel();
+        }
+    }
+}
+
+/// One call counted in flight until dropped.
+pub struct Counted(Arc<Tools>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.end_call();
+    }
 }
 
 impl Tools {
@@ -47,7 +82,7 @@ impl Tools {
             tools.push(tool);
         }
         let names = tools.iter().map(|t| t.name.to_string()).collect();
-        Ok(Tools { service, tools, names, in_flight: (Mutex::new(0), Condvar::new()) })
+        Ok(Tools { service, tools, names, in_flight: (Mutex::new(0), Condvar::new()), running: Running::default() })
     }
 
     /// Waits until no call is in flight (each ends within its limits).
@@ -57,6 +92,28 @@ impl Tools {
         while *count > 0 {
             count = ended.wait(count).unwrap_or_else(|p| p.into_inner());
         }
+    }
+
+    /// The service the tools are called on.
+    pub fn service(&self) -> &Service {
+        &self.service
+    }
+
+    /// The calls of tasks running in this process.
+    pub fn running(&self) -> &Running {
+        &self.running
+    }
+
+    /// Counts a call in flight until the answer is dropped.
+    pub fn counted(self: &Arc<Self>) -> Counted {
+        *self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        Counted(self.clone())
+    }
+
+    fn end_call(&self) {
+        let mut count = self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner());
+        *count = count.saturating_sub(1);
+        self.in_flight.1.notify_all();
     }
 
     pub fn list(&self) -> Vec<Tool> {
@@ -73,23 +130,23 @@ impl Tools {
         let arguments = Value::Object(arguments.unwrap_or_default()).to_string();
         *self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         let called = self.service.call_cancellable(caller, name, &arguments, Some(cancel));
-        {
-            let mut count = self.in_flight.0.lock().unwrap_or_else(|p| p.into_inner());
-            *count = count.saturating_sub(1);
-            self.in_flight.1.notify_all();
-        }
+        self.end_call();
         match called {
             Ok(result) => answer(result),
             Err(e) => {
                 if !matches!(e, CallError::Tool(_)) {
                     tracing::warn!("{name} as {}: {e}", caller.agent_session_key.as_deref().unwrap_or("?"));
                 }
-                // The shape of a refusal, so that the result satisfies the tool's output
-                // schema like every other (and is an error result).
-                answer(serde_json::json!({ "status": "error", "error": e.to_string() }).to_string())
+                refusal(&e.to_string())
             }
         }
     }
+}
+
+/// A call that failed before its tool could answer, in the shape of a refusal, so that the
+/// result satisfies the tool's output schema like every other (and is an error result).
+pub fn refusal(message: &str) -> CallToolResult {
+    answer(serde_json::json!({ "status": "error", "error": message }).to_string())
 }
 
 /// A tool's JSON result as an MCP result: the object as `structuredContent` and as text.
