@@ -15,6 +15,8 @@ mod limits;
 mod observability;
 #[path = "mcp/revisions.rs"]
 mod revisions;
+#[path = "mcp/tasks.rs"]
+mod tasks;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;

@@ -21,7 +21,7 @@ use super::clients::python_client;
 use super::limits::{assert_refused, kept_alive_or_none, median, request, Wire, DEADLINE};
 use super::{call_step, ok_result, random_hex, server_command, HttpServer, RawAnswer, DISCORD, SUBAGENT};
 
-const MODERN: &str = "2026-07-28";
+pub(super) const MODERN: &str = "2026-07-28";
 
 /// Every revision the server speaks, as `server/discover` lists them.
 const SERVED: [&str; 3] = ["2025-06-18", "2025-11-25", MODERN];
@@ -56,7 +56,7 @@ pub(super) fn slow_stdio_command(state: &std::path::Path, ms: u64, extra: &[&str
 }
 
 /// The `_meta` of a 2026-07-28 request.
-fn modern_meta(version: &str) -> Value {
+pub(super) fn modern_meta(version: &str) -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": version,
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -65,7 +65,7 @@ fn modern_meta(version: &str) -> Value {
 }
 
 /// A 2026-07-28 request: its body and the headers the transport requires.
-fn modern(id: u64, method: &str, mut params: Value, token: &str) -> (Value, Vec<(&'static str, String)>) {
+pub(super) fn modern(id: u64, method: &str, mut params: Value, token: &str) -> (Value, Vec<(&'static str, String)>) {
     let meta = params.get("_meta").cloned().unwrap_or_else(|| json!({}));
     let mut merged = modern_meta(MODERN);
     merged.as_object_mut().unwrap().extend(meta.as_object().unwrap().clone());
@@ -82,7 +82,7 @@ fn modern(id: u64, method: &str, mut params: Value, token: &str) -> (Value, Vec<
 }
 
 /// The JSON-RPC answer to `id` in an answer's body (an event stream or plain JSON).
-fn answer_to(answer: &RawAnswer, id: u64) -> Value {
+pub(super) fn answer_to(answer: &RawAnswer, id: u64) -> Value {
     let messages =
         answer.body.lines().filter_map(|line| serde_json::from_str::<Value>(line.strip_prefix("data:").unwrap_or(line).trim()).ok());
     messages.into_iter().find(|m| m["id"] == id).unwrap_or_else(|| panic!("no answer to {id}: {answer:?}"))
