@@ -650,3 +650,6 @@ impl JobRunner {
         Ok(Scheduler { stop, signal: self.signal.clone(), in_flight: self.in_flight.clone(), thread: Some(thread) })
     }
 }
+
+#[cfg(test)]
+mod tests;
