@@ -4,45 +4,7 @@
 // terminal, stdout and stderr captured into a bounded buffer the host drains into its log;
 // `exit` stops the call. No files, sockets, clocks or randomness: those interfaces are not
 // provided at all, so a component that imports them cannot be instantiated (and the build
-// refuses it before that).
-
-/** The interfaces (without version) a guest may import. */
-export const ALLOWED_IMPORTS = Object.freeze([
-  'openclaw:session-tools/gateway',
-  'openclaw:session-tools/host',
-  'wasi:cli/environment',
-  'wasi:cli/exit',
-  'wasi:cli/stderr',
-  'wasi:cli/stdin',
-  'wasi:cli/stdout',
-  'wasi:cli/terminal-input',
-  'wasi:cli/terminal-output',
-  'wasi:cli/terminal-stderr',
-  'wasi:cli/terminal-stdin',
-  'wasi:cli/terminal-stdout',
-  'wasi:io/error',
-  'wasi:io/poll',
-  'wasi:io/streams',
-]);
-
-/**
- * What the N15 guard imports beyond those: the spawn tree (answered by the host,
- * metered as gateway calls) and the audit of refused calls (the host's log line).
- */
-export const GUARD_IMPORTS = Object.freeze(['openclaw:session-tools/audit', 'openclaw:session-tools/tree']);
-
-/**
- * The interfaces (without version) the gateway wire may import: its transport and runs, the
- * same inert WASI, and the seed of std's hash maps (a constant here: the wire's JSON objects
- * keep their order regardless, and it grants nothing).
- */
-export const WIRE_IMPORTS = Object.freeze([
-  'openclaw:session-tools/runs',
-  'openclaw:session-tools/transport',
-  'openclaw:session-tools/types',
-  ...ALLOWED_IMPORTS.filter((i) => i.startsWith('wasi:')),
-  'wasi:random/insecure-seed',
-].sort());
+// refuses it before that: `wit/component-imports.json` lists what each component may import).
 
 /** A bounded capture of one output stream: bytes past `capacity` are dropped and counted. */
 export class BoundedOutput {

@@ -20,8 +20,9 @@
 // `../target/` (built by `cargo build -p session-tools-host`). `--check` writes nothing and
 // fails when `component/` is not exactly what this script would write. The build fails when a
 // component imports anything but the gateway, the host services and the inert WASI interfaces
-// (lib/wasi.mjs) and, for the guard and the guarded tools, the spawn tree and the audit; or
-// the wire anything but its transport, its runs and that WASI.
+// and, for the guard and the guarded tools, the spawn tree and the audit; or the wire anything
+// but its transport, its runs and that WASI (`wit/component-imports.json`, the lists the Rust
+// host's test checks too).
 
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,6 @@ import { fileURLToPath } from 'node:url';
 import { tmpdir } from 'node:os';
 import { mkdtempSync } from 'node:fs';
 
-import { ALLOWED_IMPORTS, GUARD_IMPORTS, WIRE_IMPORTS } from '../lib/wasi.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
@@ -39,31 +39,35 @@ export const PLUGIN_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 export const REPO_DIR = resolve(PLUGIN_DIR, '..');
 export const DEFAULT_OUT = join(PLUGIN_DIR, 'component');
 
+/** What each component may import (`wit/component-imports.json`). */
+const IMPORTS = JSON.parse(readFileSync(join(REPO_DIR, 'wit/component-imports.json'), 'utf8'));
+const TOOLS_IMPORTS = [...IMPORTS.tools, ...IMPORTS.wasi];
+
 /** The components the plugin is built from: name in `component/`, where to find them, what they may import. */
 export const PARTS = Object.freeze({
   tools: {
     name: 'session_tools',
     variable: 'SESSION_TOOLS_GUEST_WASM',
     built: 'target/wasm/wasm32-wasip2/release/session_tools_guest.wasm',
-    allowed: ALLOWED_IMPORTS,
+    allowed: TOOLS_IMPORTS,
   },
   guarded: {
     name: 'session_tools_guarded',
     variable: 'SESSION_TOOLS_GUARDED_WASM',
     built: 'target/wasm/session_tools_guarded.wasm',
-    allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
+    allowed: [...TOOLS_IMPORTS, ...IMPORTS.guard],
   },
   guard: {
     name: 'session_tools_guard',
     variable: 'SESSION_TOOLS_GUARD_WASM',
     built: 'target/wasm/wasm32-wasip2/release/session_tools_guard.wasm',
-    allowed: [...ALLOWED_IMPORTS, ...GUARD_IMPORTS],
+    allowed: [...TOOLS_IMPORTS, ...IMPORTS.guard],
   },
   wire: {
     name: 'gateway_wire',
     variable: 'SESSION_TOOLS_WIRE_WASM',
     built: 'target/wasm/wasm32-wasip2/release/session_tools_wire.wasm',
-    allowed: WIRE_IMPORTS,
+    allowed: [...IMPORTS.wire, ...IMPORTS.wasi],
   },
 });
 
