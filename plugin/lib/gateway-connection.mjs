@@ -10,48 +10,18 @@
 // waits for the next handshake within its own time limit, and fails as transient (the job
 // runner retries it) when none comes.
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
-import { candidatesAbove, importBeside, requireExports } from './gateway-modules.mjs';
-
-/** The SDK subpath that exports the gateway's own client (OpenClaw 2026.5 and later). */
-export const SDK_GATEWAY_RUNTIME = 'openclaw/plugin-sdk/gateway-runtime';
-
-/** Where the running gateway package's `dist/plugin-sdk/gateway-runtime.js` may be. */
-export function sdkCandidates(entry = process.argv[1]) {
-  return candidatesAbove(entry, (dir) => [
-    join(dir, 'plugin-sdk/gateway-runtime.js'),
-    join(dir, 'dist/plugin-sdk/gateway-runtime.js'),
-    join(dir, 'node_modules/openclaw/dist/plugin-sdk/gateway-runtime.js'),
-  ]);
-}
+import { importBeside, importSdk, requireExports } from './gateway-modules.mjs';
 
 /**
  * The gateway client of OpenClaw 2026.5 and later, where `dist/gateway/call.js` is gone:
- * the plugin SDK's `GatewayClient` (`openclaw/plugin-sdk/gateway-runtime`, a supported way
- * in for plugins on 2026.9). Imported by its name where the gateway links `openclaw`
- * into the plugin, else from the running package (the same public file, found next to its
- * entry point). It offers the running gateway's own protocol, and connects as the local
- * backend client with the shared secret and no device identity, which a gateway grants its
- * scopes on loopback (§1.4).
+ * the plugin SDK's `GatewayClient` (`openclaw/plugin-sdk/gateway-runtime`). It offers the
+ * running gateway's own protocol, and connects as the local backend client with the shared
+ * secret and no device identity, which a gateway grants its scopes on loopback (§1.4).
  */
 export async function loadSdkGatewayModules(entry = process.argv[1]) {
   const tried = [];
-  let sdk = null;
-  try {
-    sdk = await import(SDK_GATEWAY_RUNTIME);
-  } catch (e) {
-    tried.push(`${SDK_GATEWAY_RUNTIME} (${e?.code ?? e?.message})`);
-  }
-  if (typeof sdk?.GatewayClient !== 'function') {
-    const candidates = sdkCandidates(entry);
-    const found = candidates.find((c) => existsSync(c));
-    if (found) sdk = await import(pathToFileURL(found).href);
-    else tried.push(`${candidates.slice(0, 3).join(', ')}…`);
-  }
-  if (typeof sdk?.GatewayClient !== 'function') throw new Error(`no gateway client of the plugin SDK (tried ${tried.join('; ')})`);
+  const sdk = await importSdk('gateway-runtime', (m) => typeof m?.GatewayClient === 'function', tried, entry);
+  if (!sdk) throw new Error(`no gateway client of the plugin SDK (tried ${tried.join('; ')})`);
   return {
     GatewayClient: sdk.GatewayClient,
     loadOrCreateDeviceIdentity: () => null,

@@ -2,7 +2,7 @@
 // no API for them): what the bridge's persistent connection and its in-process history
 // reader are made of. Both fall back to the RPC when a package lays them out otherwise.
 
-import { realpathSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -26,6 +26,38 @@ export function candidatesAbove(entry, within) {
     dir = parent;
   }
   return out;
+}
+
+/**
+ * Where a file of the running gateway package (`path` under its `dist/`) may be: beside its
+ * entry point, under `dist/`, or under `node_modules/<package>/dist/` (each of `packages`)
+ * of a directory above.
+ */
+export function packageFiles(entry, path, packages = ['openclaw']) {
+  return candidatesAbove(entry, (dir) => [join(dir, path), join(dir, 'dist', path), ...packages.map((name) => join(dir, 'node_modules', name, 'dist', path))]);
+}
+
+/**
+ * A module of the plugin SDK (`openclaw/plugin-sdk/<name>`, a supported way in for plugins
+ * on 2026.5 and later), imported by its name where the gateway links `openclaw` into the
+ * plugin, else the running package's file of it (the same public file, found next to its
+ * entry point); null when neither is `usable`, and `tried` says where it looked.
+ */
+export async function importSdk(name, usable, tried, entry = process.argv[1]) {
+  const specifier = `openclaw/plugin-sdk/${name}`;
+  let sdk = null;
+  try {
+    sdk = await import(specifier);
+  } catch (e) {
+    tried.push(`${specifier} (${e?.code ?? e?.message})`);
+  }
+  if (!usable(sdk)) {
+    const candidates = packageFiles(entry, `plugin-sdk/${name}.js`);
+    const found = candidates.find((c) => existsSync(c));
+    if (found) sdk = await import(pathToFileURL(found).href);
+    else tried.push(`${candidates.slice(0, 3).join(', ')}…`);
+  }
+  return usable(sdk) ? sdk : null;
 }
 
 /** Imports each path, relative to the directory of `callModulePath`. */

@@ -10,12 +10,12 @@
 // asks of the gateway through the wire (its `tree`), like every other call.
 
 import { existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
-import { candidatesAbove } from './gateway-modules.mjs';
+import { packageFiles } from './gateway-modules.mjs';
 import { loadSdkHistoryModules, SdkHistories } from './sdk-histories.mjs';
 
 /** Whether a reader answered (`{ok}`, or `{text}`: the answer as JSON text), not failed. */
@@ -27,18 +27,9 @@ const WINDOW = 32;
 const WAIT_MARGIN_MS = 15_000;
 const MAX_RUNS = 10_000;
 
-/** Where the running gateway's `dist/gateway/call.js` may be, from its entry point. */
-export function callModuleCandidates(entry = process.argv[1]) {
-  return candidatesAbove(entry, (dir) => [
-    join(dir, 'gateway/call.js'),
-    join(dir, 'dist/gateway/call.js'),
-    ...['openclaw', 'clawdbot', 'moltbot'].map((name) => join(dir, 'node_modules', name, 'dist/gateway/call.js')),
-  ]);
-}
-
 /** The running gateway's `dist/gateway/call.js`; throws saying where it looked. */
 export function findCallModule(explicit) {
-  const candidates = explicit ? [resolve(explicit)] : callModuleCandidates();
+  const candidates = explicit ? [resolve(explicit)] : packageFiles(process.argv[1], 'gateway/call.js', ['openclaw', 'clawdbot', 'moltbot']);
   const found = candidates.find((c) => existsSync(c));
   if (!found) {
     throw new Error(
@@ -54,6 +45,12 @@ export async function loadCallGateway(explicit) {
   const module = await import(pathToFileURL(found).href);
   if (typeof module.callGateway !== 'function') throw new Error(`${found} has no callGateway export`);
   return module.callGateway;
+}
+
+/** The bridge's reach through one persistent `connection` (see `connectToGateway`). */
+function persistent(connection, histories, protocol) {
+  const callGateway = ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs });
+  return { persistent: true, connection, histories, protocol, callGateway, close: () => connection.stop() };
 }
 
 /**
@@ -85,15 +82,8 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
     } catch (sdk) {
       log('warn', `a list's histories are asked of the gateway one chat.history at a time (${sdk.message})`);
     }
-    return {
-      persistent: true,
-      connection,
-      histories,
-      // The SDK's client is that of protocol 4 and later: until its first hello, 4.
-      protocol: () => connection.protocol ?? 4,
-      callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
-      close: () => connection.stop(),
-    };
+    // The SDK's client is that of protocol 4 and later: until its first hello, 4.
+    return persistent(connection, histories, () => connection.protocol ?? 4);
   }
   let histories = null;
   try {
@@ -105,14 +95,7 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
     const modules = await loadGatewayClientModules(found);
     const details = await connectionDetails(modules, gatewayConfig ?? {});
     const connection = new GatewayConnection(modules, details);
-    return {
-      persistent: true,
-      connection,
-      histories,
-      protocol: () => connection.protocol,
-      callGateway: ({ method, params, expectFinal, timeoutMs }) => connection.request(method, params, { expectFinal, timeoutMs }),
-      close: () => connection.stop(),
-    };
+    return persistent(connection, histories, () => connection.protocol);
   } catch (e) {
     log('warn', `no persistent gateway connection (${e.message}); every gateway call opens its own through callGateway`);
     // The packages with `callGateway` speak protocol 3.

@@ -13,17 +13,8 @@
 // an entry that is not an object, a transcript larger than the bound below) is asked of the
 // gateway, as before.
 
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-
-import { candidatesAbove } from './gateway-modules.mjs';
+import { importSdk } from './gateway-modules.mjs';
 import { localHistory } from './wire-codecs.mjs';
-
-/** The SDK subpath that reads session entries and transcript events (OpenClaw 2026.9). */
-export const SDK_SESSION_STORE = 'openclaw/plugin-sdk/session-store-runtime';
-/** The SDK subpath with the gateway's own reading of a key's agent. */
-export const SDK_SESSION_KEY = 'openclaw/plugin-sdk/session-key-runtime';
 
 /**
  * How many events beyond `limit` are handed over first (the newest): a history wants a
@@ -39,32 +30,6 @@ const TAIL_MARGIN = 8;
  */
 export const MAX_EVENTS_TEXT = 16 << 20;
 
-/** Where the running gateway package's `dist/plugin-sdk/session-store-runtime.js` may be. */
-export function sdkStoreCandidates(entry = process.argv[1], file = 'session-store-runtime.js') {
-  return candidatesAbove(entry, (dir) => [
-    join(dir, 'plugin-sdk', file),
-    join(dir, 'dist/plugin-sdk', file),
-    join(dir, 'node_modules/openclaw/dist/plugin-sdk', file),
-  ]);
-}
-
-/** An SDK subpath by its name, else the running package's file of it; null when neither. */
-async function importSdk(name, file, entry, usable, tried) {
-  let sdk = null;
-  try {
-    sdk = await import(name);
-  } catch (e) {
-    tried.push(`${name} (${e?.code ?? e?.message})`);
-  }
-  if (!usable(sdk)) {
-    const candidates = sdkStoreCandidates(entry, file);
-    const found = candidates.find((c) => existsSync(c));
-    if (found) sdk = await import(pathToFileURL(found).href);
-    else tried.push(`${candidates.slice(0, 3).join(', ')}…`);
-  }
-  return usable(sdk) ? sdk : null;
-}
-
 /**
  * The SDK's session-store reader (`getSessionEntry`, `loadTranscriptEventsSync`) and its
  * reading of a key's agent (`resolveAgentIdFromSessionKey`: named, the reads skip resolving
@@ -73,14 +38,8 @@ async function importSdk(name, file, entry, usable, tried) {
  */
 export async function loadSdkHistoryModules(entry = process.argv[1]) {
   const tried = [];
-  const store = await importSdk(
-    SDK_SESSION_STORE,
-    'session-store-runtime.js',
-    entry,
-    (m) => typeof m?.getSessionEntry === 'function' && typeof m?.loadTranscriptEventsSync === 'function',
-    tried,
-  );
-  const keys = await importSdk(SDK_SESSION_KEY, 'session-key-runtime.js', entry, (m) => typeof m?.resolveAgentIdFromSessionKey === 'function', tried);
+  const store = await importSdk('session-store-runtime', (m) => typeof m?.getSessionEntry === 'function' && typeof m?.loadTranscriptEventsSync === 'function', tried, entry);
+  const keys = await importSdk('session-key-runtime', (m) => typeof m?.resolveAgentIdFromSessionKey === 'function', tried, entry);
   if (!store || !keys) throw new Error(`no session-store reader of the plugin SDK (tried ${tried.join('; ')})`);
   return {
     getSessionEntry: store.getSessionEntry,
