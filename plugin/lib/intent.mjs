@@ -4,55 +4,18 @@
 // holder is gone makes the call again, once, with the same ids, so the gateway drops what
 // was already done. The intent's record, its replay and the gateway calls that write are the
 // Rust host's rules (`host-rules/`, asked of the guard component, guard.mjs); here are its
-// file (`calls/<id>.json` beside the jobs) and its lock, which names this process
-// (owner-lock.mjs), held until the call's jobs are kept.
+// file (`calls/<id>.json` beside the jobs, keyed-files.mjs) and its lock, which names this
+// process, held until the call's jobs are kept.
 
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, renameSync, rmSync } from 'node:fs';
 
-import { ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
+import { writeAtomically } from './files.mjs';
 import { jobRules } from './guard.mjs';
-import { OwnerLock, sweepLocks } from './owner-lock.mjs';
-
-const validId = (id) => typeof id === 'string' && jobRules().validKey(id);
-const intentPath = (dir, id) => join(dir, `${id}.json`);
-const lockPath = (dir, id) => `${intentPath(dir, id)}.lock`;
-
-/** The ids of the intents in `dir`. */
-export function intentIds(dir) {
-  let names;
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return new Set();
-  }
-  return new Set(names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter(validId));
-}
-
-/** Whether a call's intent is kept (its jobs are not stepped meanwhile). */
-export function intentExists(dir, id) {
-  return validId(id) && existsSync(intentPath(dir, id));
-}
-
-/**
- * Removes what writers that died left in `dir`: temporaries older than a minute, and the
- * locks of intents never written whose holder is gone.
- */
-export function sweepCalls(dir) {
-  let names;
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  sweepTemporaries(dir, names);
-  sweepLocks(dir, names);
-}
 
 /** A held intent: its file and its lock. */
 export class HeldIntent {
-  constructor(dir, id, lock) {
-    this.path = intentPath(dir, id);
+  constructor(calls, id, lock) {
+    this.path = calls.where(id);
     this.lock = lock;
   }
 
@@ -73,18 +36,17 @@ export class HeldIntent {
   }
 }
 
-/** Writes an intent (its id, its file's text) under its lock and answers it held. */
-export function recordIntent(dir, id, text) {
-  ensureDir(dir);
-  const lock = OwnerLock.tryAcquire(lockPath(dir, id));
+/** Writes an intent (its id, its file's text) among `calls` (keyed-files.mjs) under its lock, and answers it held. */
+export function recordIntent(calls, id, text) {
+  const lock = calls.lock(id);
   if (!lock) throw new Error(`the intent ${id} is held by another process`);
   try {
-    writeAtomically(intentPath(dir, id), text);
+    calls.write(id, text);
   } catch (e) {
     lock.release();
     throw e;
   }
-  return new HeldIntent(dir, id, lock);
+  return new HeldIntent(calls, id, lock);
 }
 
 /**
@@ -92,11 +54,15 @@ export function recordIntent(dir, id, text) {
  * or null (held by a live process, gone, or unreadable: then kept aside as
  * `<id>.json.unreadable`, never made again blindly).
  */
-export function claimIntent(dir, id) {
-  if (!validId(id)) return null;
-  const lock = OwnerLock.tryAcquire(lockPath(dir, id));
+export function claimIntent(calls, id) {
+  let lock;
+  try {
+    lock = calls.lock(id);
+  } catch {
+    return null; // not an intent's id
+  }
   if (!lock) return null;
-  const held = new HeldIntent(dir, id, lock);
+  const held = new HeldIntent(calls, id, lock);
   let text;
   try {
     text = readFileSync(held.path, 'utf8');
@@ -121,11 +87,11 @@ export function claimIntent(dir, id) {
 
 /** Records a call's intent at its first gateway call that writes (see the module). */
 export class IntentRecorder {
-  /** `text`: the intent's file text; `dir`: the intents' directory; null records nothing (jobs kept in memory). */
-  constructor(id, text, dir) {
+  /** `text`: the intent's file text; `calls`: where intents are kept (keyed-files.mjs); null records nothing (jobs kept in memory). */
+  constructor(id, text, calls) {
     this.id = id;
     this.text = text;
-    this.dir = dir;
+    this.calls = calls;
     this.held = null;
     this.failure = null;
   }
@@ -135,15 +101,15 @@ export class IntentRecorder {
    * without its intent on disk).
    */
   beforeWrite() {
-    if (!this.dir) return;
+    if (!this.calls) return;
     if (!this.held && !this.failure) {
       try {
-        this.held = recordIntent(this.dir, this.id, this.text);
+        this.held = recordIntent(this.calls, this.id, this.text);
       } catch (e) {
         this.failure = e;
       }
     }
-    if (this.failure) throw new Error(`cannot record the call's intent in ${this.dir}: ${this.failure.message}`);
+    if (this.failure) throw new Error(`cannot record the call's intent in ${this.calls.dir}: ${this.failure.message}`);
   }
 
   /** Whether the intent was written (the call's jobs are then kept as the intent's). */

@@ -21,13 +21,11 @@
 // and a second scheduler in this one, pass the job by; a holder that died is judged gone.
 
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
 import { jobRules } from './guard.mjs';
-import { claimIntent, intentExists, intentIds, IntentRecorder, sweepCalls } from './intent.mjs';
-import { OwnerLock, sweepLocks } from './owner-lock.mjs';
+import { claimIntent, IntentRecorder } from './intent.mjs';
+import { KeyedFiles } from './keyed-files.mjs';
 
 const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
@@ -89,7 +87,7 @@ export class MemoryJobStore {
   constructor() {
     this.texts = new Map();
     this.claimed = new Set();
-    this.callsDir = null;
+    this.calls = null;
   }
   read(key) {
     return this.texts.get(key);
@@ -123,74 +121,21 @@ export class MemoryJobStore {
 /**
  * Jobs on disk, a file a job (`<dir>/<key>.json`, written atomically, removed when the job
  * ends), so a gateway restart resumes what was going on; beside them, the intents of tool
- * calls in flight that have started side effects (`calls/`, intent.mjs).
+ * calls in flight that have started side effects (`calls/`, intent.mjs). A job's claim
+ * across processes is its lock, released after the job's file is written or removed, so a
+ * process that claims it next reads what the step left.
  */
-export class DirJobStore {
+export class DirJobStore extends KeyedFiles {
   constructor(dir) {
-    this.dir = dir;
-    this.callsDir = join(dir, 'calls');
-  }
-  where(key) {
-    if (!jobRules().validKey(key)) throw new Error(`invalid job key ${JSON.stringify(key)}`);
-    return join(this.dir, `${key}.json`);
-  }
-  read(key) {
-    try {
-      return readFileSync(this.where(key), 'utf8');
-    } catch {
-      return undefined;
-    }
-  }
-  keys() {
-    let names = [];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return [];
-    }
-    return names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((k) => jobRules().validKey(k));
-  }
-  /**
-   * Saves a job's text; `onlyIfNew`: only if no job has its key (a call or a step made again
-   * after a stop saves what it had not saved, and leaves alone what it had).
-   */
-  write(key, text, onlyIfNew = false) {
-    ensureDir(this.dir);
-    if (onlyIfNew) return createExclusively(this.where(key), text);
-    writeAtomically(this.where(key), text);
-    return true;
-  }
-  remove(key) {
-    try {
-      rmSync(this.where(key), { force: true });
-    } catch {
-      // an invalid key names no file
-    }
-  }
-  /**
-   * A job's claim across processes: its lock (`<key>.json.lock`) names this process, and is
-   * released after the job's file is written or removed, so a process that claims it next
-   * reads what the step left.
-   */
-  lock(key) {
-    return OwnerLock.tryAcquire(`${this.where(key)}.lock`);
+    super(dir);
+    this.calls = new KeyedFiles(join(dir, 'calls'));
   }
   claim(key) {
     return JobClaim.of(this, key);
   }
-  /**
-   * Removes what writers that died left: old temporaries, the claims of jobs that ended
-   * under a holder that died, the locks of intents never written.
-   */
   sweep() {
-    try {
-      const names = readdirSync(this.dir);
-      sweepTemporaries(this.dir, names);
-      sweepLocks(this.dir, names);
-    } catch {
-      // no directory yet
-    }
-    sweepCalls(this.callsDir);
+    super.sweep();
+    this.calls.sweep();
   }
 }
 
@@ -236,12 +181,12 @@ export class JobRunner {
 
   /** The intents kept (their ids). */
   intents() {
-    return this.store.callsDir ? intentIds(this.store.callsDir) : new Set();
+    return new Set(this.store.calls?.keys() ?? []);
   }
 
   /** Whether a job belongs to a call whose intent is still kept (not stepped before). */
   uncommitted(record) {
-    return typeof record.call === 'string' && this.store.callsDir !== null && intentExists(this.store.callsDir, record.call);
+    return typeof record.call === 'string' && this.store.calls?.has(record.call) === true;
   }
 
   /** The pending jobs that may be stepped: a call's jobs wait while its intent is kept. */
@@ -254,7 +199,7 @@ export class JobRunner {
   /** A recorder of the intent of a tool call about to be made (intent.mjs). */
   intentFor(agent, caller, tool, argumentsJson) {
     const id = randomUUID().replaceAll('-', '');
-    return new IntentRecorder(id, jobRules().newIntent(id, agent, JSON.stringify(caller), tool, argumentsJson), this.store.callsDir ?? null);
+    return new IntentRecorder(id, jobRules().newIntent(id, agent, JSON.stringify(caller), tool, argumentsJson), this.store.calls ?? null);
   }
 
   /** An agent's bounds on its jobs, as the rules take them. */
@@ -354,7 +299,7 @@ export class JobRunner {
 
   /** The intents on disk not being made again here (their holders may be alive). */
   replayable() {
-    if (!this.store.callsDir || !this.host.replay) return [];
+    if (!this.store.calls || !this.host.replay) return [];
     const now = Date.now();
     if (now - this.sweptAt >= SWEEP_EVERY_MS) {
       this.sweptAt = now;
@@ -379,7 +324,7 @@ export class JobRunner {
   }
 
   async replayClaimed(id) {
-    const claimed = claimIntent(this.store.callsDir, id);
+    const claimed = claimIntent(this.store.calls, id);
     if (!claimed) return false;
     const { held } = claimed;
     let text;

@@ -175,7 +175,7 @@ test('the jobs of a call whose intent a live process holds wait, and the call is
     // The call is in flight in another process of this machine (here: this one) that has
     // not yet kept its jobs.
     const intent = { id: job.call, agent: 'main', caller: callerContext({ agentSessionKey: REQUESTER }), tool: 'sessions_send', arguments: SEND, replays: 0 };
-    const held = recordIntent(join(jobsDir, 'calls'), job.call, JSON.stringify(intent));
+    const held = recordIntent(new DirJobStore(jobsDir).calls, job.call, JSON.stringify(intent));
     const seen = gateway.calls.length;
     assert.equal(await svc.runJobs(), 0);
     assert.equal(gateway.calls.length, seen, 'neither stepped nor made again');
