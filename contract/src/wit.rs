@@ -81,6 +81,35 @@ macro_rules! wit_records {
                     w::GatewayError { kind: self.kind.into_wit(), message: self.message }
                 }
             }
+            impl FromWit<w::Wake> for c::Wake {
+                fn from_wit(w: w::Wake) -> c::Wake {
+                    match w {
+                        w::Wake::Now => c::Wake::Now,
+                        w::Wake::RunEnd(params) => c::Wake::RunEnd(FromWit::from_wit(params)),
+                        w::Wake::At(t) => c::Wake::At(t),
+                    }
+                }
+            }
+            impl IntoWit<w::Wake> for c::Wake {
+                fn into_wit(self) -> w::Wake {
+                    match self {
+                        c::Wake::Now => w::Wake::Now,
+                        c::Wake::RunEnd(params) => w::Wake::RunEnd(params.into_wit()),
+                        c::Wake::At(t) => w::Wake::At(t),
+                    }
+                }
+            }
+            impl FromWit<w::Job> for c::Job {
+                fn from_wit(j: w::Job) -> c::Job {
+                    c::Job { id: j.id, kind: j.kind, session_key: j.session_key, state: j.state, wake: c::Wake::from_wit(j.wake) }
+                }
+            }
+            impl IntoWit<w::Job> for c::Job {
+                fn into_wit(self) -> w::Job {
+                    w::Job { id: self.id, kind: self.kind, session_key: self.session_key, state: self.state, wake: self.wake.into_wit() }
+                }
+            }
+
             impl FromWit<w::ThreadId> for c::ThreadId {
                 fn from_wit(t: w::ThreadId) -> c::ThreadId {
                     match t {
@@ -274,24 +303,6 @@ macro_rules! wit_calls {
                 }
             }
 
-            impl FromWit<wj::Wake> for c::Wake {
-                fn from_wit(w: wj::Wake) -> c::Wake {
-                    match w {
-                        wj::Wake::Now => c::Wake::Now,
-                        wj::Wake::RunEnd(params) => c::Wake::RunEnd(FromWit::from_wit(params)),
-                        wj::Wake::At(t) => c::Wake::At(t),
-                    }
-                }
-            }
-            impl IntoWit<wj::Wake> for c::Wake {
-                fn into_wit(self) -> wj::Wake {
-                    match self {
-                        c::Wake::Now => wj::Wake::Now,
-                        c::Wake::RunEnd(params) => wj::Wake::RunEnd(params.into_wit()),
-                        c::Wake::At(t) => wj::Wake::At(t),
-                    }
-                }
-            }
             impl FromWit<wj::Wakeup> for c::Wakeup {
                 fn from_wit(w: wj::Wakeup) -> c::Wakeup {
                     match w {
@@ -310,17 +321,6 @@ macro_rules! wit_calls {
                     }
                 }
             }
-            impl FromWit<wj::Job> for c::Job {
-                fn from_wit(j: wj::Job) -> c::Job {
-                    c::Job { id: j.id, kind: j.kind, session_key: j.session_key, state: j.state, wake: c::Wake::from_wit(j.wake) }
-                }
-            }
-            impl IntoWit<wj::Job> for c::Job {
-                fn into_wit(self) -> wj::Job {
-                    wj::Job { id: self.id, kind: self.kind, session_key: self.session_key, state: self.state, wake: self.wake.into_wit() }
-                }
-            }
-
             $crate::__wit_cases!(wp, p, Decision { Allow, Deny });
             $crate::__wit_plain!(wp, p, PolicyEntry { send_policy, channel, last_channel, chat_type });
             impl FromWit<wp::PolicyInput> for p::PolicyInput {

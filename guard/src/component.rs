@@ -210,6 +210,14 @@ impl wit_deployment::Guest for Component {
         let config: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the deployment config is not JSON: {e}"))?;
         Ok(session_tools_deployment::guest_config::of(&config).to_string())
     }
+
+    fn cap_module(module: Vec<u8>, memory_bytes: u64, table_elements: u32) -> Result<wit_deployment::CappedModule, String> {
+        let capped = session_tools_deployment::module_caps::cap_module(&module, memory_bytes, table_elements)?;
+        let extents = |list: Vec<session_tools_deployment::module_caps::Extent>| {
+            list.into_iter().map(|e| wit_deployment::Extent { min: e.min, max: e.max }).collect()
+        };
+        Ok(wit_deployment::CappedModule { bytes: capped.bytes, memories: extents(capped.memories), tables: extents(capped.tables) })
+    }
 }
 
 impl wit_rules::Guest for Component {
@@ -267,6 +275,15 @@ impl wit_rules::Guest for Component {
         Ok(record_json(&record))
     }
 
+    fn job_json(job: types::Job) -> String {
+        JobRecord::job_to_json(FromWit::from_wit(job)).to_string()
+    }
+
+    fn job_of(json: String) -> Result<types::Job, String> {
+        let value: serde_json::Value = serde_json::from_str(&json).map_err(|e| format!("the job is not JSON: {e}"))?;
+        JobRecord::job_from_json(&value).map(IntoWit::into_wit)
+    }
+
     fn keep_call(
         bounds: wit_rules::Bounds,
         agent: String,
@@ -296,6 +313,17 @@ impl wit_rules::Guest for Component {
 
     fn wait_bound(requested_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> u64 {
         keeping::wait_bound(requested_ms, max_wait_ms, left_ms)
+    }
+
+    fn gateway_call_refused(
+        calls: u32,
+        max_calls: u32,
+        out_of_time: bool,
+        gateway_time_spent: bool,
+        gateway_budget_s: u64,
+    ) -> Option<types::GatewayError> {
+        session_tools_host_rules::metering::gateway_call_refused(calls, max_calls, out_of_time, gateway_time_spent, gateway_budget_s)
+            .map(|refusal| refusal.error().into_wit())
     }
 
     fn new_intent(id: String, agent: String, caller: String, tool: String, arguments: String) -> Result<String, String> {

@@ -87,6 +87,19 @@ impl JobRecord {
         serde_json::to_vec_pretty(self).unwrap_or_default()
     }
 
+    /// The job as a guest's JSON names it, the shape [`JobRecord::job_from_json`] reads: its
+    /// times at most 2^53 - 1 ms, the most a JSON number holds exactly for a JavaScript host
+    /// (a guest asking for later is resumed then, and may ask again).
+    pub fn job_to_json(job: Job) -> serde_json::Value {
+        const EXACT: u64 = (1 << 53) - 1;
+        let wake = match job.wake {
+            Wake::Now => WakeRecord::Now,
+            Wake::RunEnd(wait) => WakeRecord::RunEnd { wait: WaitParams { timeout_ms: wait.timeout_ms.min(EXACT), ..wait } },
+            Wake::At(at) => WakeRecord::At { at: at.min(EXACT) },
+        };
+        serde_json::json!({"id": job.id, "kind": job.kind, "sessionKey": job.session_key, "state": job.state, "wake": wake})
+    }
+
     /// The job as a guest's JSON names it (the shape a host without the contract's types
     /// passes jobs in): `{id, kind, sessionKey, state, wake}`, `wake` as a record's.
     pub fn job_from_json(value: &serde_json::Value) -> Result<Job, String> {
@@ -130,5 +143,8 @@ mod tests {
         assert!(JobRecord::read("k", b"{\"id\": 1}").is_err());
         let json = serde_json::json!({"id": "j", "kind": "a2a", "sessionKey": "agent:main:main", "state": "{}", "wake": {"type": "runEnd", "wait": {"runId": "r", "timeoutMs": 5}}});
         assert_eq!(JobRecord::job_from_json(&json).unwrap(), job);
+        assert_eq!(JobRecord::job_to_json(job.clone()), json);
+        let late = Job { wake: Wake::At(u64::MAX), ..job };
+        assert_eq!(JobRecord::job_to_json(late)["wake"]["at"], (1u64 << 53) - 1);
     }
 }

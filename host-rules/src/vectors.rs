@@ -3,7 +3,7 @@
 //! and word the same.
 
 use serde_json::Value;
-use session_tools_contract::{Caller, Job, ToolError};
+use session_tools_contract::{Caller, ErrorKind, Job, ToolError};
 
 use crate::intent::CallIntent;
 use crate::keeping::{keep_call, keep_step, wait_bound, Bounds, Kept};
@@ -132,4 +132,34 @@ fn intents_are_made_again_once_as_the_shared_cases_say() {
     }
     let writes: Vec<&str> = v["writes"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
     assert_eq!(writes, crate::intent::WRITES);
+}
+
+#[test]
+fn gateway_calls_and_answers_are_metered_as_the_shared_cases_say() {
+    use crate::metering::{answer_refused, gateway_call_refused};
+    let v = vector();
+    for case in cases(&v, "gatewayCalls") {
+        let refused = gateway_call_refused(
+            u(&case["calls"]) as u32,
+            u(&case["maxCalls"]) as u32,
+            case["outOfTime"].as_bool().unwrap(),
+            case["gatewayTimeSpent"].as_bool().unwrap(),
+            u(&case["gatewayBudgetS"]),
+        )
+        .map(|refusal| {
+            let error = refusal.error();
+            // The WIT `error-kind` names the plugin's guard component answers with.
+            let kind = match error.kind {
+                ErrorKind::Timeout => "timeout",
+                ErrorKind::TooLarge => "too-large",
+                other => panic!("no case of {other:?}"),
+            };
+            serde_json::json!({"kind": kind, "message": error.message})
+        });
+        assert_eq!(refused.unwrap_or(Value::Null), case["refused"], "{case}");
+    }
+    for case in cases(&v, "answers") {
+        let refused = answer_refused(case["method"].as_str().unwrap(), u(&case["size"]), u(&case["limit"]));
+        assert_eq!(refused.map_or(Value::Null, Value::from), case["refused"], "{case}");
+    }
 }

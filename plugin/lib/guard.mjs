@@ -9,49 +9,10 @@
 // component/ by scripts/build-component.mjs) and keeps no copy of them. Every function
 // here calls no import, so the instance is given none that does anything.
 
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { COMPONENT, pureInstance } from './components.mjs';
 
-import { BoundedOutput, wasiImports } from './wasi.mjs';
-
-const COMPONENT = fileURLToPath(new URL('../component/', import.meta.url));
-
-// The transpiled guard is loaded when first asked for, synchronously (an ES module without
-// top-level await, as jco writes it), so these modules load before a build too.
-const require = createRequire(import.meta.url);
-
-/** Imports that fail when called: the pure functions never call them. */
-function none(what) {
-  return new Proxy(
-    {},
-    {
-      get: (_, name) => () => {
-        throw new Error(`the guard's pure functions called ${what}.${String(name)}`);
-      },
-    },
-  );
-}
-
-/** The instances, by the directory of the transpiled components. */
+/** The instances kept, by the directory of the transpiled components. */
 const instances = new Map();
-
-/**
- * The exports of an instance of the guard component given to its pure functions alone:
- * `instantiate` (the transpiled module's), its core modules by name (`module(file)`).
- */
-export function instantiatePure(instantiate, module) {
-  const sink = new BoundedOutput(0);
-  const imports = {
-    'openclaw:session-tools/types': {},
-    'openclaw:session-tools/gateway': none('gateway'),
-    'openclaw:session-tools/tree': none('tree'),
-    'openclaw:session-tools/audit': none('audit'),
-    ...wasiImports({ stdout: sink, stderr: sink }),
-  };
-  return instantiate(module, imports);
-}
 
 /**
  * The guard component's exports (`guard`, `deployment`, `jobRules`), from the components in `dir`
@@ -59,20 +20,8 @@ export function instantiatePure(instantiate, module) {
  * (synchronously: the plugin registers its tools synchronously).
  */
 export function guardComponent(dir = COMPONENT) {
-  if (instances.has(dir)) return instances.get(dir);
-  let manifest;
-  try {
-    manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-  } catch (e) {
-    throw new Error(`${dir} holds no transpiled components (${e.message}): run \`npm run build\` in plugin/`);
-  }
-  const part = manifest.components?.guard;
-  if (!part) throw new Error(`${dir} holds no guard component: run \`npm run build\` in plugin/`);
-  const { instantiate } = require(join(dir, part.js));
-  const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(join(dir, f)))]));
-  const exports = instantiatePure(instantiate, (f) => modules[f]);
-  instances.set(dir, exports);
-  return exports;
+  if (!instances.has(dir)) instances.set(dir, pureInstance('guard', dir));
+  return instances.get(dir);
 }
 
 const guard = () => guardComponent().guard;

@@ -1,9 +1,10 @@
 // Resource limits of a guest instance, per agent. The plugin enforces them (sandbox.mjs,
-// worker.mjs, jobs.mjs) and reads them with the one reader of limits, in Rust
+// worker.mjs, jobs.mjs, and the memory and table caps written into the modules) and reads them with the one reader of limits, in Rust
 // (`deployment/src/limits.rs`: the keys, their units, the defaults and the bounds), which
 // the Rust host links and the plugin asks through the guard component's `deployment`
 // export (one reader for both hosts): an error names what was wrong in the Rust host's words.
 
+import { pureInstance } from './components.mjs';
 import { guardComponent } from './guard.mjs';
 
 /** A `limits` record with its 64-bit values (BigInt in jco) as numbers. */
@@ -41,4 +42,19 @@ export class AgentLimits {
 /** The built-in limits. */
 export function defaultLimits(dir) {
   return new AgentLimits({}, { dir }).default;
+}
+
+/**
+ * A core module (bytes) with every memory it defines capped at `memoryBytes` and every table
+ * at `tableElements`, written into the module, as Node's engine has no per-instance limits
+ * (`deployment/src/module_caps.rs`): `{bytes, memories, tables}` (each `{min, max}`, in
+ * pages and elements). Throws naming what was wrong. A fresh instance of the guard caps it,
+ * so that the module's copy does not stay in the memory of the one kept for the process.
+ */
+export function capModule(module, { memoryBytes, tableElements = 2 ** 32 - 1 }, dir) {
+  try {
+    return pureInstance('guard', dir).deployment.capModule(module, BigInt(memoryBytes), Math.min(tableElements, 2 ** 32 - 1));
+  } catch (e) {
+    throw new Error(e instanceof Error ? e.message : String(e));
+  }
 }

@@ -4,8 +4,9 @@
 // - CPU: the guest's time in a call (wall time minus time spent answering its imports) is
 //   watched by a timer here; past the budget the worker is terminated, the call answers a
 //   clear error and the instance is gone. Other agents' workers are untouched.
-// - wall time, gateway calls and gateway time per call, `agent.wait` shortened to fit;
-// - memory: the core module's memory maximum is the cap (memcap.mjs), the worker's JS heap
+// - wall time, gateway calls and gateway time per call (refused as `host-rules/` says),
+//   `agent.wait` shortened to fit;
+// - memory: the core module's memory maximum is the cap (limits.mjs), the worker's JS heap
 //   is bounded too;
 // - a trap (or any failure of the worker) discards the instance.
 // A restricted caller (N15) is served by an instance of the guarded composition (the guard
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { jobRules } from './guard.mjs';
-import { capModule } from './memcap.mjs';
+import { capModule } from './limits.mjs';
 
 const WORKER = new URL('./worker.mjs', import.meta.url);
 
@@ -45,41 +46,15 @@ export class CallError extends Error {
     return new CallError(toolError, { toolError });
   }
 
-  static cpu(budgetMs) {
-    return new CallError({ tag: 'cpu-limit', val: u64(budgetMs) });
-  }
-
-  static wall(budgetMs) {
-    return new CallError({ tag: 'wall-limit', val: u64(budgetMs) });
-  }
-
-  static memory(limit) {
-    return new CallError({ tag: 'memory-limit', val: u64(limit) });
-  }
-
-  static trap(message) {
-    return new CallError({ tag: 'trap', val: message });
-  }
-
-  /** `what`: `tool-arguments` or `tool-result`. */
-  static tooLarge(what, size, limit) {
-    return new CallError({ tag: 'too-large', val: [what, u64(size), u64(limit)] });
-  }
-
-  static badAnswer(message) {
-    return new CallError({ tag: 'bad-answer', val: message });
-  }
-
-  static setup(message) {
-    return new CallError({ tag: 'setup', val: message });
-  }
-
-  static hostFault(message) {
-    return new CallError({ tag: 'host-fault', val: message });
+  /**
+   * The `call-error` of case `tag` (`cpu-limit`, `too-large`, `setup`, ...) with its values:
+   * numbers (sizes, limits, budgets) as the u64 the case holds.
+   */
+  static of(tag, ...values) {
+    const val = values.map((v) => (typeof v === 'number' ? BigInt(Math.max(0, Math.floor(v))) : v));
+    return new CallError(val.length > 1 ? { tag, val } : { tag, val: val[0] });
   }
 }
-
-const u64 = (n) => BigInt(Math.max(0, Math.floor(Number(n) || 0)));
 
 /**
  * The transpiled components (a directory written by scripts/build-component.mjs: `tools`
@@ -108,7 +83,7 @@ export class Runtime {
 
   part(name) {
     const part = this.parts[name];
-    if (!part) throw CallError.setup(`${this.dir} holds no ${name} component: run \`npm run build\` in plugin/`);
+    if (!part) throw CallError.of('setup', `${this.dir} holds no ${name} component: run \`npm run build\` in plugin/`);
     return part;
   }
 
@@ -120,7 +95,7 @@ export class Runtime {
       modules = Promise.all(
         Object.entries(this.part(name).bytes).map(async ([file, bytes]) => [
           file,
-          await WebAssembly.compile(capModule(bytes, { memoryBytes, tableElements }).bytes),
+          await WebAssembly.compile(capModule(bytes, { memoryBytes, tableElements }, this.dir).bytes),
         ]),
       ).then(Object.fromEntries);
       this.compiled.set(key, modules);
@@ -263,11 +238,11 @@ export class Sandbox {
   errorOf(error, doing) {
     switch (error.kind) {
       case 'memory':
-        return CallError.memory(this.limits.memoryBytes);
+        return CallError.of('memory-limit', this.limits.memoryBytes);
       case 'trap':
-        return CallError.trap(`${error.message} (while ${doing})`);
+        return CallError.of('trap', `${error.message} (while ${doing})`);
       default:
-        return CallError.hostFault(`unexpected answer from the instance's worker (while ${doing})`);
+        return CallError.of('host-fault', `unexpected answer from the instance's worker (while ${doing})`);
     }
   }
 
@@ -275,11 +250,11 @@ export class Sandbox {
     if (this.closing) return;
     let failure;
     if (error && (error.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory/i.test(error.message ?? ''))) {
-      failure = CallError.memory(this.limits.memoryBytes);
+      failure = CallError.of('memory-limit', this.limits.memoryBytes);
     } else if (error) {
-      failure = CallError.trap(`the instance's worker failed: ${error.message}`);
+      failure = CallError.of('trap', `the instance's worker failed: ${error.message}`);
     } else {
-      failure = CallError.trap(`the instance's worker exited (code ${code})`);
+      failure = CallError.of('trap', `the instance's worker exited (code ${code})`);
     }
     if (!this.broken) this.breakWith(failure);
     if (this.starting) {
@@ -323,7 +298,7 @@ export class Sandbox {
    */
   enter(op, args, doing, seed = null) {
     if (this.broken) return Promise.reject(this.broken);
-    if (this.current) return Promise.reject(CallError.hostFault('the instance is busy with another call'));
+    if (this.current) return Promise.reject(CallError.of('host-fault', 'the instance is busy with another call'));
     const id = nextId++;
     return new Promise((resolve, reject) => {
       const call = {
@@ -342,7 +317,7 @@ export class Sandbox {
       this.current = call;
       this.worker.ref();
       this.armCpu(call);
-      call.wallTimer = setTimeout(() => this.stop(call, CallError.wall(this.limits.wallMs)), this.limits.wallMs);
+      call.wallTimer = setTimeout(() => this.stop(call, CallError.of('wall-limit', this.limits.wallMs)), this.limits.wallMs);
       this.worker.postMessage({ type: 'run', id, op, args, seed });
     });
   }
@@ -353,7 +328,7 @@ export class Sandbox {
     call.cpuTimer = setTimeout(() => {
       if (this.current !== call || call.guestSince === null) return;
       const used = call.cpuUsed + (performance.now() - call.guestSince);
-      if (used >= this.limits.cpuMs) this.stop(call, CallError.cpu(this.limits.cpuMs));
+      if (used >= this.limits.cpuMs) this.stop(call, CallError.of('cpu-limit', this.limits.cpuMs));
       else this.armCpu(call);
     }, Math.max(1, left));
   }
@@ -422,13 +397,11 @@ export class Sandbox {
     const now = performance.now();
     const wallLeft = limits.wallMs - (now - call.started);
     const gatewayLeft = limits.gatewayMs - call.inHost;
+    const budgetS = BigInt(Math.floor(limits.gatewayMs / 1000));
+    const refused = jobRules().gatewayCallRefused(call.gatewayCalls, limits.maxGatewayCalls, wallLeft <= 0, gatewayLeft <= 0, budgetS);
     let answer;
-    if (call.gatewayCalls > limits.maxGatewayCalls) {
-      answer = { error: `too many gateway calls in one call (the limit is ${limits.maxGatewayCalls})`, kind: 'too-large' };
-    } else if (wallLeft <= 0) {
-      answer = { error: 'the call ran out of time', kind: 'timeout' };
-    } else if (gatewayLeft <= 0) {
-      answer = { error: `the call spent its gateway time (${Math.floor(limits.gatewayMs / 1000)} s) and may make no more gateway calls`, kind: 'timeout' };
+    if (refused) {
+      answer = { error: refused.message, kind: refused.kind };
     } else {
       if (method === 'agent.wait') {
         params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
@@ -474,7 +447,7 @@ export class Sandbox {
 
   async configure(configJson, stateDir) {
     const out = await this.enter('configure', { config: configJson, stateDir }, 'configuring');
-    if (out && 'errorPayload' in out) throw CallError.setup(`invalid config: ${out.errorPayload}`);
+    if (out && 'errorPayload' in out) throw CallError.of('setup', `invalid config: ${out.errorPayload}`);
   }
 
   async describe() {
@@ -485,15 +458,15 @@ export class Sandbox {
   async callTool(tool, caller, argumentsJson, { seed = null } = {}) {
     const limits = this.limits;
     const size = Buffer.byteLength(argumentsJson);
-    if (size > limits.maxArgumentBytes) throw CallError.tooLarge('tool-arguments', size, limits.maxArgumentBytes);
+    if (size > limits.maxArgumentBytes) throw CallError.of('too-large', 'tool-arguments', size, limits.maxArgumentBytes);
     const out = await this.enter('call', { tool, caller, arguments: argumentsJson }, `calling ${tool}`, seed);
     if ('errorPayload' in out) throw CallError.tool(out.errorPayload);
     const resultSize = Buffer.byteLength(out.result);
-    if (resultSize > limits.maxResultBytes) throw CallError.tooLarge('tool-result', resultSize, limits.maxResultBytes);
+    if (resultSize > limits.maxResultBytes) throw CallError.of('too-large', 'tool-result', resultSize, limits.maxResultBytes);
     try {
       JSON.parse(out.result);
     } catch (e) {
-      throw CallError.badAnswer(`the result is not JSON: ${e.message}`);
+      throw CallError.of('bad-answer', `the result is not JSON: ${e.message}`);
     }
     return out;
   }
@@ -501,7 +474,7 @@ export class Sandbox {
   /** Resumes a job (JSON); answers the jobs that follow it. `seed`: see `enter`. */
   async resumeJob(job, wakeup, { seed = null } = {}) {
     const out = await this.enter('resume', { job, wakeup }, `resuming a ${job.kind} job`, seed);
-    if (out && !Array.isArray(out) && 'errorPayload' in out) throw CallError.badAnswer(`the job could not be resumed: ${out.errorPayload}`);
+    if (out && !Array.isArray(out) && 'errorPayload' in out) throw CallError.of('bad-answer', `the job could not be resumed: ${out.errorPayload}`);
     return out;
   }
 

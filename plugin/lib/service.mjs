@@ -62,11 +62,11 @@ export class Broker {
    * tools to configure).
    */
   async checkout(agent, pool, restriction = null, { wait = false } = {}) {
-    if (this.closed) throw CallError.setup('the session tools are stopping');
+    if (this.closed) throw CallError.of('setup', 'the session tools are stopping');
     const idle = this.take(pool);
     if (idle) return idle;
     while (this.live >= this.maxInstances) {
-      if (!this.evictOldest()) throw CallError.setup(`all ${this.maxInstances} instances are busy; try again shortly`);
+      if (!this.evictOldest()) throw CallError.of('setup', `all ${this.maxInstances} instances are busy; try again shortly`);
     }
     this.live += 1;
     try {
@@ -152,7 +152,7 @@ export class Service {
     try {
       return decide(this.configText, ctx);
     } catch (e) {
-      throw CallError.setup(e.message);
+      throw CallError.of('setup', e.message);
     }
   }
 
@@ -183,7 +183,7 @@ export class Service {
    * same ids (the gateway drops what it already did).
    */
   async call(caller, tool, argumentsJson) {
-    if (this.stopped) throw CallError.setup('the session tools are stopping');
+    if (this.stopped) throw CallError.of('setup', 'the session tools are stopping');
     const ctx = callerContext(caller);
     const acc = this.access(ctx);
     const intent = this.jobs.intentFor(acc.agent, ctx, tool, argumentsJson);

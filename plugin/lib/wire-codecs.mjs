@@ -8,42 +8,12 @@
 // config's reading; an instance that trapped is dropped and the next call makes a fresh one.
 // They are given no transport and no runs (the functions call neither).
 
-import { readFileSync } from 'node:fs';
-
-import { instantiate } from '../component/gateway_wire.js';
-import { BoundedOutput, wasiImports } from './wasi.mjs';
-
-const COMPONENT = new URL('../component/', import.meta.url);
-
-/** Imports that fail when called: the pure function never calls them. */
-function none(what) {
-  return new Proxy(
-    {},
-    {
-      get: (_, name) => () => {
-        throw new Error(`the gateway wire's pure functions called ${what}.${String(name)}`);
-      },
-    },
-  );
-}
+import { pureInstance } from './components.mjs';
 
 const instances = new Map();
 
 /** A fresh instance's `wire` export (synchronously: configs are read synchronously). */
-function instantiateWire() {
-  const manifest = JSON.parse(readFileSync(new URL('manifest.json', COMPONENT), 'utf8'));
-  const part = manifest.components?.wire;
-  if (!part) throw new Error(`${COMPONENT.pathname} holds no gateway wire: run \`npm run build\` in plugin/`);
-  const modules = Object.fromEntries(part.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(new URL(f, COMPONENT)))]));
-  const sink = new BoundedOutput(0);
-  const imports = {
-    'openclaw:session-tools/types': {},
-    'openclaw:session-tools/transport': none('transport'),
-    'openclaw:session-tools/runs': none('runs'),
-    ...wasiImports({ stdout: sink, stderr: sink }),
-  };
-  return instantiate((f) => modules[f], imports).wire;
-}
+const instantiateWire = () => pureInstance('wire').wire;
 
 /**
  * `use(wire)` with the instance kept for `slot`, made at first use; a trap (the engine's

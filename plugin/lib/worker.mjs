@@ -19,8 +19,8 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 
-import { instantiatePure } from './guard.mjs';
-import * as records from './records.mjs';
+import { instantiatePure } from './components.mjs';
+import { callerContext } from './records.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
 const { componentJs, modules, wireJs, wireModules, guardJs, guardModules, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
@@ -63,8 +63,6 @@ function flushOutput() {
 
 // ---- the gateway, through the wire ----
 const ok = (val) => ({ tag: 'ok', val });
-// A gateway error (WIT 0.2.0): its kind and message.
-const err = (message, kind = 'other') => ({ tag: 'err', val: { kind, message } });
 
 let wire = null; // the wire component's exports
 
@@ -132,69 +130,38 @@ const runsImports = {
 
 /**
  * The gateway error a wire export threw (jco throws an export's `err` payload as it is; an
- * Error is a trap): the host's own verdict where it gave one.
+ * Error is a trap): the host's own verdict where it gave one. An answer past the size limit
+ * (refused by the wire, configured with it below) is logged, as the Rust host logs it.
  */
-function failure(e, index = 0) {
+function failure(e, method, index = 0) {
   if (e instanceof Error) throw e;
-  return { tag: 'err', val: verdicts[index] ?? e };
+  const val = verdicts[index] ?? e;
+  if (verdicts[index] === undefined && val?.kind === 'too-large') log('warn', `[${name}] ${method}: ${val.message}`);
+  return { tag: 'err', val };
 }
 
-function refuseLarge(method, size) {
-  const limit = limits.maxGatewayAnswerBytes;
-  if (size <= limit) return null;
-  log('warn', `[${name}] ${method} answer of ${size} bytes refused (limit ${limit})`);
-  return err(`gateway answer too large: ${method} returned ${size} bytes (the limit is ${limit})`, 'too-large');
-}
-
-/** A call of the guest (or its guard) to the wire's export `of`; its answer counted against the size limit. */
-function through(of, method, f, size) {
+/** A call of the guest (or its guard) to the wire's export `of`. */
+function through(of, method, f) {
   verdicts = [];
-  let value;
   try {
-    value = f(wire[of]);
+    return ok(f(wire[of]));
   } catch (e) {
-    return failure(e);
+    return failure(e, method);
   }
-  return (size && refuseLarge(method, size(value))) || ok(value);
 }
 
-const gateway = (method, f, size) => through('gateway', method, f, size);
-
-// ---- sizes of answers, as the Rust host counts them (`sandbox/imports.rs`) ----
-
-const len = (s) => (typeof s === 'string' ? Buffer.byteLength(s) : 0);
-
-function rowSize(r) {
-  let size = 64 + len(r.key);
-  for (const f of ['kind', 'channel', 'label', 'displayName', 'sessionId', 'model', 'thinkingLevel', 'verboseLevel', 'sendPolicy', 'lastChannel', 'lastTo', 'lastAccountId', 'spawnedBy']) {
-    size += len(r[f]);
-  }
-  const d = r.deliveryContext;
-  if (d) size += len(d.channel) + len(d.to) + len(d.accountId) + (d.threadId ? (d.threadId.tag === 'text' ? len(d.threadId.val) : 8) : 0);
-  return size;
-}
-
-function historySize(h) {
-  return h.messages.reduce((n, m) => n + len(m.json) + len(m.role) + 16, 0);
-}
+const gateway = (method, f) => through('gateway', method, f);
 
 const gatewayImports = {
-  sessionsList: (p) => gateway('sessions.list', (g) => g.sessionsList(p), (l) => len(l.path) + l.sessions.reduce((n, r) => n + rowSize(r), 0)),
-  sessionsResolve: (p) => gateway('sessions.resolve', (g) => g.sessionsResolve(p), len),
-  chatHistory: (p) => gateway('chat.history', (g) => g.chatHistory(p), historySize),
+  sessionsList: (p) => gateway('sessions.list', (g) => g.sessionsList(p)),
+  sessionsResolve: (p) => gateway('sessions.resolve', (g) => g.sessionsResolve(p)),
+  chatHistory: (p) => gateway('chat.history', (g) => g.chatHistory(p)),
   chatHistories: (list) => {
     verdicts = [];
-    const answers = wire.gateway.chatHistories(list);
-    // Together one answer for the size limit: past it, the rest are refused.
-    let total = 0;
-    return answers.map((a, i) => {
-      if (a.tag === 'err') return { tag: 'err', val: verdicts[i] ?? a.val };
-      total += historySize(a.val);
-      return refuseLarge('chat.histories', total) || a;
-    });
+    return wire.gateway.chatHistories(list).map((a, i) => (a.tag === 'err' ? failure(a.val, 'chat.histories', i) : a));
   },
-  agent: (p) => gateway('agent', (g) => g.agent(p), (a) => len(a.runId)),
-  agentWait: (p) => gateway('agent.wait', (g) => g.agentWait(p), (w) => len(w.status) + len(w.error) + len(w.model)),
+  agent: (p) => gateway('agent', (g) => g.agent(p)),
+  agentWait: (p) => gateway('agent.wait', (g) => g.agentWait(p)),
   send: (p) => gateway('send', (g) => g.send(p)),
   sessionsPatch: (p) => gateway('sessions.patch', (g) => g.sessionsPatch(p)),
   sessionsDelete: (p) => gateway('sessions.delete', (g) => g.sessionsDelete(p)),
@@ -203,10 +170,10 @@ const gatewayImports = {
 // ---- the N15 guard's imports (a guarded instance) ----
 
 // The spawn tree: the wire's, over the same transport (each gateway call it makes counted as
-// the guest's), its answers bounded as the Rust host bounds them.
+// the guest's), its answers bounded by the wire as the Rust host bounds them.
 const treeImports = {
-  spawnedTrees: (roots) => through('tree', 'tree.spawned-trees', (t) => t.spawnedTrees(roots), (keys) => keys.reduce((n, k) => n + len(k) + 8, 0)),
-  rowsOf: (keys) => through('tree', 'tree.rows-of', (t) => t.rowsOf(keys), (rows) => rows.reduce((n, r) => n + rowSize(r), 0)),
+  spawnedTrees: (roots) => through('tree', 'tree.spawned-trees', (t) => t.spawnedTrees(roots)),
+  rowsOf: (keys) => through('tree', 'tree.rows-of', (t) => t.rowsOf(keys)),
   exists: (key) => through('tree', 'tree.exists', (t) => t.exists(key)),
   runSession: (runId) => wire.tree.runSession(runId),
 };
@@ -232,7 +199,7 @@ function wakeupOf(w) {
       try {
         ended = ok(wire.wire.decodeWait(answer));
       } catch (e) {
-        ended = failure(e);
+        ended = failure(e, 'agent.wait');
       }
       return { tag: 'run-ended', val: ended };
     }
@@ -241,18 +208,23 @@ function wakeupOf(w) {
   }
 }
 
-// The ids of the call in progress: seeded by the host for a tool call or a job step (the
-// rules' `seededId`, host-rules/, from an instance of the guard component made at the first
-// such id), so the same call or step made again after a stop sends the same idempotency keys.
-let seed = null;
-let drawn = 0;
+// The rules of `host-rules/` (seeded ids, a job's JSON), from an instance of the guard
+// component made at first use.
 let rules = null;
 let instantiateGuard = null;
+const jobRules = () => (rules ??= instantiatePure('guard', instantiateGuard, (f) => guardModules[f]).jobRules);
 
-function seededId() {
-  rules ??= instantiatePure(instantiateGuard, (f) => guardModules[f]).jobRules;
-  return rules.seededId(seed, BigInt(drawn++));
-}
+// The ids of the call in progress: seeded by the host for a tool call or a job step (the
+// rules' `seededId`), so the same call or step made again after a stop sends the same
+// idempotency keys.
+let seed = null;
+let drawn = 0;
+
+const seededId = () => jobRules().seededId(seed, BigInt(drawn++));
+
+// A job crosses between the threads as the JSON the job store keeps (the rules' shape).
+const jobJson = (job) => JSON.parse(jobRules().jobJson(job));
+const jobOf = (job) => jobRules().jobOf(JSON.stringify(job));
 
 const hostImports = {
   nowMs: () => BigInt(fixedNow ?? Date.now()),
@@ -287,8 +259,9 @@ async function instantiate() {
     return module;
   };
   wire = instantiateWire(wireModule, wireImports, (module, importObject) => new WebAssembly.Instance(module, importObject));
-  // The protocol the bridge's gateway speaks decides every method's params.
-  wire.wire.configure({ protocol });
+  // The protocol the bridge's gateway speaks decides every method's params; the wire hands
+  // the guest no answer past the agent's limit (counted as the Rust host counts it).
+  wire.wire.configure({ protocol, maxAnswerBytes: BigInt(limits.maxGatewayAnswerBytes) });
   const { instantiate } = await import(componentJs);
   const imports = {
     'openclaw:session-tools/types': {},
@@ -365,11 +338,11 @@ function run(op, args) {
     case 'describe':
       return api.tools.describe();
     case 'call': {
-      const out = api.tools.call(args.tool, records.callerContext(args.caller), args.arguments);
-      return { result: out.result, jobs: out.jobs.map(records.jobToJson) };
+      const out = api.tools.call(args.tool, callerContext(args.caller), args.arguments);
+      return { result: out.result, jobs: out.jobs.map(jobJson) };
     }
     case 'resume':
-      return api.jobs.resume(records.jobFromJson(args.job), wakeupOf(args.wakeup)).map(records.jobToJson);
+      return api.jobs.resume(jobOf(args.job), wakeupOf(args.wakeup)).map(jobJson);
     case 'evaluateSendPolicy':
       return api.policy.evaluateSendPolicy(args.input);
     case 'parseSendCommand':

@@ -38,8 +38,8 @@ test('call errors have the kinds and words the Rust host gives them', () => {
     const error = new CallError(c.error.val === undefined ? { tag: c.error.tag } : { tag: c.error.tag, val });
     assert.deepEqual([error.kind, error.message, error.discardsInstance], [c.kind, c.message, c.discardsInstance], JSON.stringify(c.error));
   }
-  assert.equal(CallError.cpu(2000).kind, 'cpu_limit');
-  assert.equal(CallError.tooLarge('tool-result', 3, 2).message, 'tool result too large: 3 bytes (the limit is 2)');
+  assert.equal(CallError.of('cpu-limit', 2000).kind, 'cpu_limit');
+  assert.equal(CallError.of('too-large', 'tool-result', 3, 2).message, 'tool result too large: 3 bytes (the limit is 2)');
 });
 
 test('calls and steps keep their jobs as the Rust host does', () => {
@@ -71,6 +71,13 @@ test('calls and steps keep their jobs as the Rust host does', () => {
     else assert.throws(() => jobRules().replayedIntent(text), (e) => String(e) === c.dropped, c.about);
   }
   assert.deepEqual(jobRules().writes(), v.writes);
+});
+
+test('gateway calls are metered as the Rust host meters them', () => {
+  for (const c of vector('job-rules.json').gatewayCalls) {
+    const refused = jobRules().gatewayCallRefused(c.calls, c.maxCalls, c.outOfTime, c.gatewayTimeSpent, BigInt(c.gatewayBudgetS));
+    assert.deepEqual(refused ?? null, c.refused, JSON.stringify(c));
+  }
 });
 
 test("a call's ids are the ones its seed gives, the same every time it is made", async () => {

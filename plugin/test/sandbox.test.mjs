@@ -192,6 +192,19 @@ test('oversized and invalid answers are refused without breaking the instance', 
   }
 });
 
+test("a gateway answer past the agent's limit is refused by the wire, in the Rust host's words, and logged", async () => {
+  const { s, stub, rec } = await sandbox(testLimits({ maxGatewayAnswerBytes: 5 }));
+  try {
+    const refused = 'gateway answer too large: sessions.resolve returned 15 bytes (the limit is 5)';
+    assert.deepEqual(await call(s, 'flood', { import: 'resolve', stopOnError: true }), { calls: 1, error: refused });
+    assert.equal(stub.resolves, 1);
+    assert.ok(rec.lines.includes(`[hostile] sessions.resolve: ${refused}`), rec.lines.join('\n'));
+    assert.ok(!s.isBroken());
+  } finally {
+    s.close();
+  }
+});
+
 test('a flood of gateway calls is cut at the per-call limit, then by the CPU deadline', async () => {
   const { s, stub } = await sandbox();
   try {

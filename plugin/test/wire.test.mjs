@@ -1,8 +1,9 @@
 // The bridge's gateway wire: the wire component (wire/, transpiled into component/ beside
 // the tools) as the worker runs it, over a recording transport: the guest's records to the
 // gateway's JSON params for each protocol and back, answers treated as untrusted, an error
-// frame's kind read from its code; the records the bridge keeps as JSON (lib/records.mjs);
-// and the memory and table caps written into a core module (lib/memcap.mjs).
+// frame's kind read from its code; the records the bridge keeps as JSON (a job's by the
+// rules of `host-rules/`, the caller context by lib/records.mjs);
+// and the memory and table caps written into a core module (`deployment/src/module_caps.rs`, through the guard component).
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,11 +12,11 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import * as records from '../lib/records.mjs';
-import { defaultLimits } from '../lib/limits.mjs';
-import { capModule } from '../lib/memcap.mjs';
+import { jobRules } from '../lib/guard.mjs';
+import { capModule, defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { BoundedOutput, wasiImports } from '../lib/wasi.mjs';
-import { DEFAULT_OUT } from '../scripts/build-component.mjs';
+import { DEFAULT_OUT, REPO_DIR } from '../scripts/build-component.mjs';
 import { COMPONENT_DIR } from './helpers.mjs';
 
 /** A reader's answer: JSON text (as it crosses to the worker), parsed here to be compared. */
@@ -25,7 +26,7 @@ function parsed(answer) {
 }
 
 /** A wire instance speaking `protocol` whose transport answers with `answer(method, params)` and records each request. */
-async function wireOver(answer, protocol = 3) {
+async function wireOver(answer, protocol = 3, maxAnswerBytes = undefined) {
   const manifest = JSON.parse(readFileSync(join(DEFAULT_OUT, 'manifest.json'), 'utf8'));
   const wire = manifest.components.wire;
   const { instantiate } = await import(pathToFileURL(join(DEFAULT_OUT, wire.js)).href);
@@ -46,7 +47,7 @@ async function wireOver(answer, protocol = 3) {
     ...wasiImports({ stdout: new BoundedOutput(1024), stderr: new BoundedOutput(1024) }),
   };
   const api = instantiate((f) => modules[f], imports, (m, i) => new WebAssembly.Instance(m, i));
-  api.wire.configure({ protocol });
+  api.wire.configure({ protocol, maxAnswerBytes });
   return { api, asked, runs };
 }
 
@@ -135,13 +136,31 @@ test('protocol 4: every list carries its limit, and a spawn makes its child befo
   await assert.rejects(wireOver(() => ({ ok: {} }), 5), (e) => /protocols 3 and 4, not 5/.test(String(e)));
 });
 
+test("the wire hands over no answer past the worker's limit, in the Rust host's words (host-rules/vectors)", async () => {
+  const { answers } = JSON.parse(readFileSync(join(REPO_DIR, 'host-rules/vectors/job-rules.json'), 'utf8'));
+  for (const c of answers) {
+    assert.equal(c.method, 'sessions.resolve', 'a key of `size` bytes is an answer of that size');
+    const { api } = await wireOver(() => ({ ok: { ok: true, key: 'k'.repeat(c.size) } }), 3, BigInt(c.limit));
+    if (c.refused === null) assert.equal(api.gateway.sessionsResolve({ key: 'k' }).length, c.size);
+    else assert.deepEqual(rejection(() => api.gateway.sessionsResolve({ key: 'k' })), { kind: 'too-large', message: c.refused });
+  }
+  // Unbounded when no limit is set (the Rust host bounds what it hands over itself).
+  const { api } = await wireOver(() => ({ ok: { ok: true, key: 'k'.repeat(100) } }));
+  assert.equal(api.gateway.sessionsResolve({ key: 'k' }).length, 100);
+});
+
 test('jobs cross threads and files as JSON and come back the same', () => {
   const jobs = [
     { id: 'a', kind: 'a2a', sessionKey: 's', state: '{}', wake: { tag: 'now' } },
     { id: 'b', kind: 'subagent', sessionKey: 's', state: '{"x":1}', wake: { tag: 'run-end', val: { runId: 'r', timeoutMs: 60000n } } },
     { id: 'c', kind: 'archive', sessionKey: 's', state: '', wake: { tag: 'at', val: 1767229200000n } },
   ];
-  for (const job of jobs) assert.deepEqual(records.jobFromJson(JSON.parse(JSON.stringify(records.jobToJson(job)))), job);
+  // The rules' JSON of a job (`job-rules`' `job-json`, `job-of`), as the worker passes it.
+  for (const job of jobs) assert.deepEqual(jobRules().jobOf(jobRules().jobJson(job)), job);
+  assert.deepEqual(JSON.parse(jobRules().jobJson(jobs[1])).wake, { type: 'runEnd', wait: { runId: 'r', timeoutMs: 60000 } });
+  // A time past what a JSON number holds exactly is kept at the most it holds.
+  assert.equal(JSON.parse(jobRules().jobJson({ ...jobs[2], wake: { tag: 'at', val: 2n ** 64n - 1n } })).wake.at, 2 ** 53 - 1);
+  assert.throws(() => jobRules().jobOf('{"id": 1}'), (e) => /not a job/.test(String(e?.message ?? e)));
 });
 
 test('the caller context takes only known string fields', () => {

@@ -1,12 +1,14 @@
 //! The `gateway-wire` component: the host's transport and runs bound to the crate's
-//! traits, and the typed gateway, the spawn tree and the wire's set-up exported. Nothing but
-//! binding lives here.
+//! traits, and the typed gateway, the spawn tree and the wire's set-up exported, each answer
+//! bounded as `configure` asks (`host-rules`' metering). Nothing but binding lives here.
 
 use std::cell::Cell;
 use std::collections::BTreeSet;
 
 use session_tools_contract::wit::{FromWit, IntoWit};
 use session_tools_contract::{self as contract, Gateway as _, GatewayResult};
+
+use session_tools_host_rules::metering;
 
 use crate::era::Era;
 use crate::gateway::{self, Wire};
@@ -62,6 +64,8 @@ impl port::Runs for ImportedRuns {
 thread_local! {
     /// The era `configure` set; until then every gateway call fails.
     static ERA: Cell<Option<Era>> = const { Cell::new(None) };
+    /// The largest answer handed over, as `configure` set it (none: any).
+    static MAX_ANSWER: Cell<Option<u64>> = const { Cell::new(None) };
 }
 
 fn with_wire<R>(f: impl FnOnce(&Wire<Imported, ImportedRuns>) -> GatewayResult<R>) -> Result<R, types::GatewayError> {
@@ -71,12 +75,71 @@ fn with_wire<R>(f: impl FnOnce(&Wire<Imported, ImportedRuns>) -> GatewayResult<R
     }
 }
 
+/// `value`, unless its `size` is over the largest answer handed over.
+fn bounded<T>(method: &str, size: usize, value: T) -> GatewayResult<T> {
+    let refused = MAX_ANSWER.with(Cell::get).and_then(|limit| metering::answer_refused(method, size as u64, limit));
+    refused.map_or(Ok(value), |message| Err(contract::GatewayError::of(contract::ErrorKind::TooLarge, message)))
+}
+
+/// The wire's gateway, each answer bounded.
+struct Bounded<'a>(&'a Wire<Imported, ImportedRuns>);
+
+impl contract::Gateway for Bounded<'_> {
+    fn sessions_list(&self, p: &contract::ListParams) -> GatewayResult<contract::SessionList> {
+        let list = self.0.sessions_list(p)?;
+        bounded("sessions.list", metering::list_size(&list), list)
+    }
+    fn sessions_resolve(&self, p: &contract::ResolveParams) -> GatewayResult<String> {
+        let key = self.0.sessions_resolve(p)?;
+        bounded("sessions.resolve", key.len(), key)
+    }
+    fn chat_history(&self, p: &contract::HistoryParams) -> GatewayResult<contract::History> {
+        let history = self.0.chat_history(p)?;
+        bounded("chat.history", metering::history_size(&history), history)
+    }
+    fn chat_histories(&self, params: &[contract::HistoryParams]) -> Vec<GatewayResult<contract::History>> {
+        // Together one answer for the size limit: past it, the rest are refused.
+        let mut total = 0;
+        self.0
+            .chat_histories(params)
+            .into_iter()
+            .map(|answer| {
+                let history = answer?;
+                total += metering::history_size(&history);
+                bounded("chat.histories", total, history)
+            })
+            .collect()
+    }
+    fn agent(&self, p: &contract::AgentParams) -> GatewayResult<contract::AgentAccepted> {
+        let accepted = self.0.agent(p)?;
+        bounded("agent", metering::accepted_size(&accepted), accepted)
+    }
+    fn agent_wait(&self, p: &contract::WaitParams) -> GatewayResult<contract::WaitResult> {
+        let wait = self.0.agent_wait(p)?;
+        bounded("agent.wait", metering::wait_size(&wait), wait)
+    }
+    fn send(&self, p: &contract::SendParams) -> GatewayResult<()> {
+        self.0.send(p)
+    }
+    fn sessions_patch(&self, p: &contract::PatchParams) -> GatewayResult<()> {
+        self.0.sessions_patch(p)
+    }
+    fn sessions_delete(&self, p: &contract::DeleteParams) -> GatewayResult<()> {
+        self.0.sessions_delete(p)
+    }
+}
+
+fn with_bounded<R>(f: impl FnOnce(&Bounded<'_>) -> GatewayResult<R>) -> Result<R, types::GatewayError> {
+    with_wire(|w| f(&Bounded(w)))
+}
+
 struct Component;
 
 impl out_wire::Guest for Component {
     fn configure(connection: out_wire::Connection) -> Result<(), String> {
         let era = Era::of_protocol(connection.protocol)?;
         ERA.with(|e| e.set(Some(era)));
+        MAX_ANSWER.with(|m| m.set(connection.max_answer_bytes));
         Ok(())
     }
 
@@ -104,16 +167,19 @@ impl out_wire::Guest for Component {
     }
 }
 
-session_tools_contract::wit_gateway_export!(Component, out: out, types: types, with: with_wire);
+session_tools_contract::wit_gateway_export!(Component, out: out, types: types, with: with_bounded);
 
 impl out_tree::Guest for Component {
     fn spawned_trees(roots: Vec<String>) -> Result<Vec<String>, types::GatewayError> {
         let roots: BTreeSet<String> = roots.into_iter().collect();
-        with_wire(|w| w.spawned_trees(&roots)).map(|keys| keys.into_iter().collect())
+        let keys = with_wire(|w| w.spawned_trees(&roots).and_then(|keys| bounded("tree.spawned-trees", metering::keys_size(&keys), keys)));
+        keys.map(|keys| keys.into_iter().collect())
     }
     fn rows_of(keys: Vec<String>) -> Result<Vec<types::SessionRow>, types::GatewayError> {
         let keys: BTreeSet<String> = keys.into_iter().collect();
-        with_wire(|w| w.rows_of(&keys)).map(|rows| rows.into_iter().map(IntoWit::into_wit).collect())
+        let rows =
+            with_wire(|w| w.rows_of(&keys).and_then(|rows| bounded("tree.rows-of", rows.iter().map(metering::row_size).sum(), rows)));
+        rows.map(|rows| rows.into_iter().map(IntoWit::into_wit).collect())
     }
     fn exists(key: String) -> Result<bool, types::GatewayError> {
         with_wire(|w| w.exists(&key))

@@ -91,7 +91,7 @@ impl wit_tree::Host for StoreState {
         self.import("tree.spawned-trees", |s| {
             let roots: HashSet<String> = roots.into_iter().collect();
             let keys = s.tree_call(|tree| tree.spawned_trees(&roots)).map_err(bindings::gw_err)?;
-            let size = keys.iter().map(|k| k.len() + 8).sum();
+            let size = session_tools_host_rules::metering::keys_size(&keys);
             s.bounded("tree.spawned-trees", size, keys.into_iter().collect())
         })
     }
@@ -100,7 +100,7 @@ impl wit_tree::Host for StoreState {
         self.import("tree.rows-of", |s| {
             let keys: HashSet<String> = keys.into_iter().collect();
             let rows = s.tree_call(|tree| tree.rows_of(&keys)).map_err(bindings::gw_err)?;
-            let size = rows.iter().map(super::imports::row_size).sum();
+            let size = rows.iter().map(session_tools_host_rules::metering::row_size).sum();
             s.bounded("tree.rows-of", size, rows).map(|rows| rows.into_iter().map(bindings::session_row).collect())
         })
     }

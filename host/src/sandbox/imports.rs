@@ -1,46 +1,14 @@
 //! The host side of the component's imports, one impl per WIT interface: `gateway` (each
-//! call metered and bounded by the instance's limits, its answer refused when too large)
-//! and `host` (clock, ids, a bounded log). A panic of the host while it answers is caught
-//! here and becomes a trap that discards the instance.
+//! call metered and bounded by the instance's limits, its answer refused when too large, as
+//! `host-rules`' metering counts and words it) and `host` (clock, ids, a bounded log). A
+//! panic of the host while it answers is caught here and becomes a trap that discards the
+//! instance.
 
 use session_tools_contract::{self as ports, LogLevel};
+use session_tools_host_rules::metering::{accepted_size, history_size, list_size, wait_size};
 
 use super::store::StoreState;
 use crate::bindings::{self, wit_gw, wit_host};
-
-fn opt_len(s: &Option<String>) -> usize {
-    s.as_ref().map_or(0, String::len)
-}
-
-pub(super) fn row_size(r: &ports::SessionRow) -> usize {
-    64 + r.key.len()
-        + [
-            &r.kind,
-            &r.channel,
-            &r.label,
-            &r.display_name,
-            &r.session_id,
-            &r.model,
-            &r.thinking_level,
-            &r.verbose_level,
-            &r.send_policy,
-            &r.last_channel,
-            &r.last_to,
-            &r.last_account_id,
-            &r.spawned_by,
-        ]
-        .iter()
-        .map(|s| opt_len(s))
-        .sum::<usize>()
-        + r.delivery_context.as_ref().map_or(0, |d| {
-            let thread = match &d.thread_id {
-                Some(ports::ThreadId::Text(t)) => t.len(),
-                Some(ports::ThreadId::Number(_)) => 8,
-                None => 0,
-            };
-            opt_len(&d.channel) + opt_len(&d.to) + opt_len(&d.account_id) + thread
-        })
-}
 
 /// The text of a caught panic.
 pub(super) fn panic_text(panic: &(dyn std::any::Any + Send)) -> String {
@@ -79,8 +47,7 @@ impl wit_gw::Host for StoreState {
         self.import("gateway.sessions-list", |s| {
             let params = bindings::list_params(params);
             let list = s.gateway_call(|gw| gw.sessions_list(&params)).map_err(bindings::gw_err)?;
-            let size = opt_len(&list.path) + list.sessions.iter().map(row_size).sum::<usize>();
-            s.bounded("sessions.list", size, list).map(bindings::session_list)
+            s.bounded("sessions.list", list_size(&list), list).map(bindings::session_list)
         })
     }
 
@@ -96,8 +63,7 @@ impl wit_gw::Host for StoreState {
         self.import("gateway.chat-history", |s| {
             let params = bindings::history_params(params);
             let history = s.gateway_call(|gw| gw.chat_history(&params)).map_err(bindings::gw_err)?;
-            let size = history.messages.iter().map(|m| m.json.len() + opt_len(&m.role) + 16).sum::<usize>();
-            s.bounded("chat.history", size, history).map(bindings::history)
+            s.bounded("chat.history", history_size(&history), history).map(bindings::history)
         })
     }
 
@@ -128,7 +94,7 @@ impl wit_gw::Host for StoreState {
                 .into_iter()
                 .map(|answer| {
                     let history = answer.map_err(bindings::gw_err)?;
-                    total += history.messages.iter().map(|m| m.json.len() + opt_len(&m.role) + 16).sum::<usize>();
+                    total += history_size(&history);
                     s.bounded("chat.histories", total, history).map(bindings::history)
                 })
                 .collect()
@@ -139,8 +105,7 @@ impl wit_gw::Host for StoreState {
         self.import("gateway.agent", |s| {
             let params = bindings::agent_params(params);
             let accepted = s.gateway_call(|gw| gw.agent(&params)).map_err(bindings::gw_err)?;
-            let size = opt_len(&accepted.run_id);
-            s.bounded("agent", size, wit_gw::AgentAccepted { run_id: accepted.run_id })
+            s.bounded("agent", accepted_size(&accepted), wit_gw::AgentAccepted { run_id: accepted.run_id })
         })
     }
 
@@ -168,8 +133,7 @@ impl wit_gw::Host for StoreState {
                 }
             }
             .map_err(bindings::gw_err)?;
-            let size = opt_len(&wait.status) + opt_len(&wait.error) + opt_len(&wait.model);
-            s.bounded("agent.wait", size, wait).map(bindings::wait_result)
+            s.bounded("agent.wait", wait_size(&wait), wait).map(bindings::wait_result)
         })
     }
 

@@ -238,23 +238,15 @@ impl StoreState {
     /// Runs a gateway call; its time does not count against the guest's CPU budget (but
     /// against the call's wall time), and a call has a bounded number of them.
     pub(super) fn gateway_call<T>(&mut self, call: impl FnOnce(&dyn Gateway) -> ports::GatewayResult<T>) -> ports::GatewayResult<T> {
+        use session_tools_host_rules::metering::{gateway_call_refused, CallRefusal};
         self.meter.gateway_calls += 1;
-        if self.meter.gateway_calls > self.meter.max_gateway_calls {
-            return Err(ports::GatewayError::of(
-                ports::ErrorKind::TooLarge,
-                format!("too many gateway calls in one call (the limit is {})", self.meter.max_gateway_calls),
-            ));
-        }
         let called = Instant::now();
-        if self.meter.over_wall_at(called) {
-            self.meter.wall_exceeded = true;
-            return Err(ports::GatewayError::of(ports::ErrorKind::Timeout, "the call ran out of time"));
-        }
-        if self.meter.gateway_left().is_zero() {
-            return Err(ports::GatewayError::of(
-                ports::ErrorKind::Timeout,
-                format!("the call spent its gateway time ({} s) and may make no more gateway calls", self.meter.gateway_budget.as_secs()),
-            ));
+        let (calls, max_calls) = (self.meter.gateway_calls, self.meter.max_gateway_calls);
+        let out_of_time = calls <= max_calls && self.meter.over_wall_at(called);
+        let spent = self.meter.gateway_left().is_zero();
+        if let Some(refusal) = gateway_call_refused(calls, max_calls, out_of_time, spent, self.meter.gateway_budget.as_secs()) {
+            self.meter.wall_exceeded |= refusal == CallRefusal::OutOfTime;
+            return Err(refusal.error());
         }
         let result = call(self.gateway.as_ref());
         self.meter.in_host += called.elapsed();
@@ -263,14 +255,11 @@ impl StoreState {
 
     /// Refuses an answer too large to hand to the guest.
     pub(super) fn bounded<T>(&self, method: &str, size: usize, value: T) -> Result<T, wit_gw::GatewayError> {
-        if size > self.max_answer {
+        let limit = self.max_answer as u64;
+        if let Some(message) = session_tools_host_rules::metering::answer_refused(method, size as u64, limit) {
             crate::telemetry::limit_hit(&self.name, "too_large");
-            self.services
-                .log(LogLevel::Warn, &format!("[{}] {method} answer of {size} bytes refused (limit {})", self.name, self.max_answer));
-            return Err(wit_gw::GatewayError {
-                kind: wit_gw::ErrorKind::TooLarge,
-                message: format!("gateway answer too large: {method} returned {size} bytes (the limit is {})", self.max_answer),
-            });
+            self.services.log(LogLevel::Warn, &format!("[{}] {method} answer of {size} bytes refused (limit {limit})", self.name));
+            return Err(wit_gw::GatewayError { kind: wit_gw::ErrorKind::TooLarge, message });
         }
         Ok(value)
     }

@@ -159,7 +159,11 @@ impl Wires {
         store.limiter(|s| &mut s.memory);
         let wire = compiled.pre.instantiate(&mut store).map_err(|e| format!("starting the gateway wire: {e:#}"))?;
         wire.openclaw_session_tools_wire()
-            .call_configure(&mut store, wit_wire::Connection { protocol: self.protocol })
+            .call_configure(
+                &mut store,
+                // The host bounds each answer itself, where it hands it to the guest.
+                wit_wire::Connection { protocol: self.protocol, max_answer_bytes: None },
+            )
             .map_err(|e| format!("configuring the gateway wire: {e:#}"))??;
         Ok(Instance { store, wire })
     }
