@@ -153,7 +153,14 @@ impl Service {
         let id = run.record.id.clone();
         let tool = run.record.tool.clone();
         let _ = self.call_counted(caller, &tool, arguments, cancel, Some(&id));
-        let ended = self.inner.jobs.tasks().get(&run.record.owner, &id, self.inner.services.now_ms());
+        let tasks = self.inner.jobs.tasks();
+        let mut ended = tasks.get(&run.record.owner, &id, self.inner.services.now_ms());
+        if ended.as_ref().is_ok_and(|task| task.state.is_working()) {
+            // The call has ended but its answer was not written (the log says why): the
+            // task says so rather than wait for an answer that will not come.
+            let lost = TaskAnswer::Lost("the call ended but its answer could not be kept; see the server's log".into());
+            ended = tasks.answer(&id, lost, self.inner.services.now_ms()).and_then(|task| task.ok_or(TaskError::NotFound));
+        }
         drop(run);
         ended
     }
