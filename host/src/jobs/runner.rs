@@ -454,7 +454,7 @@ impl JobRunner {
     /// (or a replay) ran.
     fn work(&self, host: &dyn StepHost, key: &str, ready: Ready, until: Option<Instant>, stop: Option<&AtomicBool>) -> bool {
         if ready == Ready::Replay {
-            return self.replay(host, key);
+            return self.replay(host, key, stop);
         }
         let Some((claim, record)) = self.store.claim(key) else { return false };
         let wakeup = match (&record.wake, ready) {
@@ -487,11 +487,13 @@ impl JobRunner {
                 Wakeup::RunEnded(answer)
             }
         };
+        // Counted before the stop is looked at: a stop that finds nothing in flight has set
+        // its flag first, so this step sees it and does not begin.
+        let _counted = InFlight::new(&self.in_flight);
         if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
             // Stopping: nothing of this step was done yet; the job stays as it is.
             return false;
         }
-        let _counted = InFlight::new(&self.in_flight);
         self.step_guarded(host, record, wakeup);
         drop(claim);
         true
@@ -499,10 +501,14 @@ impl JobRunner {
 
     /// Makes a tool call again from an intent its process left (once; a second stop in its
     /// replay drops it), then keeps its jobs under the intent's keys.
-    fn replay(&self, host: &dyn StepHost, id: &str) -> bool {
+    fn replay(&self, host: &dyn StepHost, id: &str, stop: Option<&AtomicBool>) -> bool {
         let Some(dir) = self.store.calls_dir() else { return false };
         let Some((mut intent, held)) = CallIntent::claim(&dir, id) else { return false };
+        // As for a step: counted, then the stop looked at (the intent stays for the next start).
         let _counted = InFlight::new(&self.in_flight);
+        if stop.is_some_and(|s| s.load(Ordering::SeqCst)) {
+            return false;
+        }
         intent = match intent.replayed() {
             Ok(again) => again,
             Err(dropped) => {

@@ -186,14 +186,19 @@ fn start(runner: &JobRunner, host: &FakeHost, jobs: Vec<Job>) {
     runner.start(host, "main", &Caller::default(), jobs, None);
 }
 
-/// Waits until no step or replay of `runner` is in flight, then checks nothing is left
-/// marked busy.
+/// Waits until no step or replay of `runner` is in flight and nothing is marked busy (a
+/// scheduler's worker lets its work go after the step has left the count, and rings).
 fn assert_idle(runner: &JobRunner) {
     let (count, ended) = &*runner.in_flight;
     let count = count.lock().unwrap();
     let (count, _) = ended.wait_timeout_while(count, SAFETY, |n| *n > 0).unwrap();
     assert_eq!(*count, 0, "steps still counted in flight");
-    assert!(runner.state.lock().unwrap().busy.is_empty(), "work left marked busy");
+    drop(count);
+    let busy = || !runner.state.lock().unwrap().busy.is_empty();
+    let (rung, bell) = &*runner.signal;
+    let rung = rung.lock().unwrap();
+    let _ = bell.wait_timeout_while(rung, SAFETY, |_| busy()).unwrap();
+    assert!(!busy(), "work left marked busy");
 }
 
 fn pending_states(runner: &JobRunner, host: &FakeHost) -> Vec<String> {
@@ -295,8 +300,14 @@ fn stop_waits_for_the_step_in_flight_no_longer_than_its_grace() {
 #[test]
 fn stop_with_time_to_spare_returns_once_the_step_in_flight_is_kept() {
     let (_root, host, runner, scheduler) = scheduler_in_a_step();
+    let asked = scheduler.stop.clone();
     let stopped = std::thread::scope(|scope| {
         let stop = scope.spawn(move || scheduler.stop(SAFETY));
+        // The step goes on once the stop is asked (it rings the runner's signal then), so
+        // what the step leaves comes after the stop.
+        let (rung, bell) = &*runner.signal;
+        let rung = rung.lock().unwrap();
+        let _ = bell.wait_timeout_while(rung, SAFETY, |_| !asked.load(Ordering::SeqCst)).unwrap();
         host.open_gate();
         stop.join().unwrap()
     });
