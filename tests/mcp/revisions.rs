@@ -141,6 +141,14 @@ fn the_2026_revision_is_served_without_a_session_and_the_session_revisions_with_
     let refused = answer_to(&post(url, &body, &headers), 5);
     assert_eq!(refused["error"]["code"], -32022, "{refused}");
     assert_eq!(refused["error"]["data"]["supported"], json!(SERVED), "{refused}");
+    // The Origin check holds without a session too: a page of another site is refused
+    // before anything else; a page of the server's own name is served.
+    for (origin, status) in [("http://evil.example", 403), ("http://localhost", 200)] {
+        let (body, mut headers) = modern(6, "tools/call", json!({"name": "sessions_list", "arguments": {}}), &token);
+        headers.push(("Origin", origin.to_string()));
+        let answer = post(url, &body, &headers);
+        assert_eq!(answer.status, status, "{origin}: {answer:?}");
+    }
 
     // The session revisions: initialize agrees on the client's revision and opens a session.
     for version in &SERVED[..2] {
