@@ -21,10 +21,25 @@ impl Stop {
     pub fn install(service: Option<Service>) -> Stop {
         let stop = Stop::default();
         let requested = stop.requested.clone();
+        let (ready, listening_now) = std::sync::mpsc::channel();
         let listening = std::thread::Builder::new().name("session-tools-signals".into()).spawn(move || {
             let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_io().build() else { return };
             runtime.block_on(async move {
-                let first = crate::mcp::stop_signal().await;
+                // Polled once, the listener has installed its handlers (tokio installs a
+                // signal's when its listener is first polled): only then may the work start,
+                // or a signal that comes at once would end the process by its default action
+                // instead of stopping it gracefully.
+                let mut listener = std::pin::pin!(crate::mcp::stop_signal());
+                let early = tokio::select! {
+                    biased;
+                    name = &mut listener => Some(name),
+                    () = std::future::ready(()) => None,
+                };
+                let _ = ready.send(());
+                let first = match early {
+                    Some(name) => name,
+                    None => listener.await,
+                };
                 eprintln!("{first}: finishing the work in flight (again to stop at once)");
                 requested.store(true, Ordering::SeqCst);
                 session_tools_host::release_fault_points();
@@ -36,7 +51,7 @@ impl Stop {
                 std::process::exit(if second == "interrupted" { 130 } else { 143 });
             });
         });
-        if listening.is_err() {
+        if listening.is_err() || listening_now.recv_timeout(std::time::Duration::from_secs(5)).is_err() {
             eprintln!("warning: cannot listen for signals; a signal stops the process at once");
         }
         stop
