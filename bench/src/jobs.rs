@@ -80,7 +80,8 @@ pub fn run(ctx: &mut Ctx, flows: usize, agents: usize) -> Result<()> {
     let child = Command::new(&ctx.cli)
         .arg("--state")
         .arg(&dir)
-        .args(["jobs", "--wait", "3600"])
+        // The flows were made with the echo runtime; their steps start runs, which need one.
+        .args(["jobs", "--runtime", "echo", "--wait", "3600"])
         .env("SESSION_TOOLS_CACHE_DIR", &ctx.cache)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
