@@ -588,6 +588,15 @@ struct HttpServer {
     _agents: Option<tempfile::NamedTempFile>,
 }
 
+/// The agents file of the fairness tests: `hog`'s token is a sandboxed caller (its calls go
+/// to its own child session, in instances of their own), `other`'s the main session's.
+fn hog_and_other(hog: &str, other: &str) -> Value {
+    json!({"agents": [
+        {"token": hog, "sessionKey": "agent:main:main", "sandboxed": true},
+        {"token": other, "sessionKey": "agent:main:main"},
+    ]})
+}
+
 impl HttpServer {
     fn start(state: &Path, agents: &Value) -> HttpServer {
         HttpServer::start_with(state, agents, &[])

@@ -29,10 +29,7 @@ fn one_token_at_its_caps_is_refused_while_another_token_s_client_is_answered_wit
     let (hog, other) = (random_hex(24), random_hex(24));
     let server = HttpServer::start_with(
         state.path(),
-        &json!({"agents": [
-            {"token": hog, "sessionKey": "agent:main:main", "sandboxed": true},
-            {"token": other, "sessionKey": "agent:main:main"},
-        ]}),
+        &super::hog_and_other(&hog, &other),
         // The header timeout is long so that the kept-alive connections below stay for
         // the whole test.
         &[

@@ -196,14 +196,9 @@ fn over_stdio_the_2026_revision_needs_no_initialize() {
 fn one_token_with_its_cap_of_stateless_calls_waiting_leaves_another_answered_at_once() {
     let state = sample_copy();
     let (hog, other) = (random_hex(24), random_hex(24));
-    // The hog is sandboxed (its calls go to its own child session, in instances of their
-    // own); the other token is the main session's.
     let (server, _rules) = slow_server(
         state.path(),
-        &json!({"agents": [
-            {"token": hog, "sessionKey": "agent:main:main", "sandboxed": true},
-            {"token": other, "sessionKey": "agent:main:main"},
-        ]}),
+        &super::hog_and_other(&hog, &other),
         // The runs outlast everything the other token does meanwhile.
         10_000,
         &["--max-streams-per-token", "4", "--header-timeout", "300"],
@@ -264,10 +259,7 @@ fn a_stateless_token_s_bodies_and_connections_are_capped_while_another_token_is_
     let (hog, other) = (random_hex(24), random_hex(24));
     let server = HttpServer::start_with(
         state.path(),
-        &json!({"agents": [
-            {"token": hog, "sessionKey": "agent:main:main", "sandboxed": true},
-            {"token": other, "sessionKey": "agent:main:main"},
-        ]}),
+        &super::hog_and_other(&hog, &other),
         &["--max-connections-per-token", "3", "--header-timeout", "300", "--verbose"],
     );
     let url = server.url.as_str();
