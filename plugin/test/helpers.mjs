@@ -19,15 +19,15 @@ export function hostileWasm(fs = false) {
     if (!existsSync(process.env[variable])) throw new Error(`${variable}=${process.env[variable]} does not exist`);
     return process.env[variable];
   }
-  const build = join(REPO_DIR, 'target/debug/build');
-  const found = (existsSync(build) ? readdirSync(build) : [])
-    .filter((d) => d.startsWith('session-tools-tests-'))
-    .map((d) => join(build, d, 'out', file))
+  // The project's tests run in release; a debug build's is taken too.
+  const found = ['release', 'debug']
+    .map((profile) => join(REPO_DIR, 'target', profile, 'build'))
+    .flatMap((build) => (existsSync(build) ? readdirSync(build) : []).filter((d) => d.startsWith('session-tools-tests-')).map((d) => join(build, d, 'out', file)))
     .filter((p) => existsSync(p))
     .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
   if (found.length === 0) {
     throw new Error(
-      `the hostile test component is not built: run \`cargo test -p session-tools-tests --no-run\` in ${REPO_DIR} (or set ${variable})`,
+      `the hostile test component is not built: run \`cargo test --release -p session-tools-tests --no-run\` in ${REPO_DIR} (or set ${variable})`,
     );
   }
   return found[0];
