@@ -7,10 +7,11 @@
 // file (`calls/<id>.json` beside the jobs, keyed-files.mjs) and its lock, which names this
 // process, held until the call's jobs are kept.
 
-import { readFileSync, renameSync, rmSync } from 'node:fs';
+import { renameSync, rmSync } from 'node:fs';
 
 import { writeAtomically } from './files.mjs';
 import { jobRules } from './guard.mjs';
+import { lockAndRead } from './keyed-files.mjs';
 
 /** A held intent: its file and its lock. */
 export class HeldIntent {
@@ -55,24 +56,10 @@ export function recordIntent(calls, id, text) {
  * `<id>.json.unreadable`, never made again blindly).
  */
 export function claimIntent(calls, id) {
-  let lock;
-  try {
-    lock = calls.lock(id);
-  } catch {
-    return null; // not an intent's id
-  }
-  if (!lock) return null;
-  const held = new HeldIntent(calls, id, lock);
-  let text;
-  try {
-    text = readFileSync(held.path, 'utf8');
-  } catch (e) {
-    // Committed meanwhile (gone): its lock goes too; unreadable for now: left as it is.
-    if (e.code === 'ENOENT') held.done();
-    else held.release();
-    return null;
-  }
-  const read = jobRules().readIntent(id, text);
+  const claimed = lockAndRead(calls, id);
+  if (!claimed) return null;
+  const held = new HeldIntent(calls, id, claimed.lock);
+  const read = jobRules().readIntent(id, claimed.text);
   if (read === undefined) {
     try {
       renameSync(held.path, `${held.path}.unreadable`);

@@ -25,7 +25,7 @@ import { join } from 'node:path';
 
 import { jobRules } from './guard.mjs';
 import { claimIntent, IntentRecorder } from './intent.mjs';
-import { KeyedFiles } from './keyed-files.mjs';
+import { KeyedFiles, lockAndRead } from './keyed-files.mjs';
 
 const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
@@ -44,42 +44,29 @@ export function readJob(key, text) {
   }
 }
 
-/** A claimed job (`record`: as it was when claimed); `release()` lets it go, once. */
-export class JobClaim {
-  constructor(record, free) {
-    this.record = record;
-    this.free = free;
-    this.released = false;
+/**
+ * Claims the job `key` of `store` as it is kept now: `{record, release()}` (`release()` lets
+ * it go, once), or null when held, ended or unreadable (not a job to step).
+ */
+function claimJob(store, key) {
+  const claimed = lockAndRead(store, key);
+  if (!claimed) return null;
+  const { lock, text } = claimed;
+  let record;
+  try {
+    record = readJob(key, text);
+  } catch {
+    lock.release();
+    return null;
   }
-
-  release() {
-    if (this.released) return;
-    this.released = true;
-    this.free();
-  }
-
-  /** Claims the job `key` of `store` (`lock(key)`, `read(key)`): null when held or ended. */
-  static of(store, key) {
-    let lock;
-    try {
-      lock = store.lock(key);
-    } catch {
-      return null;
-    }
-    if (!lock) return null;
-    let record = null;
-    try {
-      const text = store.read(key);
-      if (text !== undefined) record = readJob(key, text);
-    } catch {
-      // unreadable: not a job to step
-    }
-    if (!record) {
-      lock.release();
-      return null;
-    }
-    return new JobClaim(record, () => lock.release());
-  }
+  return {
+    record,
+    released: false,
+    release() {
+      if (!this.released) lock.release();
+      this.released = true;
+    },
+  };
 }
 
 /** Jobs in memory, gone with the store (conformance runs): each job's file text by key. */
@@ -113,7 +100,7 @@ export class MemoryJobStore {
     return { release: () => this.claimed.delete(key) };
   }
   claim(key) {
-    return JobClaim.of(this, key);
+    return claimJob(this, key);
   }
   sweep() {}
 }
@@ -131,7 +118,7 @@ export class DirJobStore extends KeyedFiles {
     this.calls = new KeyedFiles(join(dir, 'calls'));
   }
   claim(key) {
-    return JobClaim.of(this, key);
+    return claimJob(this, key);
   }
   sweep() {
     super.sweep();
@@ -191,9 +178,8 @@ export class JobRunner {
 
   /** The pending jobs that may be stepped: a call's jobs wait while its intent is kept. */
   steppable() {
-    const jobs = this.pending();
     const intents = this.intents();
-    return intents.size === 0 ? jobs : jobs.filter((r) => !(typeof r.call === 'string' && intents.has(r.call)));
+    return this.pending().filter((r) => !intents.has(r.call));
   }
 
   /** A recorder of the intent of a tool call about to be made (intent.mjs). */
@@ -383,11 +369,6 @@ export class JobRunner {
     });
   }
 
-  ready(record, now) {
-    if (record.wake.type === 'at') return record.wake.at <= now;
-    return true;
-  }
-
   /** The wakeup of a claimed job (waiting for its run's end first); null: not now. */
   async wakeupOf(record, until) {
     switch (record.wake.type) {
@@ -410,6 +391,43 @@ export class JobRunner {
   }
 
   /**
+   * One look at the pending work: the intents left by stopped processes made again, one at
+   * a time, then each ready job (a timer whose time has come, a wait for a run) claimed and
+   * stepped. `halted()`: start nothing more; `until`: the deadline of waits; `onClaim(claim,
+   * work)`: given, a wait for a run goes on concurrently (the pass does not await it), so one
+   * slow flow never holds up another. Answers `{ran, ready, held, next}`: the steps and
+   * replays that ran, the jobs found ready, those another holds, and the next timer's time.
+   */
+  async pass(halted, until, onClaim = null) {
+    const failed = (what) => (e) => this.host.log('error', `the host failed while ${what}; it stays pending: ${e.message}`);
+    const out = { ran: 0, ready: 0, held: 0, next: Infinity };
+    for (const id of this.replayable()) {
+      if (halted()) return out;
+      if (await this.replay(id).catch(failed(`making call ${id} again`))) out.ran += 1;
+    }
+    const now = this.host.now();
+    for (const record of this.steppable()) {
+      if (halted()) break;
+      if (this.busy.has(record.key)) continue;
+      if (record.wake.type === 'at' && record.wake.at > now) {
+        out.next = Math.min(out.next, record.wake.at);
+        continue;
+      }
+      out.ready += 1;
+      let claim;
+      const work = this.claimAndStep(record.key, until, halted, (c) => (claim = c));
+      if (!work) {
+        out.held += 1;
+        continue;
+      }
+      const done = work.catch(failed(`stepping job ${record.id} (${record.kind})`));
+      onClaim?.(claim, done);
+      if (!onClaim || record.wake.type !== 'runEnd') out.ran += (await done) === true ? 1 : 0;
+    }
+    return out;
+  }
+
+  /**
    * Runs the jobs that can make progress now, one after another, until none is left,
    * `deadlineMs` passes or `stop()` is asked: intents left by stopped processes, waits for
    * runs for real, and timers whose time has come. Answers how many steps (and replays)
@@ -417,31 +435,16 @@ export class JobRunner {
    */
   async runReady(deadlineMs = Infinity) {
     const until = Date.now() + deadlineMs;
-    const over = () => this.stopping || Date.now() >= until;
+    const halted = () => this.stopping || Date.now() >= until;
     let steps = 0;
-    for (;;) {
-      if (over()) return steps;
-      let ran = 0;
-      for (const id of this.replayable()) {
-        if (over()) return steps;
-        if (await this.replay(id)) ran += 1;
-      }
-      const now = this.host.now();
-      const ready = this.steppable().filter((r) => this.ready(r, now) && !this.busy.has(r.key));
-      if (ready.length === 0 && ran === 0) return steps;
-      let heldElsewhere = 0;
-      for (const listed of ready) {
-        if (over()) return steps + ran;
-        if (this.busy.has(listed.key)) continue;
-        const work = this.claimAndStep(listed.key, Number.isFinite(until) ? until : undefined, () => this.stopping);
-        if (!work) heldElsewhere += 1;
-        else if (await work) ran += 1;
-      }
+    while (!halted()) {
+      const { ran, ready, held } = await this.pass(halted, Number.isFinite(until) ? until : undefined);
       steps += ran;
-      // What is left is another's to make progress with (its holder's, while alive).
-      if (ran === 0 && heldElsewhere === ready.length) return steps;
+      // Nothing is ready, or what is left is another's to make progress with (its holder's, while alive).
+      if (ran === 0 && held === ready) return steps;
       if (ran === 0) await new Promise((r) => setTimeout(r, 50));
     }
+    return steps;
   }
 
   /**
@@ -455,50 +458,30 @@ export class JobRunner {
    */
   startScheduler() {
     let stopped = false;
-    let timer = null;
     let wake = null;
     let dirty = false;
     /** The claims of the jobs this scheduler waits for or steps. */
     const held = new Set();
     const ring = () => {
       dirty = true;
-      if (wake) wake();
+      wake?.();
     };
-    const failed = (what) => (e) => this.host.log('error', `the host failed while ${what}; it stays pending: ${e.message}`);
+    const onClaim = (claim, work) => {
+      held.add(claim);
+      work.finally(() => {
+        held.delete(claim);
+        ring();
+      });
+    };
     const loop = async () => {
       while (!stopped) {
         dirty = false;
-        // Calls whose process stopped before their jobs were kept, one at a time.
-        for (const id of this.replayable()) {
-          if (stopped) break;
-          await this.replay(id).catch(failed(`making call ${id} again`));
-        }
-        const now = this.host.now();
-        let nextTimer = Infinity;
-        for (const record of this.steppable()) {
-          if (stopped) break;
-          if (this.busy.has(record.key)) continue;
-          if (record.wake.type === 'at' && record.wake.at > now) {
-            nextTimer = Math.min(nextTimer, record.wake.at);
-            continue;
-          }
-          let claim;
-          const work = this.claimAndStep(record.key, undefined, () => stopped, (c) => held.add((claim = c)));
-          if (!work) continue;
-          work
-            .catch(failed(`stepping job ${record.id} (${record.kind})`))
-            .finally(() => {
-              held.delete(claim);
-              ring();
-            });
-          // Ready jobs run one at a time; waits for runs go on concurrently.
-          if (record.wake.type !== 'runEnd') await work.catch(() => {});
-        }
-        const pause = Math.min(1000, Math.max(1, nextTimer - now));
+        const { next } = await this.pass(() => stopped, undefined, onClaim);
         if (dirty || stopped) continue;
+        let timer;
         await new Promise((resolve) => {
           wake = resolve;
-          timer = setTimeout(resolve, pause);
+          timer = setTimeout(resolve, Math.min(1000, Math.max(1, next - this.host.now())));
           timer.unref?.();
         });
         clearTimeout(timer);

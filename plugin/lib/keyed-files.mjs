@@ -11,6 +11,26 @@ import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from 
 import { jobRules } from './guard.mjs';
 import { OwnerLock, sweepLocks } from './owner-lock.mjs';
 
+/**
+ * Locks `key` of `store` (`lock(key)`, `read(key)`: these files, or jobs in memory) and reads
+ * what is kept under it then: `{lock, text}`, or null when another holds it, the key names
+ * nothing here or nothing is kept under it (its lock let go again).
+ */
+export function lockAndRead(store, key) {
+  let lock = null;
+  try {
+    lock = store.lock(key);
+  } catch {
+    // not a key of this store
+  }
+  const text = lock ? store.read(key) : undefined;
+  if (text === undefined) {
+    lock?.release();
+    return null;
+  }
+  return { lock, text };
+}
+
 export class KeyedFiles {
   constructor(dir) {
     this.dir = dir;
