@@ -14,9 +14,9 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
-import { GatewayHistories, loadHistoryModules } from './gateway-histories.mjs';
+import { loadHistoryModules, loadSdkHistoryModules } from './gateway-histories.mjs';
 import { packageFiles } from './gateway-modules.mjs';
-import { loadSdkHistoryModules, SdkHistories } from './sdk-histories.mjs';
+import { LocalHistories } from './local-histories.mjs';
 
 /** Whether a reader answered (`{ok}`, or `{text}`: the answer as JSON text), not failed. */
 const answered = (a) => a !== undefined && a !== null && a.error === undefined && (a.ok !== undefined || a.text !== undefined);
@@ -58,7 +58,7 @@ function persistent(connection, histories, protocol) {
  * client (gateway-connection.mjs), or, when this gateway package's modules are not laid out
  * as expected, its `callGateway` (a connection per call, slower but the same answers).
  * Answers `{callGateway, close, persistent, histories}` (`histories`: the in-process reader,
- * gateway-histories.mjs on January's packages, sdk-histories.mjs on 2026.5 and later, or
+ * local-histories.mjs, over the January packages' or the plugin SDK's functions, or
  * null); `log(level, message)` says which.
  */
 export async function connectToGateway({ explicit, gatewayConfig, log = () => {} }) {
@@ -78,7 +78,7 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
     });
     let histories = null;
     try {
-      histories = new SdkHistories(await loadSdkHistoryModules());
+      histories = new LocalHistories(await loadSdkHistoryModules());
     } catch (sdk) {
       log('warn', `a list's histories are asked of the gateway one chat.history at a time (${sdk.message})`);
     }
@@ -87,7 +87,7 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
   }
   let histories = null;
   try {
-    histories = new GatewayHistories(await loadHistoryModules(found));
+    histories = new LocalHistories(await loadHistoryModules(found));
   } catch (e) {
     log('warn', `a list's histories are asked of the gateway one chat.history at a time (${e.message})`);
   }
@@ -196,16 +196,13 @@ export class OpenClawGateway {
     this.runs.set(runId, this.canonicalKey(sessionKey));
   }
 
-  /** A batch of `chat.history`: read in this process where it can be (gateway-histories.mjs), else asked. */
+  /** A batch of `chat.history`: read in this process where it can be (local-histories.mjs), else asked. */
   async histories(list) {
     let local = [];
     if (this.localHistories) {
       try {
-        const canonical = (key) => this.canonicalKey(key);
-        // A reader that takes the gateway's thread a slice at a time (sdk-histories.mjs) yields it.
-        local = this.localHistories.readSliced
-          ? await this.localHistories.readSliced(list, canonical)
-          : this.localHistories.read(list, canonical);
+        // The reader takes the gateway's thread a slice at a time, yielding it in between.
+        local = await this.localHistories.readSliced(list, (key) => this.canonicalKey(key));
       } catch {
         local = [];
       }

@@ -2,13 +2,13 @@
 // Rust host runs natively: a config OpenClaw 2026.9 hands the plugin (`agents.entries`, the
 // default agent in `agents.defaults.systemAgent.agentId`) read in the documents' shape
 // (`wire/src/documents_config.rs`), and `chat.history`'s answer from a session's entry and events read
-// in the gateway's process (`transcript/src/history.rs`, for sdk-histories.mjs). Instances of
+// in the gateway's process (`transcript/src/history.rs`, for local-histories.mjs). Instances of
 // the wire component (transpiled into component/ by scripts/build-component.mjs), made at
 // first use, one per use so that histories (large inputs) never share memory with the
 // config's reading; an instance that trapped is dropped and the next call makes a fresh one.
 // They are given no transport and no runs (the functions call neither).
 
-import { pureInstance } from './components.mjs';
+import { asked, pureInstance } from './components.mjs';
 
 const instances = new Map();
 
@@ -36,13 +36,7 @@ export function withWire(slot, use, make = instantiateWire) {
 /** A config (an object) in the documents' shape (E2); one of that shape comes back as it was. */
 export function documentsShape(raw) {
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return raw;
-  let text;
-  try {
-    text = withWire('config', (wire) => wire.documentsConfig(JSON.stringify(raw)));
-  } catch (e) {
-    throw new Error(`reading the config in the documents' shape: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  return JSON.parse(text);
+  return JSON.parse(asked(() => withWire('config', (wire) => wire.documentsConfig(JSON.stringify(raw))), "reading the config in the documents' shape"));
 }
 
 /**

@@ -227,7 +227,7 @@ test("an instance's tables are capped at its agent's tableElements", async () =>
 });
 
 test("a history read with the plugin SDK is answered by the wire's rule, the rest asked of the gateway (E3, E4)", async () => {
-  const { SdkHistories } = await import('../lib/sdk-histories.mjs');
+  const { LocalHistories } = await import('../lib/local-histories.mjs');
   const entries = {
     'agent:main:a': { sessionId: 's-a', updatedAt: 1 },
     'agent:main:hidden': { sessionId: 's-h', archivedAt: 5 },
@@ -242,7 +242,7 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
     's-h': [{ type: 'message', id: '1', message: { role: 'user', content: 'secret' } }],
   };
   const asked = [];
-  const reader = new SdkHistories({
+  const reader = new LocalHistories({
     // Stand-ins for OpenClaw's functions (a key without an agent throws, as its own does).
     agentOf: (key) => {
       if (!key.startsWith('agent:')) throw new Error('Session key does not contain an agent id');
@@ -283,7 +283,7 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   const [broken, global] = reader.read([{ sessionKey: 'agent:main:b' }, { sessionKey: 'global' }]);
   assert.match(broken.error, /database is locked/, 'an SDK error leaves the session to the gateway');
   assert.match(global.error, /agent id/, 'a key without an agent is the gateway\'s to resolve');
-  const later = new SdkHistories({ agentOf: () => 'main', getSessionEntry: async () => entries['agent:main:a'], loadTranscriptEventsSync: () => [] });
+  const later = new LocalHistories({ agentOf: () => 'main', getSessionEntry: async () => entries['agent:main:a'], loadTranscriptEventsSync: () => [] });
   assert.match(later.read([{ sessionKey: 'agent:main:a' }])[0].error, /asynchronously/, 'an entry promised is not taken for none');
 
   // A long transcript: only its newest events cross into the component when they hold the
@@ -300,6 +300,56 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   const [sparse] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
   assert.deepEqual(parsed(sparse).messages, [{ role: 'user', content: 'old' }]);
   assert.equal(crossed.length, 100, 'too few messages among the newest: every event, each written once');
+});
+
+test("on January's packages, a history is read with the package's own store and transcript functions, each store once a batch", async () => {
+  const { loadHistoryModules } = await import('../lib/gateway-histories.mjs');
+  const { LocalHistories } = await import('../lib/local-histories.mjs');
+  const { mkdtempSync, mkdirSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  // Stand-ins for the package's modules, laid out as it lays them out beside `gateway/call.js`.
+  const dist = mkdtempSync(join(tmpdir(), 'january-'));
+  mkdirSync(join(dist, 'gateway'));
+  mkdirSync(join(dist, 'config'));
+  const transcript = join(dist, 's-a.jsonl');
+  writeFileSync(
+    transcript,
+    ['{"type":"session","id":"s-a"}', 'not json', '', '{"message":{"role":"user","content":"[Discord Acme #general] hi"}}', '{"message":{"role":"assistant","content":"yo"}}\r', ''].join('\n'),
+  );
+  const store = { 'agent:main:a': { sessionId: 's-a' }, 'agent:main:gone': { sessionId: 's-gone' } };
+  writeFileSync(join(dist, 'gateway/call.js'), '');
+  writeFileSync(
+    join(dist, 'gateway/session-utils.js'),
+    `export const resolveSessionTranscriptCandidates = (id, storePath, file) => [file, ${JSON.stringify(dist)} + '/' + id + '.jsonl'].filter(Boolean);`,
+  );
+  writeFileSync(
+    join(dist, 'config/sessions.js'),
+    `globalThis.januaryLoads = 0;
+     export const resolveStorePath = (store, { agentId }) => store + '/' + agentId + '/sessions.json';
+     export const loadSessionStore = () => (globalThis.januaryLoads++, ${JSON.stringify(store)});`,
+  );
+  writeFileSync(join(dist, 'config/config.js'), 'export const loadConfig = () => ({ session: { store: "/state" } });');
+  const reader = new LocalHistories(await loadHistoryModules(join(dist, 'gateway/call.js')));
+  const [a, gone, global, other] = await reader.readSliced([
+    { sessionKey: 'agent:main:a' },
+    { sessionKey: 'agent:main:gone', limit: 5 },
+    { sessionKey: 'global' },
+    { sessionKey: 'agent:Main:x' },
+  ]);
+  assert.deepEqual(parsed(a), {
+    sessionKey: 'agent:main:a',
+    sessionId: 's-a',
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'yo' },
+    ],
+  });
+  assert.deepEqual(parsed(gone), { sessionKey: 'agent:main:gone', sessionId: 's-gone', messages: [] }, 'no transcript file: no messages');
+  assert.match(global.error, /no agent in global/, "a key without an agent is the gateway's to resolve");
+  assert.match(other.error, /no agent/, "an agent id not in normal form is the gateway's to resolve");
+  assert.equal(globalThis.januaryLoads, 1, 'the store is loaded once for the batch');
+  await reader.readSliced([{ sessionKey: 'agent:main:a' }]);
+  assert.equal(globalThis.januaryLoads, 2, 'and again for the next batch');
 });
 
 test("the main thread's wire instances: one per use, and one that trapped is never used again", async () => {
@@ -319,13 +369,13 @@ test("the main thread's wire instances: one per use, and one that trapped is nev
 });
 
 test("the SDK reader yields the gateway's thread between slices, with the same answers", async () => {
-  const { SdkHistories } = await import('../lib/sdk-histories.mjs');
+  const { LocalHistories } = await import('../lib/local-histories.mjs');
   const order = [];
   const busy = (ms) => {
     const until = performance.now() + ms;
     while (performance.now() < until);
   };
-  const reader = new SdkHistories({
+  const reader = new LocalHistories({
     agentOf: () => 'main',
     getSessionEntry: ({ sessionKey }) => {
       busy(3);
