@@ -42,6 +42,19 @@ export function instantiatePure(part, instantiate, module) {
   return instantiate(module, imports);
 }
 
+/**
+ * `f()`, whose error is an export's `err` (jco throws it as it is; an Error is a trap),
+ * thrown as an Error saying what it was `doing` when given.
+ */
+export function asked(f, doing) {
+  try {
+    return f();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    throw new Error(doing ? `${doing}: ${message}` : message);
+  }
+}
+
 /** The transpiled components loaded, by directory and part. */
 const loaded = new Map();
 

@@ -4,6 +4,7 @@
 // Both are the Rust code's (`deployment/src/guest_config.rs`, the guard's key rules), asked
 // of the guard component (guard.mjs): the plugin keeps no copy of either rule.
 
+import { asked } from './components.mjs';
 import { guardComponent, KeyRules } from './guard.mjs';
 import { documentsShape } from './wire-codecs.mjs';
 
@@ -12,11 +13,7 @@ import { documentsShape } from './wire-codecs.mjs';
  * nothing: `null`, which the component refuses as it would the config).
  */
 export function guestConfigJson(config) {
-  try {
-    return guardComponent().deployment.guestConfig(JSON.stringify(config ?? null));
-  } catch (e) {
-    throw new Error(`what an instance is given of the config: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  return asked(() => guardComponent().deployment.guestConfig(JSON.stringify(config ?? null)), 'what an instance is given of the config');
 }
 
 export class DeploymentConfig {

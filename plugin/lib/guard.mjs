@@ -9,7 +9,7 @@
 // component/ by scripts/build-component.mjs) and keeps no copy of them. Every function
 // here calls no import, so the instance is given none that does anything.
 
-import { COMPONENT, pureInstance } from './components.mjs';
+import { asked, COMPONENT, pureInstance } from './components.mjs';
 
 /** The instances kept, by the directory of the transpiled components. */
 const instances = new Map();
@@ -29,11 +29,6 @@ const guard = () => guardComponent().guard;
 /** The rules every host follows around a call and a job (`host-rules/`, the WIT `job-rules`). */
 export const jobRules = () => guardComponent().jobRules;
 
-/** A guard function's `err` (jco throws it as it is; an Error is a trap) as an Error naming `doing`. */
-function failed(doing, e) {
-  return new Error(`${doing}: ${e instanceof Error ? e.message : String(e)}`);
-}
-
 /**
  * How `caller` (`{agentSessionKey?, sandboxed, requesterAgentIdOverride?}`) is served under
  * the deployment config (JSON text): `{agent, restriction: null | {ownKey?, spawnedOnly, scope, spawnAny,
@@ -45,21 +40,13 @@ export function decide(configJson, caller) {
     sandboxed: caller.sandboxed === true,
     requesterAgentIdOverride: typeof caller.requesterAgentIdOverride === 'string' ? caller.requesterAgentIdOverride : undefined,
   };
-  try {
-    const access = guard().decide(configJson, identity);
-    return { agent: access.agent, restriction: access.restriction ?? null, pool: access.pool };
-  } catch (e) {
-    throw failed('the N15 guard cannot decide who the caller is', e);
-  }
+  const access = asked(() => guard().decide(configJson, identity), 'the N15 guard cannot decide who the caller is');
+  return { agent: access.agent, restriction: access.restriction ?? null, pool: access.pool };
 }
 
 /** The key rules of a deployment config (JSON text): `{mainKey, scopeGlobal, defaultAgent}`. */
 export function keyRulesOf(configJson) {
-  try {
-    return guard().keyRulesOf(configJson);
-  } catch (e) {
-    throw failed('the key rules of the config', e);
-  }
+  return asked(() => guard().keyRulesOf(configJson), 'the key rules of the config');
 }
 
 /** How the gateway canonicalises keys under `rules` (`{mainKey, scopeGlobal, defaultAgent}`). */

@@ -23,6 +23,7 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 
+import { asked } from './components.mjs';
 import { jobRules } from './guard.mjs';
 import { claimIntent, IntentRecorder } from './intent.mjs';
 import { KeyedFiles, lockAndRead } from './keyed-files.mjs';
@@ -37,11 +38,7 @@ const said = (e) => (e instanceof Error ? e.message : String(e));
 
 /** A kept job (its record's JSON, with its key) from its file's text; throws saying what is wrong. */
 export function readJob(key, text) {
-  try {
-    return JSON.parse(jobRules().readJob(key, text));
-  } catch (e) {
-    throw new Error(said(e));
-  }
+  return JSON.parse(asked(() => jobRules().readJob(key, text)));
 }
 
 /**

@@ -4,7 +4,7 @@
 // the Rust host links and the plugin asks through the guard component's `deployment`
 // export (one reader for both hosts): an error names what was wrong in the Rust host's words.
 
-import { pureInstance } from './components.mjs';
+import { asked, pureInstance } from './components.mjs';
 import { guardComponent } from './guard.mjs';
 
 /** A `limits` record with its 64-bit values (BigInt in jco) as numbers. */
@@ -17,12 +17,7 @@ const asNumbers = (limits) => Object.fromEntries(Object.entries(limits).map(([fi
  * naming `origin` and what was wrong. `dir`: where the transpiled components are.
  */
 export function readLimits(text, origin, dir) {
-  let read;
-  try {
-    read = guardComponent(dir).deployment.agentLimitsOf(text, origin);
-  } catch (e) {
-    throw new Error(e instanceof Error ? e.message : String(e));
-  }
+  const read = asked(() => guardComponent(dir).deployment.agentLimitsOf(text, origin));
   return { default: asNumbers(read.defaults), agents: new Map(read.agents.map(([id, limits]) => [id, asNumbers(limits)])) };
 }
 
@@ -52,9 +47,5 @@ export function defaultLimits(dir) {
  * so that the module's copy does not stay in the memory of the one kept for the process.
  */
 export function capModule(module, { memoryBytes, tableElements = 2 ** 32 - 1 }, dir) {
-  try {
-    return pureInstance('guard', dir).deployment.capModule(module, BigInt(memoryBytes), Math.min(tableElements, 2 ** 32 - 1));
-  } catch (e) {
-    throw new Error(e instanceof Error ? e.message : String(e));
-  }
+  return asked(() => pureInstance('guard', dir).deployment.capModule(module, BigInt(memoryBytes), Math.min(tableElements, 2 ** 32 - 1)));
 }

@@ -22,33 +22,15 @@ export class Broker {
     this.stateDir = stateDir;
     this.maxIdle = maxIdle;
     this.maxInstances = maxInstances;
-    this.idle = new Map(); // pool → [sandbox]
-    this.order = []; // [pool, sandbox], oldest first
+    this.idle = []; // [pool, sandbox], the least recently returned first
     this.live = 0;
   }
 
-  idleCount() {
-    return this.order.length;
-  }
-
-  take(pool) {
-    const kept = this.idle.get(pool);
-    if (!kept || kept.length === 0) return null;
-    const sandbox = kept.pop();
-    if (kept.length === 0) this.idle.delete(pool);
-    this.order = this.order.filter(([, s]) => s !== sandbox);
-    return sandbox;
-  }
-
+  /** Drops the least recently returned idle instance; answers whether there was one. */
   evictOldest() {
-    const oldest = this.order.shift();
-    if (!oldest) return false;
-    const [pool, sandbox] = oldest;
-    const kept = this.idle.get(pool);
-    kept.splice(kept.indexOf(sandbox), 1);
-    if (kept.length === 0) this.idle.delete(pool);
-    this.drop(sandbox);
-    return true;
+    const oldest = this.idle.shift();
+    if (oldest) this.drop(oldest[1]);
+    return oldest !== undefined;
   }
 
   drop(sandbox) {
@@ -57,14 +39,14 @@ export class Broker {
   }
 
   /**
-   * An idle instance of the pool, or a new configured instance of the agent (of the
-   * guarded composition for a restricted caller; `wait`: the guard alone, which has no
-   * tools to configure).
+   * The most recently returned idle instance of the pool, or a new configured instance of
+   * the agent (of the guarded composition for a restricted caller; `wait`: the guard alone,
+   * which has no tools to configure).
    */
   async checkout(agent, pool, restriction = null, { wait = false } = {}) {
     if (this.closed) throw CallError.of('setup', 'the session tools are stopping');
-    const idle = this.take(pool);
-    if (idle) return idle;
+    const idle = this.idle.findLastIndex(([p]) => p === pool);
+    if (idle >= 0) return this.idle.splice(idle, 1)[0][1];
     while (this.live >= this.maxInstances) {
       if (!this.evictOldest()) throw CallError.of('setup', `all ${this.maxInstances} instances are busy; try again shortly`);
     }
@@ -81,16 +63,9 @@ export class Broker {
 
   /** Returns an instance to its pool, unless it broke (or the broker was closed meanwhile). */
   checkin(pool, sandbox) {
-    if (sandbox.isBroken() || this.closed) {
-      this.live -= 1;
-      sandbox.close();
-      return;
-    }
-    if (this.maxIdle === 0) return this.drop(sandbox);
-    if (this.order.length >= this.maxIdle) this.evictOldest();
-    if (!this.idle.has(pool)) this.idle.set(pool, []);
-    this.idle.get(pool).push(sandbox);
-    this.order.push([pool, sandbox]);
+    if (sandbox.isBroken() || this.closed || this.maxIdle === 0) return this.drop(sandbox);
+    if (this.idle.length >= this.maxIdle) this.evictOldest();
+    this.idle.push([pool, sandbox]);
   }
 
   close() {
