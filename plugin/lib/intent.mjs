@@ -9,32 +9,23 @@
 
 import { renameSync, rmSync } from 'node:fs';
 
-import { writeAtomically } from './files.mjs';
 import { jobRules } from './guard.mjs';
 import { lockAndRead } from './keyed-files.mjs';
 
-/** A held intent: its file and its lock. */
-export class HeldIntent {
-  constructor(calls, id, lock) {
-    this.path = calls.where(id);
-    this.lock = lock;
-  }
-
-  /** Writes the intent again (its file's text). */
-  rewrite(text) {
-    writeAtomically(this.path, text);
-  }
-
-  /** The call's jobs are kept: the intent is removed, then its lock. */
-  done() {
-    rmSync(this.path, { force: true });
-    this.lock.release();
-  }
-
-  /** Lets the intent go without removing it (another process may take it). */
-  release() {
-    this.lock.release();
-  }
+/**
+ * An intent of `calls` this process holds the lock of: `rewrite(text)` writes it again,
+ * `done()` removes it, then its lock (the call's jobs are kept), `release()` lets it go
+ * without removing it (another process may take it).
+ */
+function held(calls, id, lock) {
+  return {
+    rewrite: (text) => calls.write(id, text),
+    done: () => {
+      rmSync(calls.where(id), { force: true });
+      lock.release();
+    },
+    release: () => lock.release(),
+  };
 }
 
 /** Writes an intent (its id, its file's text) among `calls` (keyed-files.mjs) under its lock, and answers it held. */
@@ -47,7 +38,7 @@ export function recordIntent(calls, id, text) {
     lock.release();
     throw e;
   }
-  return new HeldIntent(calls, id, lock);
+  return held(calls, id, lock);
 }
 
 /**
@@ -58,18 +49,18 @@ export function recordIntent(calls, id, text) {
 export function claimIntent(calls, id) {
   const claimed = lockAndRead(calls, id);
   if (!claimed) return null;
-  const held = new HeldIntent(calls, id, claimed.lock);
+  const intent = held(calls, id, claimed.lock);
   const read = jobRules().readIntent(id, claimed.text);
   if (read === undefined) {
     try {
-      renameSync(held.path, `${held.path}.unreadable`);
+      renameSync(calls.where(id), `${calls.where(id)}.unreadable`);
     } catch {
       // gone meanwhile
     }
-    held.done();
+    intent.done();
     return null;
   }
-  return { intent: JSON.parse(read), text: read, held };
+  return { intent: JSON.parse(read), text: read, held: intent };
 }
 
 /** Records a call's intent at its first gateway call that writes (see the module). */

@@ -168,11 +168,6 @@ export class JobRunner {
     return new Set(this.store.calls?.keys() ?? []);
   }
 
-  /** Whether a job belongs to a call whose intent is still kept (not stepped before). */
-  uncommitted(record) {
-    return typeof record.call === 'string' && this.store.calls?.has(record.call) === true;
-  }
-
   /** The pending jobs that may be stepped: a call's jobs wait while its intent is kept. */
   steppable() {
     const intents = this.intents();
@@ -246,10 +241,7 @@ export class JobRunner {
   /** Counts work in flight until it ends (a graceful stop waits for it). */
   track(work) {
     this.inFlight.add(work);
-    work.then(
-      () => this.inFlight.delete(work),
-      () => this.inFlight.delete(work),
-    );
+    work.catch(() => {}).finally(() => this.inFlight.delete(work));
     return work;
   }
 
@@ -352,7 +344,8 @@ export class JobRunner {
     onClaim(claim);
     const work = (async () => {
       const record = claim.record;
-      if (this.uncommitted(record)) return false;
+      // A call's jobs are not stepped while its intent is kept.
+      if (this.intents().has(record.call)) return false;
       const wakeup = await this.wakeupOf(record, until);
       // A stop that came during the wait let the claim go: the job is another's now.
       if (!wakeup || halted() || claim.released) return false;

@@ -4,7 +4,7 @@
 // tool calls in flight (jobs.mjs, intent.mjs), where the Rust host keeps them in the same
 // files under OS locks (`host/src/jobs/`).
 
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
@@ -48,15 +48,6 @@ export class KeyedFiles {
       return readFileSync(this.where(key), 'utf8');
     } catch {
       return undefined;
-    }
-  }
-
-  /** Whether a file is kept under `key`. */
-  has(key) {
-    try {
-      return existsSync(this.where(key));
-    } catch {
-      return false;
     }
   }
 

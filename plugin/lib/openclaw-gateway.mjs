@@ -179,21 +179,19 @@ export class OpenClawGateway {
     return answer;
   }
 
-  /** The gateway wire started a run (its `runs.run-accepted`, for the N15 guard's `runSession`). */
+  /**
+   * The gateway wire started a run (its `runs.run-accepted`): the run keeps the session it
+   * was first started in, canonical, for the N15 guard's `runSession` (N15 decides on it).
+   */
   runStarted(runId, sessionKey) {
-    this.remember(runId, sessionKey);
+    if (this.runs.has(runId)) return;
+    if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
+    this.runs.set(runId, this.canonicalKey(sessionKey));
   }
 
   /** Ends the bridge's connection (the service that owns it is stopping). */
   close() {
     this.closeConnection?.();
-  }
-
-  /** A run keeps the session it was first started in (N15 decides on it). */
-  remember(runId, sessionKey) {
-    if (this.runs.has(runId)) return;
-    if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
-    this.runs.set(runId, this.canonicalKey(sessionKey));
   }
 
   /** A batch of `chat.history`: read in this process where it can be (local-histories.mjs), else asked. */

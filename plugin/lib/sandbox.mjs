@@ -74,11 +74,9 @@ export class Runtime {
     this.compiled = new Map();
     // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
     // the `gateway` and `tree` the others import, one instance beside each.
-    const compiled = (name) =>
-      Promise.all(Object.entries(this.part(name).bytes).map(async ([f, bytes]) => [f, await WebAssembly.compile(bytes)])).then(Object.fromEntries);
-    this.wireModules = compiled('wire');
+    this.wireModules = this.modules(null, 'wire');
     // The guard component, whose rules' seeded ids an instance draws (worker.mjs).
-    this.guardModules = compiled('guard');
+    this.guardModules = this.modules(null, 'guard');
   }
 
   part(name) {
@@ -87,17 +85,17 @@ export class Runtime {
     return part;
   }
 
-  /** The core modules of `part`, each memory and table capped as `limits` say (`memoryBytes`, `tableElements`). */
-  modules({ memoryBytes, tableElements }, name = 'tools') {
-    const key = `${name} ${memoryBytes} ${tableElements}`;
+  /**
+   * The core modules of `part`, each memory and table capped as `limits` say (`memoryBytes`,
+   * `tableElements`; null: as built).
+   */
+  modules(limits, name = 'tools') {
+    const key = `${name} ${limits?.memoryBytes} ${limits?.tableElements}`;
     let modules = this.compiled.get(key);
     if (!modules) {
-      modules = Promise.all(
-        Object.entries(this.part(name).bytes).map(async ([file, bytes]) => [
-          file,
-          await WebAssembly.compile(capModule(bytes, { memoryBytes, tableElements }, this.dir).bytes),
-        ]),
-      ).then(Object.fromEntries);
+      const capped = (bytes) => (limits ? capModule(bytes, limits, this.dir).bytes : bytes);
+      const compile = async ([file, bytes]) => [file, await WebAssembly.compile(capped(bytes))];
+      modules = Promise.all(Object.entries(this.part(name).bytes).map(compile)).then(Object.fromEntries);
       this.compiled.set(key, modules);
       modules.catch(() => this.compiled.delete(key));
     }

@@ -244,6 +244,12 @@ const hostImports = {
 let memory = null;
 let api = null;
 
+/** The core modules of a component by file name (`modules`), of `what`. */
+const coreModule = (modules, what) => (file) => {
+  if (!modules[file]) throw new Error(`no core module ${file} of ${what}`);
+  return modules[file];
+};
+
 async function instantiate() {
   ({ instantiate: instantiateGuard } = await import(guardJs));
   const { instantiate: instantiateWire } = await import(wireJs);
@@ -253,12 +259,7 @@ async function instantiate() {
     'openclaw:session-tools/runs': runsImports,
     ...wasiImports({ stdout, stderr }),
   };
-  const wireModule = (file) => {
-    const module = wireModules[file];
-    if (!module) throw new Error(`no core module ${file} of the gateway wire`);
-    return module;
-  };
-  wire = instantiateWire(wireModule, wireImports, (module, importObject) => new WebAssembly.Instance(module, importObject));
+  wire = instantiateWire(coreModule(wireModules, 'the gateway wire'), wireImports, (module, importObject) => new WebAssembly.Instance(module, importObject));
   // The protocol the bridge's gateway speaks decides every method's params; the wire hands
   // the guest no answer past the agent's limit (counted as the Rust host counts it).
   wire.wire.configure({ protocol, maxAnswerBytes: BigInt(limits.maxGatewayAnswerBytes) });
@@ -271,17 +272,12 @@ async function instantiate() {
     'openclaw:session-tools/audit': auditImports,
     ...wasiImports({ stdout, stderr }),
   };
-  const getCoreModule = (file) => {
-    const module = modules[file];
-    if (!module) throw new Error(`no core module ${file}`);
-    return module;
-  };
   const instantiateCore = (module, importObject) => {
     const instance = new WebAssembly.Instance(module, importObject);
     if (!memory && instance.exports.memory instanceof WebAssembly.Memory) memory = instance.exports.memory;
     return instance;
   };
-  api = instantiate(getCoreModule, imports, instantiateCore);
+  api = instantiate(coreModule(modules, 'the instance'), imports, instantiateCore);
 }
 
 // ---- calls ----
