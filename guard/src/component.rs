@@ -339,6 +339,18 @@ impl wit_rules::Guest for Component {
         let intent: CallIntent = serde_json::from_str(&intent).map_err(|e| format!("not a call intent: {e}"))?;
         intent.replayed().map(|again| text(again.to_file()))
     }
+
+    fn holder_of_lock(owner: String, judge: String) -> wit_rules::LockHolder {
+        use session_tools_host_rules::lock_holder::{holder, Holder};
+        // An identity that cannot be read judges no holder dead.
+        let judge = serde_json::from_str(&judge).unwrap_or_default();
+        match holder(&owner, &judge) {
+            Holder::Gone => wit_rules::LockHolder::Gone,
+            Holder::Alive => wit_rules::LockHolder::Alive,
+            Holder::GoneUnlessStarted { pid, started } => wit_rules::LockHolder::GoneUnlessStarted((pid, started)),
+            Holder::GoneUnlessExists(pid) => wit_rules::LockHolder::GoneUnlessExists(pid),
+        }
+    }
 }
 
 use session_tools_host_rules::intent::CallIntent;

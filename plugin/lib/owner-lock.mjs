@@ -13,16 +13,12 @@
 // - The owner record: pid, host name, and on Linux the boot id, the PID namespace and the
 //   process's start time (`/proc/<pid>/stat`), so a pid used again by another process is
 //   not taken for the holder; elsewhere the time the machine booted.
-// - A holder is judged gone only when that can be told for sure: same host, and either a
-//   boot that is over or (in our PID namespace) no process with that pid and start time.
-//   Another host or PID namespace (a gateway in a container sharing the volume) is never
-//   taken for dead: its intents wait for it (or for an operator).
+// - When its holder is gone is the rule of `host-rules/src/lock_holder.rs` (asked of the guard
+//   component): only when that can be told for sure. This module reads the facts it asks
+//   for (this process's identity, and whether the holder's process still runs).
 // - Breaking a stale lock: renamed aside (one process wins), then created anew. Only the
 //   process that runs the jobs (one gateway per state directory) breaks locks; the writers
 //   of intents only ever create their own, under fresh ids.
-//
-// Judging a live holder dead can only cost a second making of its call with the same
-// seeded ids (the guard component's `job-rules`), which the gateway de-duplicates.
 
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readlinkSync, renameSync, rmSync } from 'node:fs';
@@ -30,9 +26,7 @@ import { hostname, uptime } from 'node:os';
 import { join } from 'node:path';
 
 import { createExclusively } from './files.mjs';
-
-/** Boot times (where no boot id can be read) closer than this are the same boot. */
-const SAME_BOOT_MS = 60_000;
+import { jobRules } from './guard.mjs';
 
 /** The start time of a process (clock ticks since boot, `/proc/<pid>/stat` field 22). */
 function startTime(pid) {
@@ -65,31 +59,27 @@ export function ownIdentity() {
   return own;
 }
 
-/** Whether the holder a lock names is known to be gone (see the module). */
+/** Whether the holder a lock names (its owner record) is known to be gone (see the module). */
 export function holderIsGone(owner, self = ownIdentity()) {
-  if (!owner || typeof owner !== 'object' || !Number.isInteger(owner.pid)) return true;
-  if (owner.host !== self.host) return false;
-  if (self.boot !== undefined) {
-    if (typeof owner.boot !== 'string') return false;
-    if (owner.boot !== self.boot) return true;
-    if (owner.pidNamespace !== self.pidNamespace) return false;
-    if (owner.pid === self.pid) return owner.started !== self.started;
-    let started;
-    try {
-      started = startTime(owner.pid);
-    } catch {
-      return true;
+  const holder = jobRules().holderOfLock(JSON.stringify(owner ?? null), JSON.stringify(self));
+  switch (holder.tag) {
+    case 'gone-unless-started': {
+      const [pid, started] = holder.val;
+      try {
+        return started !== undefined && startTime(pid) !== started;
+      } catch {
+        return true; // no such process
+      }
     }
-    return typeof owner.started === 'string' && started !== owner.started;
-  }
-  if (typeof owner.bootedAt !== 'number') return false;
-  if (Math.abs(owner.bootedAt - self.bootedAt) > SAME_BOOT_MS) return true;
-  if (owner.pid === self.pid) return false;
-  try {
-    process.kill(owner.pid, 0);
-    return false;
-  } catch (e) {
-    return e.code === 'ESRCH';
+    case 'gone-unless-exists':
+      try {
+        process.kill(holder.val, 0);
+        return false;
+      } catch (e) {
+        return e.code === 'ESRCH';
+      }
+    default:
+      return holder.tag === 'gone';
   }
 }
 
