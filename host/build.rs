@@ -25,6 +25,11 @@ fn main() {
         "grammar/src",
         "deployment/src",
         "deployment/Cargo.toml",
+        // The guard and the wire link these too (the job rules; chat.history's reading).
+        "host-rules/src",
+        "host-rules/Cargo.toml",
+        "transcript/src",
+        "transcript/Cargo.toml",
         "wit",
         "Cargo.lock",
     ] {
