@@ -30,17 +30,13 @@ const guard = () => guardComponent().guard;
 export const jobRules = () => guardComponent().jobRules;
 
 /**
- * How `caller` (`{agentSessionKey?, sandboxed, requesterAgentIdOverride?}`) is served under
- * the deployment config (JSON text): `{agent, restriction: null | {ownKey?, spawnedOnly, scope, spawnAny,
- * spawnAgents}, pool}` (`pool`: the instances that may serve it). Throws naming what was wrong.
+ * How `caller` (a caller context, records.mjs: its `agentSessionKey`, `sandboxed` and
+ * `requesterAgentIdOverride` are read) is served under the deployment config (JSON text):
+ * `{agent, restriction: null | {ownKey?, spawnedOnly, scope, spawnAny, spawnAgents}, pool}`
+ * (`pool`: the instances that may serve it). Throws naming what was wrong.
  */
 export function decide(configJson, caller) {
-  const identity = {
-    agentSessionKey: typeof caller.agentSessionKey === 'string' ? caller.agentSessionKey : undefined,
-    sandboxed: caller.sandboxed === true,
-    requesterAgentIdOverride: typeof caller.requesterAgentIdOverride === 'string' ? caller.requesterAgentIdOverride : undefined,
-  };
-  const access = asked(() => guard().decide(configJson, identity), 'the N15 guard cannot decide who the caller is');
+  const access = asked(() => guard().decide(configJson, caller), 'the N15 guard cannot decide who the caller is');
   return { agent: access.agent, restriction: access.restriction ?? null, pool: access.pool };
 }
 

@@ -39,9 +39,8 @@ export function findCallModule(explicit) {
   return found;
 }
 
-/** The running gateway's `callGateway`; throws saying where it looked. */
-export async function loadCallGateway(explicit) {
-  const found = findCallModule(explicit);
+/** The `callGateway` of the running gateway's `call.js` (`found`). */
+async function loadCallGateway(found) {
   const module = await import(pathToFileURL(found).href);
   if (typeof module.callGateway !== 'function') throw new Error(`${found} has no callGateway export`);
   return module.callGateway;
@@ -99,7 +98,7 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
   } catch (e) {
     log('warn', `no persistent gateway connection (${e.message}); every gateway call opens its own through callGateway`);
     // The packages with `callGateway` speak protocol 3.
-    return { persistent: false, histories, protocol: () => 3, callGateway: await loadCallGateway(explicit), close: () => {} };
+    return { persistent: false, histories, protocol: () => 3, callGateway: await loadCallGateway(found), close: () => {} };
   }
 }
 

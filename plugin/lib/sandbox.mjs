@@ -479,8 +479,4 @@ export class Sandbox {
   async evaluateSendPolicy(input) {
     return this.enter('evaluateSendPolicy', { input }, 'evaluating the send policy');
   }
-
-  async parseSendCommand(text) {
-    return this.enter('parseSendCommand', { text }, 'parsing a send command');
-  }
 }

@@ -60,20 +60,15 @@ export function wasiImports({ stdout, stderr }) {
     }
     block() {}
   }
+  const closed = () => {
+    throw { tag: 'closed' };
+  };
   class InputStream {
     // An empty stdin: every read says the stream is closed.
-    read() {
-      throw { tag: 'closed' };
-    }
-    blockingRead() {
-      throw { tag: 'closed' };
-    }
-    skip() {
-      throw { tag: 'closed' };
-    }
-    blockingSkip() {
-      throw { tag: 'closed' };
-    }
+    read = closed;
+    blockingRead = closed;
+    skip = closed;
+    blockingSkip = closed;
     subscribe() {
       return new Pollable();
     }

@@ -341,8 +341,6 @@ function run(op, args) {
       return api.jobs.resume(jobOf(args.job), wakeupOf(args.wakeup)).map(jobJson);
     case 'evaluateSendPolicy':
       return api.policy.evaluateSendPolicy(args.input);
-    case 'parseSendCommand':
-      return api.policy.parseSendCommand(args.text) ?? null;
     case 'wait':
       return guardedWait(args.params);
     default:
