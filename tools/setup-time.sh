@@ -39,17 +39,25 @@ phase() {
 demo() { rustup target add wasm32-wasip2 && cargo run --release --bin session-tools -- demo; }
 tests() { rustup target add wasm32-wasip2 && cargo test --release; }
 openclaw_tier() { cargo test --release -p session-tools-openclaw-tests; }
+# no_openclaw_installed: the fast tier installs no OpenClaw release: no openclaw or clawdbot
+# package under HOME, neither installed nor in npm's cache. Looked at between the test
+# command and the OpenClaw tier, whose installs come after it.
+no_openclaw_installed() {
+    if find "$HOME" \( -path '*node_modules/openclaw' -o -path '*node_modules/clawdbot' -o -name 'openclaw@*' -o -name 'clawdbot@*' \) -print | grep .; then
+        return 1
+    fi
+    if grep -rlsE '"key":"[^"]*/(openclaw|clawdbot)/-/' "$HOME/.npm/_cacache/index-v5" | head -3 | grep .; then
+        return 1
+    fi
+    echo "after the test command: no OpenClaw package under $HOME"
+}
 all_start=$(date +%s)
 phase demo demo
 phase tests tests
-if [ "$openclaw" = 1 ]; then phase openclaw openclaw_tier; fi
-echo "all: $(( $(date +%s) - all_start )) s"
-# The fast tier installs no OpenClaw release: no openclaw or clawdbot package under HOME,
-# neither installed nor in npm's cache (the OpenClaw tier's installs come after it, so this
-# is looked at only without that phase).
-if [ "$openclaw" = 0 ] && { find "$HOME" \( -path '*node_modules/openclaw' -o -path '*node_modules/clawdbot' -o -name 'openclaw@*' -o -name 'clawdbot@*' \) -print | grep .;
-    grep -rlsE '"key":"[^"]*/(openclaw|clawdbot)/-/' "$HOME/.npm/_cacache/index-v5" | head -3 | grep .; }; then
+if ! no_openclaw_installed; then
     echo "the fast tier installed an OpenClaw package under $HOME" >&2
     failed=1
 fi
+if [ "$openclaw" = 1 ]; then phase openclaw openclaw_tier; fi
+echo "all: $(( $(date +%s) - all_start )) s"
 exit "$failed"
