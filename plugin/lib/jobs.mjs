@@ -383,21 +383,22 @@ export class JobRunner {
   /**
    * One look at the pending work: the intents left by stopped processes made again, one at
    * a time, then each ready job (a timer whose time has come, a wait for a run) claimed and
-   * stepped. `halted()`: start nothing more; `until`: the deadline of waits; `onClaim(claim,
-   * work)`: given, a wait for a run goes on concurrently (the pass does not await it), so one
-   * slow flow never holds up another. Answers `{ran, ready, held, next}`: the steps and
-   * replays that ran, the jobs found ready, those another holds, and the next timer's time.
+   * stepped. `over()`: start nothing more; `halted()`: a job whose wait ended is not stepped
+   * (`over` unless given); `until`: the deadline of waits; `onClaim(claim, work)`: given, a
+   * wait for a run goes on concurrently (the pass does not await it), so one slow flow never
+   * holds up another. Answers `{ran, ready, held, next}`: the steps and replays that ran,
+   * the jobs found ready, those another holds, and the next timer's time.
    */
-  async pass(halted, until, onClaim = null) {
+  async pass({ over, halted = over, until, onClaim = null }) {
     const failed = (what) => (e) => this.host.log('error', `the host failed while ${what}; it stays pending: ${e.message}`);
     const out = { ran: 0, ready: 0, held: 0, next: Infinity };
     for (const id of this.replayable()) {
-      if (halted()) return out;
+      if (over()) return out;
       if (await this.replay(id).catch(failed(`making call ${id} again`))) out.ran += 1;
     }
     const now = this.host.now();
     for (const record of this.steppable()) {
-      if (halted()) break;
+      if (over()) break;
       if (this.busy.has(record.key)) continue;
       if (record.wake.type === 'at' && record.wake.at > now) {
         out.next = Math.min(out.next, record.wake.at);
@@ -425,10 +426,11 @@ export class JobRunner {
    */
   async runReady(deadlineMs = Infinity) {
     const until = Date.now() + deadlineMs;
-    const halted = () => this.stopping || Date.now() >= until;
+    const over = () => this.stopping || Date.now() >= until;
     let steps = 0;
-    while (!halted()) {
-      const { ran, ready, held } = await this.pass(halted, Number.isFinite(until) ? until : undefined);
+    while (!over()) {
+      // A wait that ended by the deadline is stepped still (it was cut to end by then).
+      const { ran, ready, held } = await this.pass({ over, halted: () => this.stopping, until: Number.isFinite(until) ? until : undefined });
       steps += ran;
       // Nothing is ready, or what is left is another's to make progress with (its holder's, while alive).
       if (ran === 0 && held === ready) return steps;
@@ -466,7 +468,7 @@ export class JobRunner {
     const loop = async () => {
       while (!stopped) {
         dirty = false;
-        const { next } = await this.pass(() => stopped, undefined, onClaim);
+        const { next } = await this.pass({ over: () => stopped, onClaim });
         if (dirty || stopped) continue;
         let timer;
         await new Promise((resolve) => {
