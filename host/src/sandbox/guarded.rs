@@ -27,6 +27,9 @@ use crate::gateway::SessionTree;
 
 include!("../../build-support/compose.rs");
 
+#[cfg(test)]
+pub(crate) mod tests;
+
 /// The guard component, built beside the tools.
 pub(crate) static GUARD_COMPONENT: &[u8] = include_bytes!(env!("SESSION_TOOLS_GUARD_COMPONENT"));
 

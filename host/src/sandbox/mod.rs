@@ -10,6 +10,8 @@
 
 mod cancel;
 mod guarded;
+#[cfg(test)]
+pub(crate) use guarded::tests::world_names;
 mod imports;
 mod output;
 pub(crate) mod pool;

@@ -129,13 +129,9 @@ fn the_hash_seed_differs_between_calls() {
 
 /// The WASI interfaces a component imports, without their versions.
 fn wasi_imports(component: &[u8]) -> BTreeSet<String> {
-    use wac_graph::types::{Package, Types};
-    let mut types = Types::default();
-    let package = Package::from_bytes("component", None, component.to_vec(), &mut types).unwrap();
-    let world = &types[package.ty()];
-    world
+    crate::sandbox::world_names(component)
         .imports
-        .keys()
+        .iter()
         .filter(|name| name.starts_with("wasi:"))
         .map(|name| {
             let (interface, version) = name.split_once('@').expect("a versioned WASI import");
