@@ -87,3 +87,61 @@ fn what_is_not_the_tools_is_refused_clearly() {
     let error = refused(GUARD_COMPONENT, GUARDED_COMPONENT);
     assert!(error.contains(&format!("reading the tools: they export `{SETUP}`")), "{error}");
 }
+
+/// A component of imported instances, each exporting functions `func()` by the names given,
+/// that exports some of them again: enough of a guard or of tools for the composition.
+fn component_of(imports: &[(&str, &[&str])], exports: &[(&str, u32)]) -> Vec<u8> {
+    use wasm_encoder::{
+        Component, ComponentExportKind, ComponentExportSection, ComponentImportSection, ComponentTypeRef, ComponentTypeSection,
+        ComponentValType, InstanceType,
+    };
+    let mut types = ComponentTypeSection::new();
+    for (_, funcs) in imports {
+        let mut instance = InstanceType::new();
+        instance.ty().function().params([] as [(&str, ComponentValType); 0]).result(None);
+        for func in *funcs {
+            instance.export(*func, ComponentTypeRef::Func(0));
+        }
+        types.instance(&instance);
+    }
+    let mut import_section = ComponentImportSection::new();
+    for (index, (name, _)) in imports.iter().enumerate() {
+        import_section.import(*name, ComponentTypeRef::Instance(index as u32));
+    }
+    let mut export_section = ComponentExportSection::new();
+    for (name, instance) in exports {
+        export_section.export(*name, ComponentExportKind::Instance, *instance, None);
+    }
+    let mut component = Component::new();
+    component.section(&types).section(&import_section).section(&export_section);
+    component.finish()
+}
+
+/// What the composition's import `name` exports, by name.
+fn import_exports(component: &[u8], name: &str) -> BTreeSet<String> {
+    let types = Validator::new().validate_all(component).expect("a valid component");
+    let types = types.as_ref();
+    let item = types.component_item_for_import(name).expect("the import");
+    let wasmparser::component_types::ComponentEntityType::Instance(id) = item.ty else { panic!("{name} is not an instance") };
+    types[id].exports.keys().map(|k| k.to_string()).collect()
+}
+
+/// A name both import is declared as the component that uses all the other does: the
+/// guard's gateway (it forwards every function), the tools' stream (a guest may write more
+/// than the guard does); a pair where neither covers the other is refused, naming both sides.
+#[test]
+fn a_shared_import_takes_the_declaration_that_covers_the_other() {
+    const STREAMS: &str = "test:io/streams@0.1.0";
+    const TREE: &str = "openclaw:session-tools/tree@0.2.0";
+    let guard = component_of(&[(GATEWAY, &["a", "b"]), (STREAMS, &["read"]), (TREE, &["t"])], &[(GATEWAY, 0), (SETUP, 2)]);
+    let tools = component_of(&[(GATEWAY, &["a"]), (STREAMS, &["read", "write"])], &[("test:tools/tools@0.1.0", 1)]);
+    let composed = compose_guarded(&guard, &tools).unwrap();
+    assert_eq!(import_exports(&composed, GATEWAY), BTreeSet::from(["a".to_string(), "b".to_string()]));
+    assert_eq!(import_exports(&composed, STREAMS), BTreeSet::from(["read".to_string(), "write".to_string()]));
+    assert_eq!(world_names(&composed).imports, BTreeSet::from([GATEWAY.to_string(), STREAMS.to_string(), TREE.to_string()]));
+
+    let tools = component_of(&[(GATEWAY, &["a", "c"])], &[("test:tools/tools@0.1.0", 0)]);
+    let error = compose_guarded(&guard, &tools).expect_err("refused");
+    assert!(error.contains(&format!("`{GATEWAY}` cannot be one import: the guard uses b")), "{error}");
+    assert!(error.contains("and the tools c"), "{error}");
+}
