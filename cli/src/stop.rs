@@ -1,8 +1,8 @@
 //! Graceful stops of the commands that do background work (`call`, `jobs`; `mcp` has its
-//! own, on its runtime): the first SIGTERM or Ctrl-C asks the work in flight to end (a
-//! tool call or a job step ends as it would, bounded by its limits; no new step starts),
-//! a second one ends the process at once. Either is safe: what was not done is kept and
-//! goes on at the next start, once.
+//! own, on its runtime, and listens with [`stop_signal`] too): the first SIGTERM or Ctrl-C
+//! asks the work in flight to end (a tool call or a job step ends as it would, bounded by
+//! its limits; no new step starts), a second one ends the process at once. Either is safe:
+//! what was not done is kept and goes on at the next start, once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -29,7 +29,7 @@ impl Stop {
                 // signal's when its listener is first polled): only then may the work start,
                 // or a signal that comes at once would end the process by its default action
                 // instead of stopping it gracefully.
-                let mut listener = std::pin::pin!(crate::mcp::stop_signal());
+                let mut listener = std::pin::pin!(stop_signal());
                 let early = tokio::select! {
                     biased;
                     name = &mut listener => Some(name),
@@ -46,7 +46,7 @@ impl Stop {
                 if let Some(service) = &service {
                     service.stop_jobs();
                 }
-                let second = crate::mcp::stop_signal().await;
+                let second = stop_signal().await;
                 eprintln!("{second}: stopping now; what is left goes on at the next start");
                 std::process::exit(if second == "interrupted" { 130 } else { 143 });
             });
@@ -60,5 +60,28 @@ impl Stop {
     /// Whether a stop was asked for.
     pub fn requested(&self) -> bool {
         self.requested.load(Ordering::SeqCst)
+    }
+}
+
+/// The first of Ctrl-C and SIGTERM; answers its name.
+pub(crate) async fn stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => tokio::select! {
+                _ = tokio::signal::ctrl_c() => "interrupted",
+                _ = term.recv() => "terminated",
+            },
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                "interrupted"
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "interrupted"
     }
 }

@@ -156,7 +156,7 @@ pub async fn serve(tools: Arc<Tools>, agents: Arc<Agents>, options: HttpOptions)
 
     let sweeper = tokio::spawn(expire_sessions(gate.clone()));
     let admission = Admission::new(limits.max_connections, limits.max_unauthenticated, limits.max_connections_per_token);
-    let signal = super::stop_signal();
+    let signal = crate::stop::stop_signal();
     tokio::pin!(signal);
     loop {
         let stream = tokio::select! {

@@ -126,7 +126,7 @@ pub fn run(global: &Global, state: PathBuf, args: McpArgs, metrics: Option<Metri
         });
         tokio::select! {
             _ = drain => {}
-            name = stop_signal() => eprintln!("{name}: background work still going on is kept for the next start"),
+            name = crate::stop::stop_signal() => eprintln!("{name}: background work still going on is kept for the next start"),
         }
         served
     });
@@ -169,29 +169,6 @@ fn finish(opened: &Opened, wait: Duration) {
     let pending = opened.service.pending_jobs().len();
     if pending > 0 {
         eprintln!("{pending} background job(s) kept; they go on at the next start");
-    }
-}
-
-/// The first of Ctrl-C and SIGTERM; answers its name.
-pub(crate) async fn stop_signal() -> &'static str {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{signal, SignalKind};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => tokio::select! {
-                _ = tokio::signal::ctrl_c() => "interrupted",
-                _ = term.recv() => "terminated",
-            },
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-                "interrupted"
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-        "interrupted"
     }
 }
 

@@ -22,7 +22,7 @@ pub async fn serve(tools: Arc<Tools>, caller: Caller) -> Result<()> {
                 eprintln!("warning: the MCP session ended badly: {e}");
             }
         }
-        signal = super::stop_signal() => {
+        signal = crate::stop::stop_signal() => {
             eprintln!("{signal}: stopping");
             cancel.cancel();
         }
