@@ -244,28 +244,38 @@ mod guard_composition {
         }
     }
 
-    /// How many items of each kind a component has declared so far: the next index of each.
+    /// One value for each of a component's index spaces (types, instances, functions,
+    /// components, modules, values).
     #[derive(Default, Clone, Copy)]
-    struct Counts {
-        types: u32,
-        instances: u32,
-        funcs: u32,
-        components: u32,
-        modules: u32,
-        values: u32,
+    struct PerKind<T> {
+        types: T,
+        instances: T,
+        funcs: T,
+        components: T,
+        modules: T,
+        values: T,
     }
 
-    impl Counts {
-        /// Declares one item of `kind`; answers its index.
-        fn declare(&mut self, kind: ComponentExternalKind) -> u32 {
-            let count = match kind {
+    impl<T> PerKind<T> {
+        fn get_mut(&mut self, kind: ComponentExternalKind) -> &mut T {
+            match kind {
                 ComponentExternalKind::Type => &mut self.types,
                 ComponentExternalKind::Instance => &mut self.instances,
                 ComponentExternalKind::Func => &mut self.funcs,
                 ComponentExternalKind::Component => &mut self.components,
                 ComponentExternalKind::Module => &mut self.modules,
                 ComponentExternalKind::Value => &mut self.values,
-            };
+            }
+        }
+    }
+
+    /// How many items of each kind a component has declared so far: the next index of each.
+    type Counts = PerKind<u32>;
+
+    impl Counts {
+        /// Declares one item of `kind`; answers its index.
+        fn declare(&mut self, kind: ComponentExternalKind) -> u32 {
+            let count = self.get_mut(kind);
             *count += 1;
             *count - 1
         }
@@ -414,12 +424,8 @@ mod guard_composition {
     /// itself is moved like the component's own indices.
     #[derive(Default)]
     struct Remap {
-        types: Vec<u32>,
-        instances: Vec<u32>,
-        funcs: Vec<u32>,
-        components: Vec<u32>,
-        modules: Vec<u32>,
-        values: Vec<u32>,
+        /// The composition's index of each of the component's, in each index space.
+        spaces: PerKind<Vec<u32>>,
         /// How deep inside type definitions the re-encoding is (0: the component's level).
         depth: u32,
         /// An index with nowhere to go (something the head refers to that it does not
@@ -433,14 +439,7 @@ mod guard_composition {
         }
 
         fn space(&mut self, kind: ComponentExternalKind) -> &mut Vec<u32> {
-            match kind {
-                ComponentExternalKind::Type => &mut self.types,
-                ComponentExternalKind::Instance => &mut self.instances,
-                ComponentExternalKind::Func => &mut self.funcs,
-                ComponentExternalKind::Component => &mut self.components,
-                ComponentExternalKind::Module => &mut self.modules,
-                ComponentExternalKind::Value => &mut self.values,
-            }
+            self.spaces.get_mut(kind)
         }
 
         /// `index` of `kind` at the component's level, moved.
