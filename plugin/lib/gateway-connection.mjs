@@ -1,22 +1,17 @@
 // One persistent connection to the gateway the plugin runs in, made with the gateway's own
-// client (`GatewayClient`, next to `dist/gateway/call.js`) and exactly the connection
-// details its `callGateway` would use (URL, TLS fingerprint, token or password, device
-// identity). `callGateway` opens a new WebSocket and handshake (device signature
-// included) for every call, 100–250 ms each on the test machine, so a tool call that makes
-// a dozen gateway calls spent seconds connecting; here they share one connection,
-// requests multiplexed by id.
+// client (`GatewayClient`) and the connection details its `callGateway` would use. Why:
+// `callGateway` opens a new WebSocket and handshake for every call, 100–250 ms each, so a
+// tool call that makes a dozen gateway calls spent seconds connecting.
 //
-// The client reconnects by itself (backoff 1 s … 30 s); a request made while it is down
-// waits for the next handshake within its own time limit, and fails as transient (the job
-// runner retries it) when none comes.
+// The client reconnects by itself; a request made while it is down waits for the next
+// handshake within its own time limit, and fails as transient (the job runner retries it).
 
 import { importBeside, importSdk, requireExports } from './gateway-modules.mjs';
 
 /**
- * The gateway client of OpenClaw 2026.5 and later, where `dist/gateway/call.js` is gone:
- * the plugin SDK's `GatewayClient` (`openclaw/plugin-sdk/gateway-runtime`). It offers the
- * running gateway's own protocol, and connects as the local backend client with the shared
- * secret and no device identity, which a gateway grants its scopes on loopback (§1.4).
+ * The gateway client of OpenClaw 2026.5 and later (no `dist/gateway/call.js`): the plugin
+ * SDK's `GatewayClient`, connecting as the local backend client with the shared secret and no
+ * device identity, which a gateway grants its scopes on loopback.
  */
 export async function loadSdkGatewayModules(entry = process.argv[1]) {
   const tried = [];
@@ -78,10 +73,7 @@ function env(name) {
   return undefined;
 }
 
-/**
- * What `callGateway` connects with, for `config` (the gateway's own): `{url, token,
- * password, tlsFingerprint}`. Mirrors `callGateway` of the packages of the reference's era.
- */
+/** What the January packages' `callGateway` connects with, for their `config`. */
 export async function connectionDetails(modules, config) {
   const gateway = config?.gateway ?? {};
   const remote = gateway.mode === 'remote' ? gateway.remote ?? {} : undefined;
@@ -162,10 +154,9 @@ export class GatewayConnection {
   }
 
   /**
-   * An idle connection does not keep the process alive (the plugin is also loaded by
-   * OpenClaw's command-line processes, which must exit when their work is done); one with a
-   * request in flight does. The socket and the client's tick timer are the gateway
-   * client's own (`ws`'s `_socket`, `tickTimer`); where they are not, nothing changes.
+   * An idle connection does not keep the process alive (OpenClaw's command-line processes
+   * load the plugin too, and must exit when done); one with a request in flight does. The
+   * socket and tick timer are the client's own (`ws`'s `_socket`, `tickTimer`), when present.
    */
   #holdProcess() {
     const hold = this.inFlight > 0;

@@ -1,9 +1,7 @@
-// Where the gateway's own functions that read a session's entry and its transcript are, per
-// era, for the in-process history reader (local-histories.mjs): the plugin SDK's on 2026.5
-// and later (`openclaw/plugin-sdk/session-store-runtime`, a supported way in for plugins on
-// 2026.9); before, the January packages' own modules next to their `dist/gateway/call.js`
-// (what their `chat.history` handler, `server-methods/chat.js`, reads with), with the
-// session store loaded once per batch instead of once per session.
+// The gateway's own functions that read a session's entry and its transcript, for the
+// in-process history reader (local-histories.mjs): the plugin SDK's on 2026.5 and later;
+// before, the January packages' own modules that their `chat.history` handler reads with,
+// with the session store loaded once per batch instead of once per session.
 
 import { existsSync, readFileSync } from 'node:fs';
 
@@ -12,9 +10,8 @@ import { normalizeAgentId } from './guard.mjs';
 
 /**
  * The SDK's session-store reader (`getSessionEntry`, `loadTranscriptEventsSync`) and its
- * reading of a key's agent (`resolveAgentIdFromSessionKey`: named, the reads skip resolving
- * it again), each imported by its name where the gateway links `openclaw` into the plugin,
- * else from the running package; throws saying where it looked.
+ * reading of a key's agent (named, the reads skip resolving it again); throws saying where
+ * it looked.
  */
 export async function loadSdkHistoryModules(entry = process.argv[1]) {
   const tried = [];
@@ -30,8 +27,8 @@ export async function loadSdkHistoryModules(entry = process.argv[1]) {
 
 /**
  * The January packages' functions next to `callModulePath`, in the SDK's shape; throws when
- * absent. They are the instances the gateway itself runs (the plugin loader's jiti hands a
- * plugin's `import()` the runtime's module), so the session-store cache is the gateway's own.
+ * absent. They are the gateway's own instances (its loader hands a plugin's `import()` the
+ * runtime's module), so the session-store cache is the gateway's own.
  */
 export async function loadHistoryModules(callModulePath) {
   const [utils, sessions, config] = await importBeside(callModulePath, ['session-utils.js', '../config/sessions.js', '../config/config.js']);

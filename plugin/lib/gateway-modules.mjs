@@ -1,6 +1,6 @@
-// The running gateway's own modules, found next to its `dist/gateway/call.js` (plugins get
-// no API for them): what the bridge's persistent connection and its in-process history
-// reader are made of. Both fall back to the RPC when a package lays them out otherwise.
+// Where the running gateway's own modules are (plugins get no API for them): the bridge's
+// connection and its in-process history reader are made of them, and fall back to the RPC
+// when a package lays them out otherwise.
 
 import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -38,10 +38,9 @@ export function packageFiles(entry, path, packages = ['openclaw']) {
 }
 
 /**
- * A module of the plugin SDK (`openclaw/plugin-sdk/<name>`, a supported way in for plugins
- * on 2026.5 and later), imported by its name where the gateway links `openclaw` into the
- * plugin, else the running package's file of it (the same public file, found next to its
- * entry point); null when neither is `usable`, and `tried` says where it looked.
+ * A module of the plugin SDK (`openclaw/plugin-sdk/<name>`, 2026.5 and later), imported by
+ * its name where the gateway links `openclaw` into the plugin, else the running package's
+ * file of it; null when neither is `usable`, and `tried` says where it looked.
  */
 export async function importSdk(name, usable, tried, entry = process.argv[1]) {
   const specifier = `openclaw/plugin-sdk/${name}`;

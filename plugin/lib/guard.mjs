@@ -1,13 +1,7 @@
-// The N15 guard component's pure functions, on the main thread (no copy of its rules in JavaScript): who is
-// restricted (`guard.decide`, N15/N10), the key rules a deployment config sets, a key's
-// canonical spelling and an agent id's normal form; and, exported beside them, the rules of
-// the `deployment/` crate (limits.mjs, config.mjs) and of `host-rules/` (`jobRules`: call
-// errors, job records, intents, keys and seeded ids; jobs.mjs, intent.mjs, sandbox.mjs,
-// worker.mjs). These rules are written once, in Rust (`guard/`, over the key grammar of
-// `grammar/`; `deployment/`; `host-rules/`), and the Rust host runs the
-// same code natively: the plugin asks one instance of the guard component (transpiled into
-// component/ by scripts/build-component.mjs) and keeps no copy of them. Every function
-// here calls no import, so the instance is given none that does anything.
+// The rules written once in Rust and run natively by the Rust host, asked of one instance of
+// the guard component on the main thread: who is restricted and the key rules (`guard/`,
+// N15), limits and configs (`deployment/`: limits.mjs, config.mjs), and the rules around a
+// call and a job (`host-rules/`: `jobRules`). None of them calls an import.
 
 import { asked, COMPONENT, pureInstance } from './components.mjs';
 
@@ -15,9 +9,8 @@ import { asked, COMPONENT, pureInstance } from './components.mjs';
 const instances = new Map();
 
 /**
- * The guard component's exports (`guard`, `deployment`, `jobRules`), from the components in `dir`
- * (component/ unless a build asks of the one it is writing), instantiated at first use
- * (synchronously: the plugin registers its tools synchronously).
+ * The guard component's exports (`guard`, `deployment`, `jobRules`) from the components in
+ * `dir`, instantiated at first use, synchronously (the plugin registers its tools so).
  */
 export function guardComponent(dir = COMPONENT) {
   if (!instances.has(dir)) instances.set(dir, pureInstance('guard', dir));
@@ -26,7 +19,7 @@ export function guardComponent(dir = COMPONENT) {
 
 const guard = () => guardComponent().guard;
 
-/** The rules every host follows around a call and a job (`host-rules/`, the WIT `job-rules`). */
+/** The rules every host follows around a call and a job (the WIT `job-rules`). */
 export const jobRules = () => guardComponent().jobRules;
 
 /**

@@ -1,18 +1,12 @@
-// Histories (a list's, and `sessions_history`'s) read in the gateway's own process: each
-// session's entry and its transcript's events are read with the gateway's own functions
-// (the plugin SDK's on 2026.5 and later, the January packages' own modules before:
-// gateway-histories.mjs), and the answer is made of them by the gateway wire component's
-// `local-history`, the embedded gateway's own reading of the same rows (E3, E4: the raw
-// transcript, a hidden session without messages): no rule is written here.
+// Histories (a list's, and `sessions_history`'s) read in the gateway's own process, with the
+// gateway's own functions (gateway-histories.mjs); the answer is made by the gateway wire's
+// `local-history` (`transcript/src/history.rs`, E3, E4), so no rule is written here.
 //
-// Why: the gateway answers `chat.history` one call at a time on its one thread, and each
-// call costs it milliseconds (January's handler loads and copies the whole session store,
-// about 6.5 ms at 1,000 sessions; 2026.9's projects it for display, ≈ 9-10 ms a session),
-// so a `sessions_list` with `messageLimit` over 200 rows waited seconds for it, and each
-// `sessions_history` paid one. Any session this reader cannot answer (an error of the
-// gateway's functions, a key without an agent, a limit the gateway's schema refuses, an
-// entry that is not an object, a transcript larger than the bound below) is asked of the
-// gateway, as before.
+// Why: the gateway answers `chat.history` one call at a time on its one thread, at several
+// milliseconds a call, so a `sessions_list` with `messageLimit` over 200 rows waited seconds.
+// Any session this reader cannot answer (an error of the gateway's functions, a key without
+// an agent, a limit the gateway's schema refuses, a transcript past the bound below) is asked
+// of the gateway, as before.
 
 import { localHistory } from './wire-codecs.mjs';
 
@@ -45,11 +39,7 @@ function newestTexts(events, n, known = null) {
   return texts;
 }
 
-/**
- * How long the reader holds the gateway's thread at a time (ms): the reads are synchronous,
- * about a millisecond a session, and a list asks up to 200; between slices the gateway's
- * other work runs.
- */
+/** How long the reader holds the gateway's thread at a time (ms). */
 export const SLICE_MS = 10;
 
 export class LocalHistories {
@@ -64,10 +54,12 @@ export class LocalHistories {
   }
 
   /**
-   * `read`, a slice of at most about `SLICE_MS` at a time, yielding the gateway's thread in
-   * between (the answers are the same; each session is read when its turn comes).
+   * The `chat.history` answers for a batch of params, each `{text}` (JSON text, which crosses
+   * to the worker as it is) or `{error}` (the caller asks the gateway). `canonical(key)`: the
+   * key as the gateway stores it. The reads are synchronous, about a millisecond a session:
+   * the gateway's thread is yielded every `sliceMs`.
    */
-  async readSliced(list, canonical = (key) => key, sliceMs = SLICE_MS) {
+  async read(list, canonical = (key) => key, sliceMs = SLICE_MS) {
     this.m.batch?.();
     const out = [];
     let started = performance.now();
@@ -79,17 +71,6 @@ export class LocalHistories {
       }
     }
     return out;
-  }
-
-  /**
-   * The `chat.history` answers for a batch of params, each `{text}` (the answer as the wire
-   * component wrote it: JSON text, which crosses to the worker as it is) or `{error}` (asked
-   * of the gateway again by the caller). `canonical(key)`: the key as the
-   * gateway stores it (the guard component's key rules).
-   */
-  read(list, canonical = (key) => key) {
-    this.m.batch?.();
-    return list.map((params) => this.one(params, canonical));
   }
 
   one(params, canonical) {

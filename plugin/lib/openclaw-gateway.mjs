@@ -1,13 +1,10 @@
 // The bridge to the OpenClaw gateway the plugin runs in: every gateway call of a guest goes
-// through the gateway's own RPC client (`callGateway`, in the running gateway package's
-// `dist/gateway/call.js`), with the gateway's own credentials, which the guest never sees.
-// Plugins get no gateway-call helper in their API, so the module is found next to the
-// running gateway's entry point (or given by the plugin config's `gatewayCallModule`).
+// through the gateway's own client, with the gateway's own credentials, which the guest never
+// sees. Plugins get no gateway-call helper in their API, so the client is found next to the
+// running gateway's entry point (or at the plugin config's `gatewayCallModule`).
 //
-// It also keeps the session of every run started through it (the gateway wire reports each,
-// `runs.run-accepted`), in the gateway's canonical spelling (the guard component's key
-// rules, guard.mjs): the N15 guard asks whose a run is. The rest of the spawn tree the guard
-// asks of the gateway through the wire (its `tree`), like every other call.
+// It also keeps the session of every run started through it (the wire reports each), in the
+// gateway's canonical spelling: the N15 guard asks whose a run is.
 
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -54,11 +51,10 @@ function persistent(connection, histories, protocol) {
 
 /**
  * How the bridge reaches the gateway: one persistent connection made with the gateway's own
- * client (gateway-connection.mjs), or, when this gateway package's modules are not laid out
- * as expected, its `callGateway` (a connection per call, slower but the same answers).
- * Answers `{callGateway, close, persistent, histories}` (`histories`: the in-process reader,
- * local-histories.mjs, over the January packages' or the plugin SDK's functions, or
- * null); `log(level, message)` says which.
+ * client (gateway-connection.mjs), or, when this package's modules are not laid out as
+ * expected, its `callGateway` (a connection per call, slower, the same answers). Answers
+ * `{callGateway, close, persistent, histories, protocol}` (`histories`: the in-process reader,
+ * or null); `log(level, message)` says which.
  */
 export async function connectToGateway({ explicit, gatewayConfig, log = () => {} }) {
   let found;
@@ -102,10 +98,7 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
   }
 }
 
-/**
- * The gateway's error frame as far as its client kept it (`{code?, message, details?}`), for
- * the gateway wire to read: what an error means is the wire's to say, never this bridge's.
- */
+/** The gateway's error frame as far as its client kept it, for the wire to read. */
 function frameOf(e, message) {
   const code = [e?.code, e?.gatewayCode].find((c) => typeof c === 'string' && /^[A-Z_]+$/.test(c));
   return { ...(code ? { code } : {}), message, ...(e?.details !== undefined ? { details: e.details } : {}) };
@@ -130,10 +123,7 @@ async function windowed(items, f) {
 }
 
 export class OpenClawGateway {
-  /**
-   * `callGateway`: the gateway's RPC function; `rules`: its KeyRules (guard.mjs);
-   * `gatewayConfig`: the gateway's config as loaded (so no call reads the file again).
-   */
+  /** `rules`: the KeyRules (guard.mjs); `gatewayConfig`: as loaded (no call reads the file again). */
   constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000, protocol = () => 3 }) {
     this.callGateway = callGateway;
     this.negotiated = protocol;
@@ -145,11 +135,7 @@ export class OpenClawGateway {
     this.runs = new Map();
   }
 
-  /**
-   * The protocol the connection negotiated (3 or 4; before its first hello, the one its
-   * client speaks): the gateway wire is configured with it, and every method's params and
-   * answers are the wire's to map for it (E1).
-   */
+  /** The protocol the connection negotiated (3 or 4; before its first hello, its client's): the wire's (E1). */
   get protocol() {
     return this.negotiated() ?? 3;
   }
@@ -178,10 +164,7 @@ export class OpenClawGateway {
     return answer;
   }
 
-  /**
-   * The gateway wire started a run (its `runs.run-accepted`): the run keeps the session it
-   * was first started in, canonical, for the N15 guard's `runSession` (N15 decides on it).
-   */
+  /** The wire started a run: it keeps the session it was first started in, canonical (N15). */
   runStarted(runId, sessionKey) {
     if (this.runs.has(runId)) return;
     if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
@@ -199,7 +182,7 @@ export class OpenClawGateway {
     if (this.localHistories) {
       try {
         // The reader takes the gateway's thread a slice at a time, yielding it in between.
-        local = await this.localHistories.readSliced(list, (key) => this.canonicalKey(key));
+        local = await this.localHistories.read(list, (key) => this.canonicalKey(key));
       } catch {
         local = [];
       }
@@ -219,12 +202,11 @@ export class OpenClawGateway {
     return out;
   }
 
-  // ---- the runs (the guard's `tree.run-session`, through the wire) ----
-
   canonicalKey(key) {
     return this.rules.canonical(key);
   }
 
+  /** The guard's `tree.run-session`, through the wire. */
   runSession(runId) {
     return this.runs.get(runId);
   }

@@ -1,13 +1,10 @@
-// The OpenClaw plugin: the five session tools, served by the component, to every agent
-// session of the gateway, each caller in a sandboxed instance of its own agent (and of its
-// own visibility scope); and a service that runs the background jobs and resumes them
-// after a restart.
+// The OpenClaw plugin: the five session tools, each caller served in a sandboxed instance of
+// its own agent (and visibility scope), and a service that runs the background jobs.
 //
-// `register(api)` is synchronous (the gateway ignores a promise), and may run several
-// times in one process (the gateway loads its plugins again for another workspace or a
-// changed config): everything lives in one process-wide state, and the service over the
-// gateway is made at the first tool call or service start, then kept while the config
-// stays the same.
+// `register(api)` is synchronous (the gateway ignores a promise) and may run several times
+// in one process (the gateway loads its plugins again for another workspace or a changed
+// config): everything lives in one process-wide state, and the service is made at the first
+// tool call or service start, then kept while the config stays the same.
 
 import { dirname, join } from 'node:path';
 import { readFileSync } from 'node:fs';
@@ -37,9 +34,9 @@ export const DEFAULT_TOOL_NAMES = Object.freeze({
 const STATE = Symbol.for('openclaw.session-tools.plugin');
 
 /**
- * How long the job service's stop waits for the calls and steps in flight: the gateway
- * gives its whole shutdown 5 s before it exits anyway, and stops other parts after this
- * one. What is cut short by the exit is made again by the next process, once, with the same keys.
+ * How long the job service's stop waits for the calls and steps in flight: the gateway gives
+ * its whole shutdown 5 s, and stops other parts after this one. What the exit cuts short is
+ * made again by the next process, once.
  */
 export const STOP_GRACE_MS = 3_000;
 
@@ -49,11 +46,9 @@ function state() {
 }
 
 /**
- * Runs the job scheduler of `service`, and of no other: the scheduler of the service it
- * replaces (a reload, a changed config) is stopped first, and only then is this one started
- * (two schedulers would step the same jobs; their claims keep them apart, but the
- * old one would go on with the old config). Switches are made one after another; a service
- * that is no longer the current one, or a job service that was stopped meanwhile, gets none.
+ * Runs the job scheduler of `service`, and of no other: the one it replaces (a reload, a
+ * changed config) is stopped first, or it would go on with the old config. Switches are made
+ * one after another; a service no longer current, or stopped meanwhile, gets none.
  */
 function schedule(service) {
   const s = state();
@@ -111,9 +106,8 @@ export function toolDescriptions(componentDir = COMPONENT_DIR) {
 
 /**
  * The caller of a tool, from the gateway's tool context. OpenClaw 2026.9 also passes the
- * reply target and thread (`deliveryContext {channel, to, accountId, threadId}`) and the
- * caller's agent (`agentId`), which the core tools get as `agentTo`/`agentThreadId`
- * (2026.9's `api.registerTool` tool context); older gateways pass neither.
+ * reply target and thread (`deliveryContext`) and the caller's agent (`agentId`); older
+ * gateways pass neither.
  */
 export function callerOf(ctx = {}) {
   const text = (v) => (typeof v === 'string' && v.trim() !== '' ? v : undefined);
@@ -141,10 +135,7 @@ export function jsonResult(payload) {
   return { content: [{ type: 'text', text: JSON.stringify(payload, null, 2) }], details: payload };
 }
 
-/**
- * The service for a gateway config: made once per config (a changed config makes a new one;
- * the old one finishes its calls and stops). `makeGateway(config)` answers the bridge.
- */
+/** The service for a gateway config: a changed config makes a new one, the old one stops. */
 function serviceFor(api, settings, makeGateway) {
   const s = state();
   // The same config objects as the last call: the same service (no need to compare).
@@ -247,10 +238,8 @@ export function register(api, options = {}) {
       const s = state();
       s.scheduler = true;
       if (ctx?.stateDir) s.stateDir = ctx.stateDir;
-      // Jobs left by a previous process resume now; the gateway may still be starting, so
-      // its first answers may fail and are retried (jobs.mjs). A start never throws: 2026.9
-      // refuses the whole plugin when one does (its plugin services contract), so
-      // what fails is logged and tried again, with backoff, until the service stops.
+      // Jobs left by a previous process resume now. A start never throws: 2026.9 refuses the
+      // whole plugin when one does, so what fails is logged and tried again, with backoff.
       const attempt = async (n) => {
         if (!state().scheduler) return;
         try {

@@ -121,7 +121,7 @@ test("a list's histories read in-process where they can be, the rest asked over 
     return { sessionKey: params.sessionKey, messages: [{ role: 'user', content: 'over rpc' }] };
   };
   const histories = {
-    readSliced: async (list) => list.map((p) => (p.sessionKey === 'agent:main:b' ? { error: 'not here' } : { ok: { sessionKey: p.sessionKey, messages: [] } })),
+    read: async (list) => list.map((p) => (p.sessionKey === 'agent:main:b' ? { error: 'not here' } : { ok: { sessionKey: p.sessionKey, messages: [] } })),
   };
   const rules = { canonical: (k) => k };
   const bridge = new OpenClawGateway({ callGateway, histories, rules });
@@ -132,7 +132,7 @@ test("a list's histories read in-process where they can be, the rest asked over 
     [0, 1, 0],
   );
   // A reader that throws: everything is asked.
-  const throwing = new OpenClawGateway({ callGateway, histories: { readSliced: async () => { throw new Error('x'); } }, rules });
+  const throwing = new OpenClawGateway({ callGateway, histories: { read: async () => { throw new Error('x'); } }, rules });
   asked.length = 0;
   await throwing.histories([{ sessionKey: 'agent:main:a' }, { sessionKey: 'agent:main:b' }]);
   assert.equal(asked.length, 2);

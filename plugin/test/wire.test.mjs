@@ -256,7 +256,7 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
       return events[sessionId];
     },
   });
-  const [a, one, hidden, missing, limit] = reader.read(
+  const [a, one, hidden, missing, limit] = await reader.read(
     [
       { sessionKey: 'agent:main:a' },
       { sessionKey: 'AGENT:MAIN:A', limit: 1 },
@@ -280,11 +280,11 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   assert.deepEqual(parsed(missing), { sessionKey: 'agent:main:none', messages: [] });
   assert.match(limit.error, /limit of 0/, 'a limit the gateway refuses is the gateway\'s to answer');
   entries['agent:main:b'] = { sessionId: 's-broken' };
-  const [broken, global] = reader.read([{ sessionKey: 'agent:main:b' }, { sessionKey: 'global' }]);
+  const [broken, global] = await reader.read([{ sessionKey: 'agent:main:b' }, { sessionKey: 'global' }]);
   assert.match(broken.error, /database is locked/, 'an SDK error leaves the session to the gateway');
   assert.match(global.error, /agent id/, 'a key without an agent is the gateway\'s to resolve');
   const later = new LocalHistories({ agentOf: () => 'main', getSessionEntry: async () => entries['agent:main:a'], loadTranscriptEventsSync: () => [] });
-  assert.match(later.read([{ sessionKey: 'agent:main:a' }])[0].error, /asynchronously/, 'an entry promised is not taken for none');
+  assert.match((await later.read([{ sessionKey: 'agent:main:a' }]))[0].error, /asynchronously/, 'an entry promised is not taken for none');
 
   // A long transcript: only its newest events cross into the component when they hold the
   // limit's messages; all of them when they do not.
@@ -292,12 +292,12 @@ test("a history read with the plugin SDK is answered by the wire's rule, the res
   const event = (i, message) => ({ toJSON: () => (crossed.push(i), { type: 'message', id: String(i), ...(message ? { message } : {}) }) });
   entries['agent:main:long'] = { sessionId: 's-long' };
   events['s-long'] = Array.from({ length: 100 }, (_, i) => event(i, { role: 'assistant', content: `m${i}` }));
-  const [long] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
+  const [long] = await reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
   assert.deepEqual(parsed(long).messages, [{ role: 'assistant', content: 'm98' }, { role: 'assistant', content: 'm99' }]);
   assert.equal(crossed.length, 2 + 8, `the newest events only: ${crossed}`);
   crossed.length = 0;
   events['s-long'] = Array.from({ length: 100 }, (_, i) => event(i, i === 3 ? { role: 'user', content: 'old' } : undefined));
-  const [sparse] = reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
+  const [sparse] = await reader.read([{ sessionKey: 'agent:main:long', limit: 2 }]);
   assert.deepEqual(parsed(sparse).messages, [{ role: 'user', content: 'old' }]);
   assert.equal(crossed.length, 100, 'too few messages among the newest: every event, each written once');
 });
@@ -330,7 +330,7 @@ test("on January's packages, a history is read with the package's own store and 
   );
   writeFileSync(join(dist, 'config/config.js'), 'export const loadConfig = () => ({ session: { store: "/state" } });');
   const reader = new LocalHistories(await loadHistoryModules(join(dist, 'gateway/call.js')));
-  const [a, gone, global, other] = await reader.readSliced([
+  const [a, gone, global, other] = await reader.read([
     { sessionKey: 'agent:main:a' },
     { sessionKey: 'agent:main:gone', limit: 5 },
     { sessionKey: 'global' },
@@ -348,7 +348,7 @@ test("on January's packages, a history is read with the package's own store and 
   assert.match(global.error, /no agent in global/, "a key without an agent is the gateway's to resolve");
   assert.match(other.error, /no agent/, "an agent id not in normal form is the gateway's to resolve");
   assert.equal(globalThis.januaryLoads, 1, 'the store is loaded once for the batch');
-  await reader.readSliced([{ sessionKey: 'agent:main:a' }]);
+  await reader.read([{ sessionKey: 'agent:main:a' }]);
   assert.equal(globalThis.januaryLoads, 2, 'and again for the next batch');
 });
 
@@ -386,9 +386,9 @@ test("the SDK reader yields the gateway's thread between slices, with the same a
   });
   const list = Array.from({ length: 12 }, (_, i) => ({ sessionKey: `agent:main:${i}`, limit: 1 }));
   setImmediate(() => order.push('other work'));
-  const sliced = await reader.readSliced(list, (k) => k, 10);
+  const sliced = await reader.read(list, (k) => k, 10);
   const other = order.indexOf('other work');
   assert.ok(other > 0 && other < order.length - 1, `the other work ran between slices: ${order}`);
-  assert.deepEqual(sliced, reader.read(list, (k) => k), 'the same answers as read at once');
+  assert.deepEqual(sliced, await reader.read(list, (k) => k, Infinity), 'the same answers as read at once');
   assert.deepEqual(parsed(sliced[11]).messages, [{ role: 'user', content: 's-agent:main:11' }]);
 });
