@@ -44,33 +44,19 @@ export class GuestExit extends Error {
   }
 }
 
-/** The WASI part of an instance's imports, writing stdout/stderr into `stdout`/`stderr`. */
+/**
+ * The WASI part of an instance's imports, writing stdout/stderr into `stdout`/`stderr`: the
+ * functions std's runtime calls (jco binds only those a component imports), each inert.
+ */
 export function wasiImports({ stdout, stderr }) {
-  class IoError {
-    constructor(message) {
-      this.message = message;
-    }
-    toDebugString() {
-      return this.message;
-    }
-  }
+  class IoError {}
   class Pollable {
-    ready() {
-      return true;
-    }
     block() {}
   }
-  const closed = () => {
-    throw { tag: 'closed' };
-  };
   class InputStream {
-    // An empty stdin: every read says the stream is closed.
-    read = closed;
-    blockingRead = closed;
-    skip = closed;
-    blockingSkip = closed;
-    subscribe() {
-      return new Pollable();
+    // An empty stdin: a read says the stream is closed.
+    blockingRead() {
+      throw { tag: 'closed' };
     }
   }
   class OutputStream {
@@ -83,17 +69,7 @@ export function wasiImports({ stdout, stderr }) {
     write(contents) {
       this.sink.push(contents);
     }
-    blockingWriteAndFlush(contents) {
-      this.sink.push(contents);
-    }
-    flush() {}
     blockingFlush() {}
-    writeZeroes(len) {
-      this.sink.push(new Uint8Array(Number(len > 65536n ? 65536n : len)));
-    }
-    blockingWriteZeroesAndFlush(len) {
-      this.writeZeroes(len);
-    }
     subscribe() {
       return new Pollable();
     }
@@ -120,10 +96,7 @@ export function wasiImports({ stdout, stderr }) {
     'wasi:cli/terminal-stdout': { getTerminalStdout: () => undefined },
     'wasi:cli/terminal-stderr': { getTerminalStderr: () => undefined },
     'wasi:io/error': { Error: IoError },
-    'wasi:io/poll': {
-      Pollable,
-      poll: (list) => Uint32Array.from(list.map((_, i) => i)),
-    },
+    'wasi:io/poll': { Pollable },
     'wasi:io/streams': { InputStream, OutputStream },
     'wasi:random/insecure-seed': { insecureSeed: () => [0n, 0n] },
   };
