@@ -3,24 +3,15 @@
 // and keeps it with a job: from the tool context OpenClaw gives, loose JSON. (A job's own
 // JSON is the rules': `job-rules`' `job-json` and `job-of`, worker.mjs.)
 
+/** The record's text fields: a string, or a finite number written out; anything else is absent. */
+const TEXT_FIELDS = [
+  'agentSessionKey', 'agentChannel', 'agentAccountId', 'agentTo', 'agentThreadId',
+  'agentGroupId', 'agentGroupChannel', 'agentGroupSpace', 'requesterAgentIdOverride',
+];
+
+const text = (v) => (typeof v === 'string' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined);
+
 /** The caller context a tool call gives the guest, from loose JSON (only known string fields). */
 export function callerContext(c = {}) {
-  const s = (k) => {
-    const v = c[k];
-    if (typeof v === 'string') return v;
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-    return undefined;
-  };
-  return {
-    agentSessionKey: s('agentSessionKey'),
-    agentChannel: s('agentChannel'),
-    agentAccountId: s('agentAccountId'),
-    agentTo: s('agentTo'),
-    agentThreadId: s('agentThreadId'),
-    agentGroupId: s('agentGroupId'),
-    agentGroupChannel: s('agentGroupChannel'),
-    agentGroupSpace: s('agentGroupSpace'),
-    sandboxed: c.sandboxed === true,
-    requesterAgentIdOverride: s('requesterAgentIdOverride'),
-  };
+  return { ...Object.fromEntries(TEXT_FIELDS.map((k) => [k, text(c[k])])), sandboxed: c.sandboxed === true };
 }
