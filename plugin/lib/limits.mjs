@@ -1,8 +1,7 @@
-// Resource limits of a guest instance, per agent. The plugin enforces them (sandbox.mjs,
-// worker.mjs, jobs.mjs, and the memory and table caps written into the modules) and reads them with the one reader of limits, in Rust
-// (`deployment/src/limits.rs`: the keys, their units, the defaults and the bounds), which
-// the Rust host links and the plugin asks through the guard component's `deployment`
-// export (one reader for both hosts): an error names what was wrong in the Rust host's words.
+// Resource limits of a guest instance, per agent, enforced by sandbox.mjs, worker.mjs,
+// jobs.mjs and the caps written into the modules; read by the Rust host's one reader
+// (`deployment/src/limits.rs`: the keys, their units, defaults and bounds), asked of the guard
+// component's `deployment` export, so an error names what was wrong in the Rust host's words.
 
 import { asked, pureInstance } from './components.mjs';
 import { guardComponent } from './guard.mjs';
