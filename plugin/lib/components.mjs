@@ -15,31 +15,19 @@ export const COMPONENT = fileURLToPath(new URL('../component/', import.meta.url)
 
 const require = createRequire(import.meta.url);
 
-/** The imports of each component beyond the inert WASI, all failing when called. */
-const IMPORTED = { guard: ['gateway', 'tree', 'audit'], wire: ['transport', 'runs'] };
-
-/** An import that fails when called. */
-function none(what) {
-  return new Proxy(
-    {},
-    {
-      get: (_, name) => () => {
-        throw new Error(`a pure function called ${what}.${String(name)}`);
-      },
-    },
-  );
-}
-
 /**
  * The exports of a new instance of the component `part` (`guard` or `wire`) given no import
- * that does anything: `instantiate` (the transpiled module's), its core modules by name
- * (`module(file)`).
+ * that does anything: the inert WASI, and every other interface failing when called.
+ * `instantiate`: the transpiled module's; `module(file)`: its core modules by name.
  */
 export function instantiatePure(part, instantiate, module) {
   const sink = new BoundedOutput(0);
-  const imports = { 'openclaw:session-tools/types': {}, ...wasiImports({ stdout: sink, stderr: sink }) };
-  for (const name of IMPORTED[part]) imports[`openclaw:session-tools/${name}`] = none(`${part} ${name}`);
-  return instantiate(module, imports);
+  const wasi = wasiImports({ stdout: sink, stderr: sink });
+  const fail = (iface, name) => () => {
+    throw new Error(`a pure function called ${part} ${iface}.${String(name)}`);
+  };
+  const failing = (iface) => new Proxy({}, { get: (_, name) => fail(iface, name) });
+  return instantiate(module, new Proxy(wasi, { get: (given, iface) => given[iface] ?? failing(iface) }));
 }
 
 /**
@@ -55,13 +43,16 @@ export function asked(f, doing) {
   }
 }
 
-/** The transpiled components loaded, by directory and part. */
-const loaded = new Map();
+/** The transpiled components read, by directory and part. */
+const read = new Map();
 
-/** A new instance of the component `part` of `dir` (its modules compiled once). */
-export function pureInstance(part, dir = COMPONENT) {
+/**
+ * The transpiled component `part` of `dir`, read once: `{js}` (its module's path) and
+ * `{bytes}` (its core modules', by file name). Throws saying how to build it.
+ */
+export function transpiled(part, dir = COMPONENT) {
   const id = `${dir}\n${part}`;
-  if (!loaded.has(id)) {
+  if (!read.has(id)) {
     let manifest;
     try {
       manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
@@ -70,8 +61,21 @@ export function pureInstance(part, dir = COMPONENT) {
     }
     const found = manifest.components?.[part];
     if (!found) throw new Error(`${dir} holds no ${part} component: run \`npm run build\` in plugin/`);
-    const modules = Object.fromEntries(found.coreModules.map((f) => [f, new WebAssembly.Module(readFileSync(join(dir, f)))]));
-    loaded.set(id, { instantiate: require(join(dir, found.js)).instantiate, modules });
+    read.set(id, { js: join(dir, found.js), bytes: Object.fromEntries(found.coreModules.map((f) => [f, readFileSync(join(dir, f))])) });
+  }
+  return read.get(id);
+}
+
+/** The pure components loaded, by directory and part. */
+const loaded = new Map();
+
+/** A new instance of the component `part` of `dir` (its modules compiled once). */
+export function pureInstance(part, dir = COMPONENT) {
+  const id = `${dir}\n${part}`;
+  if (!loaded.has(id)) {
+    const { js, bytes } = transpiled(part, dir);
+    const modules = Object.fromEntries(Object.entries(bytes).map(([f, b]) => [f, new WebAssembly.Module(b)]));
+    loaded.set(id, { instantiate: require(js).instantiate, modules });
   }
   const { instantiate, modules } = loaded.get(id);
   return instantiatePure(part, instantiate, (f) => modules[f]);

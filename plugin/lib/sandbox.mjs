@@ -1,6 +1,7 @@
 // One agent's sandboxed instance, seen from the main thread: a worker thread that holds
-// exactly one instance of the component (see worker.mjs), the gateway bridge it calls
-// through, and the limits every call runs under (`host/src/sandbox/`):
+// exactly one instance of the component (worker.mjs) and the gateway bridge it calls
+// through. Node's engine cannot interrupt a guest or cap an instance's memory, so the
+// limits the Rust host's store enforces (host/src/sandbox/, docs/limits.md) are kept here:
 // - CPU: the guest's time in a call (wall time minus time spent answering its imports) is
 //   watched by a timer here; past the budget the worker is terminated, the call answers a
 //   clear error and the instance is gone. Other agents' workers are untouched.
@@ -9,16 +10,11 @@
 // - memory: the core module's memory maximum is the cap (limits.mjs), the worker's JS heap
 //   is bounded too;
 // - a trap (or any failure of the worker) discards the instance.
-// A restricted caller (N15) is served by an instance of the guarded composition (the guard
-// component in front of the tools, the Rust host's composition): its gateway and spawn-tree imports are the
-// gateway wire's exports (worker.mjs), their gateway calls metered here like the guest's;
-// the runs the wire starts are kept by the bridge's gateway (`runStarted`, `runSession`).
 
 import { Worker } from 'node:worker_threads';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
+import { transpiled } from './components.mjs';
 import { jobRules } from './guard.mjs';
 import { capModule } from './limits.mjs';
 
@@ -30,20 +26,14 @@ const WORKER = new URL('./worker.mjs', import.meta.url);
  * errors in the logs and for the model whichever host runs the tools.
  */
 export class CallError extends Error {
-  /** `error`: a WIT `call-error` (`{tag, val}`). */
-  constructor(error, extra = {}) {
+  /** `error`: a WIT `call-error` (`{tag, val}`), or a tool's own `tool-error` (whose cases it shares). */
+  constructor(error) {
     const failure = jobRules().describeCallError(error);
     super(failure.message);
     this.name = 'CallError';
     this.kind = failure.kind;
     /** Whether the instance is unusable afterwards. */
     this.discardsInstance = failure.discardsInstance;
-    Object.assign(this, extra);
-  }
-
-  /** The tool's own error (its `tool-error`, whose cases the `call-error` shares). */
-  static tool(toolError) {
-    return new CallError(toolError, { toolError });
   }
 
   /**
@@ -64,13 +54,6 @@ export class CallError extends Error {
 export class Runtime {
   constructor(dir) {
     this.dir = dir;
-    this.manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-    this.parts = Object.fromEntries(
-      Object.entries(this.manifest.components).map(([part, c]) => [
-        part,
-        { js: pathToFileURL(join(dir, c.js)).href, bytes: Object.fromEntries(c.coreModules.map((f) => [f, readFileSync(join(dir, f))])) },
-      ]),
-    );
     this.compiled = new Map();
     // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
     // the `gateway` and `tree` the others import, one instance beside each.
@@ -79,10 +62,13 @@ export class Runtime {
     this.guardModules = this.modules(null, 'guard');
   }
 
+  /** The transpiled component `name` (`{js, bytes}`: components.mjs's `transpiled`). */
   part(name) {
-    const part = this.parts[name];
-    if (!part) throw CallError.of('setup', `${this.dir} holds no ${name} component: run \`npm run build\` in plugin/`);
-    return part;
+    try {
+      return transpiled(name, this.dir);
+    } catch (e) {
+      throw CallError.of('setup', e.message);
+    }
   }
 
   /**
@@ -164,14 +150,15 @@ export class Sandbox {
     this.flag = new Int32Array(signal);
     const { port1, port2 } = new MessageChannel();
     this.replyPort = port1;
+    const url = (part) => pathToFileURL(this.runtime.part(part).js).href;
     const worker = new Worker(WORKER, {
       workerData: {
-        componentJs: this.runtime.part(this.partName).js,
+        componentJs: url(this.partName),
         guard: this.guard,
         modules,
-        wireJs: this.runtime.part('wire').js,
+        wireJs: url('wire'),
         wireModules: await this.runtime.wireModules,
-        guardJs: this.runtime.part('guard').js,
+        guardJs: url('guard'),
         guardModules: await this.runtime.guardModules,
         // The protocol the bridge's gateway speaks (3 until it says otherwise).
         protocol: this.gateway.protocol ?? 3,
@@ -198,26 +185,15 @@ export class Sandbox {
     worker.on('message', (msg) => this.onMessage(msg));
     worker.on('error', (e) => this.onWorkerGone(e));
     worker.on('exit', (code) => this.onWorkerGone(null, code));
+    // Instantiating is the worker's call 0, answered as any call is; once it is done, an
+    // idle instance does not keep the process alive (a call in progress does).
     await new Promise((resolve, reject) => {
-      this.starting = { resolve, reject };
+      this.current = { id: 0, doing: 'instantiating', resolve, reject };
     });
-    // An idle instance does not keep the process alive; a call in progress does.
-    worker.unref();
   }
 
   onMessage(msg) {
     switch (msg.type) {
-      case 'ready': {
-        const starting = this.starting;
-        this.starting = null;
-        if (!starting) return;
-        if (msg.error) {
-          const error = this.errorOf(msg.error, 'instantiating');
-          this.breakWith(error);
-          starting.reject(error);
-        } else starting.resolve();
-        return;
-      }
       case 'log':
         this.log(msg.level, msg.message);
         return;
@@ -233,33 +209,19 @@ export class Sandbox {
     }
   }
 
-  errorOf(error, doing) {
-    switch (error.kind) {
-      case 'memory':
-        return CallError.of('memory-limit', this.limits.memoryBytes);
-      case 'trap':
-        return CallError.of('trap', `${error.message} (while ${doing})`);
-      default:
-        return CallError.of('host-fault', `unexpected answer from the instance's worker (while ${doing})`);
-    }
+  /**
+   * The instance failed (its memory cap reached, else as `message` says): it is discarded,
+   * and the call in progress answers why.
+   */
+  fail(memory, message) {
+    this.breakWith(memory ? CallError.of('memory-limit', this.limits.memoryBytes) : CallError.of('trap', message));
+    this.finish(this.broken);
   }
 
   onWorkerGone(error, code) {
     if (this.closing) return;
-    let failure;
-    if (error && (error.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory/i.test(error.message ?? ''))) {
-      failure = CallError.of('memory-limit', this.limits.memoryBytes);
-    } else if (error) {
-      failure = CallError.of('trap', `the instance's worker failed: ${error.message}`);
-    } else {
-      failure = CallError.of('trap', `the instance's worker exited (code ${code})`);
-    }
-    if (!this.broken) this.breakWith(failure);
-    if (this.starting) {
-      this.starting.reject(this.broken);
-      this.starting = null;
-    }
-    this.finish(this.broken);
+    const memory = error?.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory/i.test(error?.message ?? '');
+    this.fail(memory, error ? `the instance's worker failed: ${error.message}` : `the instance's worker exited (code ${code})`);
   }
 
   breakWith(error) {
@@ -367,9 +329,7 @@ export class Sandbox {
     if (!call || call.id !== msg.id) return;
     if (msg.ok) return this.finish(null, msg.value);
     if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload, transient: call.transient === true });
-    const error = this.errorOf(msg.error, call.doing);
-    this.breakWith(error);
-    this.finish(error);
+    this.fail(msg.error.kind === 'memory', `${msg.error.message} (while ${call.doing})`);
   }
 
   reply(answer) {
@@ -458,7 +418,7 @@ export class Sandbox {
     const size = Buffer.byteLength(argumentsJson);
     if (size > limits.maxArgumentBytes) throw CallError.of('too-large', 'tool-arguments', size, limits.maxArgumentBytes);
     const out = await this.enter('call', { tool, caller, arguments: argumentsJson }, `calling ${tool}`, seed);
-    if ('errorPayload' in out) throw CallError.tool(out.errorPayload);
+    if ('errorPayload' in out) throw new CallError(out.errorPayload);
     const resultSize = Buffer.byteLength(out.result);
     if (resultSize > limits.maxResultBytes) throw CallError.of('too-large', 'tool-result', resultSize, limits.maxResultBytes);
     try {

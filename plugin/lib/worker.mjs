@@ -1,13 +1,8 @@
 // One sandboxed instance of the component, alone in a worker thread (loaded by Node
 // itself, never by the gateway's module loader), with the gateway wire (wire/) beside it:
-// the guest's gateway imports are the wire's exports, and the wire's one generic call is
-// carried to the main thread. What the gateway's JSON means (each method's params for the
-// negotiated protocol, its answers, an error frame's kind) is the wire's alone.
-//
-// A restricted caller's instance is of the guarded composition (the N15 guard component in
-// front of the tools, as the Rust host composes it), or of the guard alone for the job runner's own waits: the
-// guard's spawn-tree imports are the wire's `tree` exports too, its refusals the host's own
-// log line, and it is told who it serves before every call. No rule of the guard is here.
+// the guest's `gateway` imports, and a guarded instance's N15 guard's `tree`, are the wire's
+// exports, and the wire's one generic call is carried to the main thread. No rule of the
+// wire or of the guard is here.
 //
 // The component's imports are plain synchronous functions (jco), and the gateway is
 // asynchronous, on the main thread: a gateway import posts its request to the main thread
@@ -19,7 +14,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { randomUUID } from 'node:crypto';
 
-import { instantiatePure } from './components.mjs';
+import { asked, instantiatePure } from './components.mjs';
 import { callerContext } from './records.mjs';
 import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
 
@@ -62,36 +57,34 @@ function flushOutput() {
 }
 
 // ---- the gateway, through the wire ----
-const ok = (val) => ({ tag: 'ok', val });
-
 let wire = null; // the wire component's exports
 
-// What the host decided itself about a call the wire made (a limit, the N15 guard, a
-// scripted case's answer), by the index of the call in its batch: its kind and message reach
-// the guest as they are, since the wire reads only the gateway's own error frames.
+// What the host decided itself about a call the wire made in the import in progress (a
+// limit, a scripted case's answer), by the index of the call in its batch: the wire reads
+// only the gateway's own error frames, so their kind and message reach the guest from here.
 let verdicts = [];
 
-/** A failed answer of the main thread as the wire's `transport-error`. */
+/** A failed answer of the main thread as the wire's `transport-error` of the call at `index`. */
 function transportError(answer, index) {
   const message = String(answer.error);
   if (answer.frame !== undefined) return { tag: 'gateway', val: JSON.stringify(answer.frame) };
-  if (answer.kind === 'timeout') return { tag: 'timeout', val: message };
-  if (answer.kind === 'unavailable') return { tag: 'unavailable', val: message };
+  if (answer.kind === 'timeout' || answer.kind === 'unavailable') return { tag: answer.kind, val: message };
   verdicts[index] = { kind: answer.kind ?? 'other', message };
   return { tag: 'unavailable', val: message };
 }
 
-const payload = (value) => JSON.stringify(value === undefined ? null : value);
+/** An answer of the main thread (`{text}`: JSON text, or `{error, kind?, frame?}`) as the transport's. */
+const transported = (answer, index) => (answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : { tag: 'ok', val: answer.text });
 
 // The gateway's own answer to the last `agent.wait` the wire carried: what the job runner
 // keeps as a run's end (the wire reads it when the job resumes).
 let lastWait = null;
 
-/** A gateway call, carried by the main thread: its answer `{text}` (JSON text) or `{error}`. */
+/** A gateway call, carried by the main thread. */
 function carry(request, index) {
-  const answer = hostCall({ method: request.method, params: JSON.parse(request.params), holdsMs: Number(request.holdsMs), resendSafe: request.resendSafe });
+  const answer = hostCall({ method: request.method, params: JSON.parse(request.params) });
   if (request.method === 'agent.wait') lastWait = answer;
-  return answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : ok(answer.text);
+  return transported(answer, index);
 }
 
 /**
@@ -101,21 +94,17 @@ function carry(request, index) {
  */
 function histories(requests) {
   const answer = hostCall({ method: 'chat.histories', params: requests.map((r) => JSON.parse(r.params)) });
-  if (answer.error !== undefined) return requests.map((_, i) => ({ tag: 'err', val: transportError(answer, i) }));
-  const answers = Array.isArray(answer.ok) ? answer.ok : [];
+  const answers = answer.error !== undefined ? requests.map(() => answer) : Array.isArray(answer.ok) ? answer.ok : [];
   if (answers.length !== requests.length) {
-    const message = `the gateway answered ${answers.length} histories for ${requests.length}`;
-    return requests.map((_, i) => ({ tag: 'err', val: transportError({ error: message }, i) }));
+    const error = `the gateway answered ${answers.length} histories for ${requests.length}`;
+    return requests.map((_, i) => transported({ error }, i));
   }
-  return answers.map((a, i) => (a.error !== undefined ? { tag: 'err', val: transportError(a, i) } : ok(a.text)));
+  return answers.map(transported);
 }
 
 const transportImports = {
   call: (request) => (request.method === 'chat.history' ? histories([request])[0] : carry(request, 0)),
-  callMany: (requests) => {
-    if (requests.length === 0 || !requests.every((r) => r.method === 'chat.history')) return requests.map(carry);
-    return histories(requests);
-  },
+  callMany: (requests) => (requests.length > 0 && requests.every((r) => r.method === 'chat.history') ? histories(requests) : requests.map(carry)),
 };
 
 // The runs the wire starts are the main thread's to keep, across instances (the N15 guard
@@ -129,54 +118,35 @@ const runsImports = {
 };
 
 /**
- * The gateway error a wire export threw (jco throws an export's `err` payload as it is; an
- * Error is a trap): the host's own verdict where it gave one. An answer past the size limit
- * (refused by the wire, configured with it below) is logged, as the Rust host logs it.
+ * The gateway error the wire gave for the call at `index`: the host's own verdict where it
+ * gave one. An answer past the size limit (refused by the wire, configured with it below) is
+ * logged, as the Rust host logs it.
  */
-function failure(e, method, index = 0) {
-  if (e instanceof Error) throw e;
-  const val = verdicts[index] ?? e;
-  if (verdicts[index] === undefined && val?.kind === 'too-large') log('warn', `[${name}] ${method}: ${val.message}`);
-  return { tag: 'err', val };
+function ours(e, index) {
+  const verdict = verdicts[index];
+  if (!verdict && e?.kind === 'too-large') log('warn', `[${name}] ${e.message}`);
+  return verdict ?? e;
 }
 
-/** A call of the guest (or its guard) to the wire's export `of`. */
-function through(of, method, f) {
-  verdicts = [];
-  try {
-    return ok(f(wire[of]));
-  } catch (e) {
-    return failure(e, method);
-  }
-}
-
-const gateway = (method, f) => through('gateway', method, f);
-
-const gatewayImports = {
-  sessionsList: (p) => gateway('sessions.list', (g) => g.sessionsList(p)),
-  sessionsResolve: (p) => gateway('sessions.resolve', (g) => g.sessionsResolve(p)),
-  chatHistory: (p) => gateway('chat.history', (g) => g.chatHistory(p)),
-  chatHistories: (list) => {
+/**
+ * The wire's exports (its `gateway`, its `tree`) as the imports of the guest or its guard:
+ * jco throws an export's `err` payload as it is (an Error is a trap) and makes a thrown
+ * non-Error the import's `err`.
+ */
+function forwarded(exports) {
+  const forward = (call) => (arg) => {
     verdicts = [];
-    return wire.gateway.chatHistories(list).map((a, i) => (a.tag === 'err' ? failure(a.val, 'chat.histories', i) : a));
-  },
-  agent: (p) => gateway('agent', (g) => g.agent(p)),
-  agentWait: (p) => gateway('agent.wait', (g) => g.agentWait(p)),
-  send: (p) => gateway('send', (g) => g.send(p)),
-  sessionsPatch: (p) => gateway('sessions.patch', (g) => g.sessionsPatch(p)),
-  sessionsDelete: (p) => gateway('sessions.delete', (g) => g.sessionsDelete(p)),
-};
-
-// ---- the N15 guard's imports (a guarded instance) ----
-
-// The spawn tree: the wire's, over the same transport (each gateway call it makes counted as
-// the guest's), its answers bounded by the wire as the Rust host bounds them.
-const treeImports = {
-  spawnedTrees: (roots) => through('tree', 'tree.spawned-trees', (t) => t.spawnedTrees(roots)),
-  rowsOf: (keys) => through('tree', 'tree.rows-of', (t) => t.rowsOf(keys)),
-  exists: (key) => through('tree', 'tree.exists', (t) => t.exists(key)),
-  runSession: (runId) => wire.tree.runSession(runId),
-};
+    let out;
+    try {
+      out = call(arg);
+    } catch (e) {
+      throw e instanceof Error ? e : ours(e, 0);
+    }
+    // `chat-histories` answers a result for each history.
+    return Array.isArray(out) ? out.map((a, i) => (a?.tag === 'err' ? { tag: 'err', val: ours(a.val, i) } : a)) : out;
+  };
+  return Object.fromEntries(Object.entries(exports).map(([f, call]) => [f, forward(call)]));
+}
 
 // A refused call: the host's own line (as the Rust host's), outside the guest's log budget,
 // so a guest that fills its log cannot hide a refusal.
@@ -194,14 +164,13 @@ function wakeupOf(w) {
       return { tag: 'timer' };
     case 'runEnded': {
       verdicts = [];
-      const answer = w.error !== undefined ? { tag: 'err', val: transportError(w, 0) } : ok(payload(w.ok));
-      let ended;
+      const answer = w.error !== undefined ? transported(w, 0) : { tag: 'ok', val: JSON.stringify(w.ok ?? null) };
       try {
-        ended = ok(wire.wire.decodeWait(answer));
+        return { tag: 'run-ended', val: { tag: 'ok', val: wire.wire.decodeWait(answer) } };
       } catch (e) {
-        ended = failure(e, 'agent.wait');
+        if (e instanceof Error) throw e;
+        return { tag: 'run-ended', val: { tag: 'err', val: ours(e, 0) } };
       }
-      return { tag: 'run-ended', val: ended };
     }
     default:
       return { tag: 'now' };
@@ -259,16 +228,17 @@ async function instantiate() {
     'openclaw:session-tools/runs': runsImports,
     ...wasiImports({ stdout, stderr }),
   };
-  wire = instantiateWire(coreModule(wireModules, 'the gateway wire'), wireImports, (module, importObject) => new WebAssembly.Instance(module, importObject));
+  wire = instantiateWire(coreModule(wireModules, 'the gateway wire'), wireImports);
   // The protocol the bridge's gateway speaks decides every method's params; the wire hands
   // the guest no answer past the agent's limit (counted as the Rust host counts it).
-  wire.wire.configure({ protocol, maxAnswerBytes: BigInt(limits.maxGatewayAnswerBytes) });
+  const connection = { protocol, maxAnswerBytes: BigInt(limits.maxGatewayAnswerBytes) };
+  asked(() => wire.wire.configure(connection), 'configuring the gateway wire');
   const { instantiate } = await import(componentJs);
   const imports = {
     'openclaw:session-tools/types': {},
-    'openclaw:session-tools/gateway': gatewayImports,
+    'openclaw:session-tools/gateway': forwarded(wire.gateway),
     'openclaw:session-tools/host': hostImports,
-    'openclaw:session-tools/tree': treeImports,
+    'openclaw:session-tools/tree': forwarded(wire.tree),
     'openclaw:session-tools/audit': auditImports,
     ...wasiImports({ stdout, stderr }),
   };
@@ -289,7 +259,7 @@ async function instantiate() {
  */
 function classify(e, stderrText) {
   if (!(e instanceof Error)) return { kind: 'answer', payload: e };
-  const message = e instanceof Error ? e.message : String(e);
+  const message = e.message;
   const bytes = memory ? memory.buffer.byteLength : 0;
   const alloc = /memory allocation of (\d+) bytes failed/.exec(stderrText ?? '');
   const capped = limits.memoryBytes;
@@ -302,18 +272,10 @@ function classify(e, stderrText) {
   return { kind: 'trap', message: trap ? `wasm trap: ${message}` : message };
 }
 
-/**
- * Tells the guard who it serves (N15), before every call: it also forgets what it learned
- * in the call before, so each call starts from what the gateway says now. A guard that
- * refuses its set-up stops the call (and the instance): it fails closed.
- */
-function configureGuard() {
-  try {
-    api.guard.configure(guard.rules, guard.restriction);
-  } catch (e) {
-    throw new Error(`the N15 guard refused its set-up: ${e instanceof Error ? e.message : String(e)}`);
-  }
-}
+// The guard is told who it serves (N15) before every call: it also forgets what it learned
+// in the call before, so each call starts from what the gateway says now. A guard that
+// refuses its set-up stops the call (and the instance): it fails closed.
+const configureGuard = () => asked(() => api.guard.configure(guard.rules, guard.restriction), 'the N15 guard refused its set-up');
 
 /**
  * The job runner's own wait for a run, through the guard alone: refused (the guard's error)
@@ -348,26 +310,27 @@ function run(op, args) {
   }
 }
 
+/** Posts the answer of call `id` (instantiating is call 0): its value, or why it `failed`. */
+function done(id, failed, result) {
+  const stderrText = flushOutput();
+  const answer = failed ? { ok: false, error: classify(result, stderrText) } : { ok: true, value: result };
+  parentPort.postMessage({ type: 'done', id, ...answer });
+}
+
 parentPort.on('message', (msg) => {
   if (msg.type !== 'run') return;
-  let answer;
+  seed = Array.isArray(msg.seed) ? msg.seed : null;
+  drawn = 0;
   try {
-    seed = Array.isArray(msg.seed) ? msg.seed : null;
-    drawn = 0;
-    answer = { type: 'done', id: msg.id, ok: true, value: run(msg.op, msg.args) };
-    flushOutput();
+    done(msg.id, false, run(msg.op, msg.args));
   } catch (e) {
-    const stderrText = flushOutput();
-    answer = { type: 'done', id: msg.id, ok: false, error: classify(e, stderrText) };
+    done(msg.id, true, e);
   }
   seed = null;
-  parentPort.postMessage(answer);
 });
 
+// Whatever fails while instantiating is a failure of the instance, never a guest's answer.
 instantiate().then(
-  () => parentPort.postMessage({ type: 'ready' }),
-  (e) => {
-    const stderrText = flushOutput();
-    parentPort.postMessage({ type: 'ready', error: classify(e, stderrText) });
-  },
+  () => done(0, false),
+  (e) => done(0, true, e instanceof Error ? e : new Error(String(e))),
 );
