@@ -211,6 +211,18 @@ impl wit_deployment::Guest for Component {
         Ok(session_tools_deployment::guest_config::of(&config).to_string())
     }
 
+    fn local_gateway(config: String, env: Vec<(String, String)>) -> Result<wit_deployment::GatewayEndpoint, String> {
+        use session_tools_deployment::local_gateway::{find, Secret};
+        let config: serde_json::Value = serde_json::from_str(&config).map_err(|e| format!("the deployment config is not JSON: {e}"))?;
+        let found = find(&config, &|name| env.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())).map_err(|e| e.to_string())?;
+        let (token, password) = match found.secret {
+            Some(Secret::Token(token)) => (Some(token), None),
+            Some(Secret::Password(password)) => (None, Some(password)),
+            None => (None, None),
+        };
+        Ok(wit_deployment::GatewayEndpoint { url: found.url, token, password })
+    }
+
     fn cap_module(module: Vec<u8>, memory_bytes: u64, table_elements: u32) -> Result<wit_deployment::CappedModule, String> {
         let capped = session_tools_deployment::module_caps::cap_module(&module, memory_bytes, table_elements)?;
         let extents = |list: Vec<session_tools_deployment::module_caps::Extent>| {

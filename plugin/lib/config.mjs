@@ -1,8 +1,6 @@
-// The deployment config as the plugin holds it (`host/src/config.rs`): the config itself
-// (the gateway bridge reads it), what an instance is given of it (N16: the paths of
-// `wit/config-paths.json` and nothing else) and the key rules the gateway spells keys by.
-// Both are the Rust code's (`deployment/src/guest_config.rs`, the guard's key rules), asked
-// of the guard component (guard.mjs): the plugin keeps no copy of either rule.
+// The deployment config as the plugin holds it: the config itself (the bridge reads it), what
+// an instance is given of it (N16) and the key rules the gateway spells keys by; both rules
+// are asked of the guard component (`deployment/src/guest_config.rs`, `guard/`).
 
 import { asked } from './components.mjs';
 import { guardComponent, KeyRules } from './guard.mjs';

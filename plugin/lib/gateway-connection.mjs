@@ -6,7 +6,9 @@
 // The client reconnects by itself; a request made while it is down waits for the next
 // handshake within its own time limit, and fails as transient (the job runner retries it).
 
+import { asked } from './components.mjs';
 import { importBeside, importSdk, requireExports } from './gateway-modules.mjs';
+import { guardComponent } from './guard.mjs';
 
 /**
  * The gateway client of OpenClaw 2026.5 and later (no `dist/gateway/call.js`): the plugin
@@ -25,16 +27,14 @@ export async function loadSdkGatewayModules(entry = process.argv[1]) {
   };
 }
 
-/** The loopback URL and shared secret of the gateway this plugin runs in (2026.5 and later). */
+/**
+ * The URL and shared secret of the gateway this plugin runs in (2026.5 and later), as
+ * OpenClaw's command line finds them: the `deployment` rule, which the Rust host follows too.
+ */
 export function loopbackDetails(config) {
-  const gateway = config?.gateway ?? {};
-  const port = Number(env('GATEWAY_PORT') ?? gateway.port ?? 18789);
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`the gateway's port ${port} is not a TCP port`);
-  return {
-    url: `ws://127.0.0.1:${port}`,
-    token: env('GATEWAY_TOKEN') ?? trimmed(gateway.auth?.token),
-    password: env('GATEWAY_PASSWORD') ?? trimmed(gateway.auth?.password),
-  };
+  const env = Object.entries(process.env).filter(([, value]) => typeof value === 'string');
+  const found = asked(() => guardComponent().deployment.localGateway(JSON.stringify(config ?? {}), env), 'the gateway this plugin runs in');
+  return { url: found.url, token: found.token, password: found.password };
 }
 
 /** Loads the gateway's client modules next to `callModulePath`; throws when they are not there. */

@@ -1,12 +1,8 @@
-// The gateway wire's pure functions on the main thread (wire/, E1-E4), by the one copy the
-// Rust host runs natively: a config OpenClaw 2026.9 hands the plugin (`agents.entries`, the
-// default agent in `agents.defaults.systemAgent.agentId`) read in the documents' shape
-// (`wire/src/documents_config.rs`), and `chat.history`'s answer from a session's entry and events read
-// in the gateway's process (`transcript/src/history.rs`, for local-histories.mjs). Instances of
-// the wire component (transpiled into component/ by scripts/build-component.mjs), made at
-// first use, one per use so that histories (large inputs) never share memory with the
-// config's reading; an instance that trapped is dropped and the next call makes a fresh one.
-// They are given no transport and no runs (the functions call neither).
+// The gateway wire's pure functions on the main thread, the code the Rust host runs natively:
+// a config OpenClaw 2026.9 hands the plugin read in the documents' shape (E2), and
+// `chat.history`'s answer from what local-histories.mjs read (E3, E4). One instance per use,
+// so that histories (large inputs) never share memory with the config's reading; one that
+// trapped is dropped.
 
 import { asked, pureInstance } from './components.mjs';
 
@@ -40,12 +36,9 @@ export function documentsShape(raw) {
 }
 
 /**
- * `chat.history`'s answer (JSON text) of a session read in the gateway's process: its entry
- * (JSON text, or undefined), its transcript's events (JSON text each, newest first; `whole`:
- * all of them) and the call's `limit`, read by the embedded gateway's own rule
- * (`transcript/src/history.rs`, E3-E4). Undefined when the events, not whole, hold too few
- * messages (the caller hands over all of them). Throws, naming why, where the gateway must
- * answer instead.
+ * `chat.history`'s answer (JSON text) of a session read in the gateway's process (the wire's
+ * `local-history`): undefined when the events, not `whole`, hold too few messages; throws,
+ * naming why, where the gateway must answer instead.
  */
 export function localHistory(sessionKey, entryText, eventTexts, whole, limit) {
   return withWire('history', (wire) => wire.localHistory(sessionKey, entryText, eventTexts, whole, limit));

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { connectionDetails, GatewayConnection } from '../lib/gateway-connection.mjs';
+import { connectionDetails, GatewayConnection, loopbackDetails } from '../lib/gateway-connection.mjs';
 
 /** A stand-in GatewayClient: `helloAfterMs` (null: never), answers by method. */
 function fakeModules({ helloAfterMs = 0, answers = {}, clients = [] } = {}) {
@@ -110,6 +110,23 @@ test("connection details are callGateway's: env token first, then the config's; 
       if (v === undefined) delete process.env[n];
       else process.env[n] = v;
     }
+  }
+});
+
+test("on 2026.5 and later the gateway is found by the deployment rule the Rust host follows: port, TLS, auth mode", () => {
+  const saved = Object.fromEntries(Object.keys(process.env).filter((k) => /_GATEWAY_/.test(k)).map((k) => [k, process.env[k]]));
+  for (const k of Object.keys(saved)) delete process.env[k];
+  try {
+    assert.deepEqual(loopbackDetails({ gateway: { port: 19001, auth: { token: 't' } } }), { url: 'ws://127.0.0.1:19001', token: 't', password: undefined });
+    const tls = { gateway: { tls: { enabled: true }, auth: { mode: 'password', password: 'pw', token: 't' } } };
+    assert.deepEqual(loopbackDetails(tls), { url: 'wss://127.0.0.1:18789', token: undefined, password: 'pw' });
+    process.env.OPENCLAW_GATEWAY_PORT = '19002';
+    assert.equal(loopbackDetails({ gateway: { port: 1 } }).url, 'ws://127.0.0.1:19002', 'the environment first');
+    process.env.OPENCLAW_GATEWAY_PORT = 'x';
+    assert.throws(() => loopbackDetails({}), /the gateway port in the environment is not a port number: "x"/);
+  } finally {
+    delete process.env.OPENCLAW_GATEWAY_PORT;
+    Object.assign(process.env, saved);
   }
 });
 
