@@ -66,17 +66,9 @@ export function transpiled(part, dir = COMPONENT) {
   return read.get(id);
 }
 
-/** The pure components loaded, by directory and part. */
-const loaded = new Map();
-
 /** A new instance of the component `part` of `dir` (its modules compiled once). */
 export function pureInstance(part, dir = COMPONENT) {
-  const id = `${dir}\n${part}`;
-  if (!loaded.has(id)) {
-    const { js, bytes } = transpiled(part, dir);
-    const modules = Object.fromEntries(Object.entries(bytes).map(([f, b]) => [f, new WebAssembly.Module(b)]));
-    loaded.set(id, { instantiate: require(js).instantiate, modules });
-  }
-  const { instantiate, modules } = loaded.get(id);
-  return instantiatePure(part, instantiate, (f) => modules[f]);
+  const found = transpiled(part, dir);
+  found.compiled ??= Object.fromEntries(Object.entries(found.bytes).map(([f, b]) => [f, new WebAssembly.Module(b)]));
+  return instantiatePure(part, require(found.js).instantiate, (f) => found.compiled[f]);
 }

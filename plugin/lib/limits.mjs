@@ -23,9 +23,8 @@ export function readLimits(text, origin, dir) {
 /** Limits for every agent: the plugin config's `limits` (`{default, agents}`) over the defaults. */
 export class AgentLimits {
   constructor(spec = {}, { dir } = {}) {
-    const read = readLimits(JSON.stringify(spec ?? {}), 'limits', dir);
-    this.default = read.default;
-    this.agents = read.agents;
+    // `default` and `agents`, as read.
+    Object.assign(this, readLimits(JSON.stringify(spec ?? {}), 'limits', dir));
   }
 
   forAgent(agent) {

@@ -1,15 +1,11 @@
-// One agent's sandboxed instance, seen from the main thread: a worker thread that holds
-// exactly one instance of the component (worker.mjs) and the gateway bridge it calls
-// through. Node's engine cannot interrupt a guest or cap an instance's memory, so the
-// limits the Rust host's store enforces (host/src/sandbox/, docs/limits.md) are kept here:
-// - CPU: the guest's time in a call (wall time minus time spent answering its imports) is
-//   watched by a timer here; past the budget the worker is terminated, the call answers a
-//   clear error and the instance is gone. Other agents' workers are untouched.
-// - wall time, gateway calls and gateway time per call (refused as `host-rules/` says),
-//   `agent.wait` shortened to fit;
-// - memory: the core module's memory maximum is the cap (limits.mjs), the worker's JS heap
-//   is bounded too;
-// - a trap (or any failure of the worker) discards the instance.
+// One agent's sandboxed instance, seen from the main thread: a worker thread holding exactly
+// one instance of the component (worker.mjs), and the gateway bridge it calls through. Node's
+// engine can neither interrupt a guest nor cap an instance's memory, so the Rust host's limits
+// (host/src/sandbox/, docs/limits.md) are kept here: the guest's CPU time in a call (wall time
+// minus the time its imports took) by a timer that terminates its worker (no other agent's);
+// wall time, gateway calls and gateway time by metering each import (refused as `host-rules/`
+// says, `agent.wait` shortened to fit); memory by the cap written into the core modules
+// (limits.mjs) and a bounded JS heap. Any failure of the worker discards the instance.
 
 import { Worker } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
@@ -55,10 +51,9 @@ export class Runtime {
   constructor(dir) {
     this.dir = dir;
     this.compiled = new Map();
-    // The gateway wire (wire/): every mapping between the gateway's JSON and the records of
-    // the `gateway` and `tree` the others import, one instance beside each.
+    // The gateway wire (wire/), an instance beside each, and the guard component, whose
+    // rules' seeded ids an instance draws (worker.mjs).
     this.wireModules = this.modules(null, 'wire');
-    // The guard component, whose rules' seeded ids an instance draws (worker.mjs).
     this.guardModules = this.modules(null, 'guard');
   }
 
@@ -90,13 +85,10 @@ export class Runtime {
 
   /**
    * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
-   * fixedNow?, guard?, part?}`; `gateway.call(method, params)` answers a gateway call
-   * (async, JSON), `gateway.histories(list)` a batch of `chat.history` (each `{ok}`, `{text}`:
-   * the answer as JSON text, or `{error, kind?, frame?}`); it keeps the runs
-   * the wire starts (`runStarted(runId, sessionKey)`, `runSession(runId) → key?`) and may
-   * name its `protocol` (3 or 4). With `guard` (`{rules: {mainKey, scopeGlobal,
-   * defaultAgent}, restriction}`, N15), the instance is of the guarded composition (`part:
-   * 'guard'`: the guard alone, for `wait`), told who it serves before every call.
+   * fixedNow?, guard?, part?}`; `gateway`: the bridge's (openclaw-gateway.mjs: `call`,
+   * `histories`, `runStarted`, `runSession`, `protocol`). With `guard` (`{rules, restriction}`,
+   * N15), the instance is of the guarded composition (`part: 'guard'`: the guard alone, for
+   * `wait`), told who it serves before every call.
    */
   async instantiate(setup) {
     const sandbox = new Sandbox(this, setup);
@@ -193,35 +185,22 @@ export class Sandbox {
   }
 
   onMessage(msg) {
-    switch (msg.type) {
-      case 'log':
-        this.log(msg.level, msg.message);
-        return;
-      case 'import':
-        this.onImport(msg);
-        return;
-      case 'run':
-        this.runs?.runStarted?.(msg.runId, msg.sessionKey);
-        return;
-      case 'done':
-        this.onDone(msg);
-        return;
-    }
+    if (msg.type === 'log') this.log(msg.level, msg.message);
+    else if (msg.type === 'import') this.onImport(msg);
+    else if (msg.type === 'run') this.runs?.runStarted?.(msg.runId, msg.sessionKey);
+    else if (msg.type === 'done') this.onDone(msg);
   }
 
-  /**
-   * The instance failed (its memory cap reached, else as `message` says): it is discarded,
-   * and the call in progress answers why.
-   */
-  fail(memory, message) {
-    this.breakWith(memory ? CallError.of('memory-limit', this.limits.memoryBytes) : CallError.of('trap', message));
-    this.finish(this.broken);
+  /** Why the instance failed: its memory cap reached, else as `message` says. */
+  failure(memory, message) {
+    return memory ? CallError.of('memory-limit', this.limits.memoryBytes) : CallError.of('trap', message);
   }
 
   onWorkerGone(error, code) {
     if (this.closing) return;
     const memory = error?.code === 'ERR_WORKER_OUT_OF_MEMORY' || /out of memory/i.test(error?.message ?? '');
-    this.fail(memory, error ? `the instance's worker failed: ${error.message}` : `the instance's worker exited (code ${code})`);
+    const message = error ? `the instance's worker failed: ${error.message}` : `the instance's worker exited (code ${code})`;
+    this.stop(this.current, this.failure(memory, message));
   }
 
   breakWith(error) {
@@ -252,9 +231,9 @@ export class Sandbox {
   // ---- one call at a time ----
 
   /**
-   * Runs one export in the worker. `seed`: the parts the guest's ids of this call are
-   * derived from (the rules' `callSeed`, `stepSeed`), so the same call or step made again gets the same ids; absent,
-   * they are random.
+   * Runs one export in the worker. `seed`: the parts the guest's ids of this call are derived
+   * from (the rules' `callSeed`, `stepSeed`), so the same call or step made again gets the
+   * same ids; absent, they are random.
    */
   enter(op, args, doing, seed = null) {
     if (this.broken) return Promise.reject(this.broken);
@@ -271,8 +250,6 @@ export class Sandbox {
         started: performance.now(),
         inHost: 0,
         gatewayCalls: 0,
-        cpuTimer: null,
-        wallTimer: null,
       };
       this.current = call;
       this.worker.ref();
@@ -306,7 +283,7 @@ export class Sandbox {
     this.armCpu(call);
   }
 
-  /** Stops a call that broke a limit: the worker is terminated, the instance discarded. */
+  /** Stops a call that broke a limit, or whose instance failed: the worker is terminated, the instance discarded. */
   stop(call, error) {
     if (this.current !== call) return;
     this.breakWith(error);
@@ -329,7 +306,7 @@ export class Sandbox {
     if (!call || call.id !== msg.id) return;
     if (msg.ok) return this.finish(null, msg.value);
     if (msg.error.kind === 'answer') return this.finish(null, { errorPayload: msg.error.payload, transient: call.transient === true });
-    this.fail(msg.error.kind === 'memory', `${msg.error.message} (while ${call.doing})`);
+    this.stop(call, this.failure(msg.error.kind === 'memory', `${msg.error.message} (while ${call.doing})`));
   }
 
   reply(answer) {
@@ -350,8 +327,7 @@ export class Sandbox {
     const limits = this.limits;
     const { method } = msg;
     let params = msg.params;
-    const calls = method === 'chat.histories' ? Math.max(1, params.length) : 1;
-    call.gatewayCalls += calls;
+    call.gatewayCalls += method === 'chat.histories' ? Math.max(1, params.length) : 1;
     const now = performance.now();
     const wallLeft = limits.wallMs - (now - call.started);
     const gatewayLeft = limits.gatewayMs - call.inHost;

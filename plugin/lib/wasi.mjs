@@ -1,18 +1,14 @@
-// The WASI a guest is given (N16): exactly the interfaces `wasm32-wasip2` std links, and
-// none of them grants anything. No environment variables (whatever the host process has:
-// gateway tokens stay out), no arguments, no working directory, an empty stdin, no
-// terminal, stdout and stderr captured into a bounded buffer the host drains into its log;
-// `exit` stops the call. No files, sockets, clocks or randomness: those interfaces are not
-// provided at all, so a component that imports them cannot be instantiated (and the build
-// refuses it before that: `wit/component-imports.json` lists what each component may import).
+// The WASI a guest is given (N16), as the Rust host's (host/src/wasi/): the interfaces
+// `wasm32-wasip2` std links, none granting anything (the host process's environment, with its
+// gateway tokens, stays out); stdout and stderr go into a bounded buffer the host drains into
+// its log. Files, sockets, clocks and randomness are not provided at all (and the build
+// refuses a component importing them: `wit/component-imports.json`).
 
 /** A bounded capture of one output stream: bytes past `capacity` are dropped and counted. */
 export class BoundedOutput {
   constructor(capacity) {
     this.capacity = capacity;
-    this.chunks = [];
-    this.size = 0;
-    this.dropped = 0;
+    this.take();
   }
 
   push(bytes) {
@@ -33,14 +29,6 @@ export class BoundedOutput {
     this.size = 0;
     this.dropped = 0;
     return { text, dropped };
-  }
-}
-
-/** The guest called `exit`: a trap for the call. */
-export class GuestExit extends Error {
-  constructor(ok) {
-    super(`the guest called exit(${ok ? 'ok' : 'err'})`);
-    this.name = 'GuestExit';
   }
 }
 
@@ -83,8 +71,9 @@ export function wasiImports({ stdout, stderr }) {
       initialCwd: () => undefined,
     },
     'wasi:cli/exit': {
+      // The guest called `exit`: a trap for the call.
       exit: (status) => {
-        throw new GuestExit(status?.tag === 'ok');
+        throw new Error(`the guest called exit(${status?.tag === 'ok' ? 'ok' : 'err'})`);
       },
     },
     'wasi:cli/stdin': { getStdin: () => new InputStream() },

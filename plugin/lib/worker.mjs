@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 
 import { asked, instantiatePure } from './components.mjs';
 import { callerContext } from './records.mjs';
-import { BoundedOutput, GuestExit, wasiImports } from './wasi.mjs';
+import { BoundedOutput, wasiImports } from './wasi.mjs';
 
 const { componentJs, modules, wireJs, wireModules, guardJs, guardModules, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
 const flag = new Int32Array(signal);
@@ -38,9 +38,7 @@ const stderr = new BoundedOutput(limits.maxLogBytes);
 let logLeft = limits.maxLogBytes;
 let logDropped = 0;
 
-function log(level, message) {
-  parentPort.postMessage({ type: 'log', level, message });
-}
+const log = (level, message) => parentPort.postMessage({ type: 'log', level, message });
 
 function flushOutput() {
   const out = stdout.take();
@@ -159,21 +157,15 @@ const auditImports = {
  * with the answer of the `agent.wait` the host made): the answer is read by the wire.
  */
 function wakeupOf(w) {
-  switch (w?.type) {
-    case 'timer':
-      return { tag: 'timer' };
-    case 'runEnded': {
-      verdicts = [];
-      const answer = w.error !== undefined ? transported(w, 0) : { tag: 'ok', val: JSON.stringify(w.ok ?? null) };
-      try {
-        return { tag: 'run-ended', val: { tag: 'ok', val: wire.wire.decodeWait(answer) } };
-      } catch (e) {
-        if (e instanceof Error) throw e;
-        return { tag: 'run-ended', val: { tag: 'err', val: ours(e, 0) } };
-      }
-    }
-    default:
-      return { tag: 'now' };
+  if (w?.type === 'timer') return { tag: 'timer' };
+  if (w?.type !== 'runEnded') return { tag: 'now' };
+  verdicts = [];
+  const answer = w.error !== undefined ? transported(w, 0) : { tag: 'ok', val: JSON.stringify(w.ok ?? null) };
+  try {
+    return { tag: 'run-ended', val: { tag: 'ok', val: wire.wire.decodeWait(answer) } };
+  } catch (e) {
+    if (e instanceof Error) throw e;
+    return { tag: 'run-ended', val: { tag: 'err', val: ours(e, 0) } };
   }
 }
 
@@ -189,15 +181,13 @@ const jobRules = () => (rules ??= instantiatePure('guard', instantiateGuard, (f)
 let seed = null;
 let drawn = 0;
 
-const seededId = () => jobRules().seededId(seed, BigInt(drawn++));
-
 // A job crosses between the threads as the JSON the job store keeps (the rules' shape).
 const jobJson = (job) => JSON.parse(jobRules().jobJson(job));
 const jobOf = (job) => jobRules().jobOf(JSON.stringify(job));
 
 const hostImports = {
   nowMs: () => BigInt(fixedNow ?? Date.now()),
-  newUuid: () => (seed ? seededId() : randomUUID()),
+  newUuid: () => (seed ? jobRules().seededId(seed, BigInt(drawn++)) : randomUUID()),
   log: (level, message) => {
     const size = Buffer.byteLength(message);
     if (size > logLeft) {
@@ -262,11 +252,7 @@ function classify(e, stderrText) {
   const message = e.message;
   const bytes = memory ? memory.buffer.byteLength : 0;
   const alloc = /memory allocation of (\d+) bytes failed/.exec(stderrText ?? '');
-  const capped = limits.memoryBytes;
-  if ((alloc && bytes + Number(alloc[1]) > capped) || bytes + 2 ** 20 > capped) {
-    return { kind: 'memory', message, memoryBytes: bytes };
-  }
-  if (e instanceof GuestExit) return { kind: 'trap', message: e.message };
+  if ((alloc && bytes + Number(alloc[1]) > limits.memoryBytes) || bytes + 2 ** 20 > limits.memoryBytes) return { kind: 'memory' };
   if (e instanceof RangeError && /call stack/i.test(message)) return { kind: 'trap', message: `stack overflow: ${message}` };
   const trap = e instanceof WebAssembly.RuntimeError && !message.startsWith('wasm trap');
   return { kind: 'trap', message: trap ? `wasm trap: ${message}` : message };
@@ -288,26 +274,23 @@ function guardedWait(params) {
   return JSON.parse(lastWait.text);
 }
 
+// The operations the main thread asks for (sandbox.mjs), by name.
+const OPERATIONS = {
+  configure: (args) => api.setup.configure({ config: args.config, stateDir: args.stateDir }),
+  describe: () => api.tools.describe(),
+  call: (args) => {
+    const out = api.tools.call(args.tool, callerContext(args.caller), args.arguments);
+    return { result: out.result, jobs: out.jobs.map(jobJson) };
+  },
+  resume: (args) => api.jobs.resume(jobOf(args.job), wakeupOf(args.wakeup)).map(jobJson),
+  evaluateSendPolicy: (args) => api.policy.evaluateSendPolicy(args.input),
+  wait: (args) => guardedWait(args.params),
+};
+
 function run(op, args) {
+  if (!Object.hasOwn(OPERATIONS, op)) throw new Error(`unknown operation ${op}`);
   if (guard && ['call', 'resume', 'wait'].includes(op)) configureGuard();
-  switch (op) {
-    case 'configure':
-      return api.setup.configure({ config: args.config, stateDir: args.stateDir });
-    case 'describe':
-      return api.tools.describe();
-    case 'call': {
-      const out = api.tools.call(args.tool, callerContext(args.caller), args.arguments);
-      return { result: out.result, jobs: out.jobs.map(jobJson) };
-    }
-    case 'resume':
-      return api.jobs.resume(jobOf(args.job), wakeupOf(args.wakeup)).map(jobJson);
-    case 'evaluateSendPolicy':
-      return api.policy.evaluateSendPolicy(args.input);
-    case 'wait':
-      return guardedWait(args.params);
-    default:
-      throw new Error(`unknown operation ${op}`);
-  }
+  return OPERATIONS[op](args);
 }
 
 /** Posts the answer of call `id` (instantiating is call 0): its value, or why it `failed`. */
