@@ -319,7 +319,7 @@ export class Sandbox {
     Atomics.notify(this.flag, 0);
   }
 
-  /** A gateway import of the guest: metered, bounded, answered through the bridge. */
+  /** A gateway import of the guest (or of its N15 guard, metered as the guest's): bounded, answered through the bridge. */
   async onImport(msg) {
     const call = this.current;
     if (!call) return;
