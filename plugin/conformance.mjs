@@ -8,7 +8,8 @@
 // Prints one block per failing case (what differed, the recorded calls, the guest's log)
 // and ends with `N passed, M failed`; exits 1 when a case failed.
 
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,7 +17,7 @@ import { check, Mismatch, show } from './conformance/pattern.mjs';
 import { ScriptedGateway } from './conformance/scripted.mjs';
 import { CallError, Runtime } from './lib/sandbox.mjs';
 import { defaultLimits } from './lib/limits.mjs';
-import { JobRunner, MemoryJobStore } from './lib/jobs.mjs';
+import { DirJobStore, JobRunner } from './lib/jobs.mjs';
 import { callerContext } from './lib/records.mjs';
 import { guestConfigJson } from './lib/config.mjs';
 
@@ -114,10 +115,14 @@ function checkCalls(expect, calls, failures) {
   }
 }
 
-/** Runs the jobs a call started to completion in the same instance (virtual time). */
+/**
+ * Runs the jobs a call started to completion in the same instance (virtual time), kept as the
+ * plugin keeps them, in a directory of their own removed afterwards.
+ */
 async function runJobs(sandbox, gateway, caller, jobs, now, log) {
+  const dir = mkdtempSync(join(tmpdir(), 'session-tools-case-jobs-'));
   let broke = null;
-  const runner = new JobRunner(new MemoryJobStore(), {
+  const runner = new JobRunner(new DirJobStore(dir), {
     limits: () => defaultLimits(),
     now: () => now,
     log,
@@ -137,8 +142,12 @@ async function runJobs(sandbox, gateway, caller, jobs, now, log) {
       }
     },
   });
-  runner.start(sandbox.name, caller, jobs);
-  await runner.runReady();
+  try {
+    runner.start(sandbox.name, caller, jobs);
+    await runner.runReady();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   if (broke) throw broke;
 }
 

@@ -7,13 +7,12 @@
 // file (`calls/<id>.json` beside the jobs, keyed-files.mjs) and its lock, which names this
 // process, held until the call's jobs are kept.
 
-import { renameSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 
 import { jobRules } from './guard.mjs';
-import { lockAndRead } from './keyed-files.mjs';
 
 /**
- * An intent of `calls` this process holds the lock of: `rewrite(text)` writes it again,
+ * An intent of `calls` this process holds under `lock`: `rewrite(text)` writes it again,
  * `done()` removes it, then its lock (the call's jobs are kept), `release()` lets it go
  * without removing it (another process may take it).
  */
@@ -42,30 +41,18 @@ export function recordIntent(calls, id, text) {
 }
 
 /**
- * Claims an intent whose holder is gone: answers `{intent, text, held}` (`text`: its JSON),
- * or null (held by a live process, gone, or unreadable: then kept aside as
- * `<id>.json.unreadable`, never made again blindly).
+ * Claims an intent whose holder is gone: answers `{text, held}` (`text`: its JSON), or null
+ * (held by a live process, gone, or unreadable: then kept aside as `<id>.json.unreadable`,
+ * never made again blindly).
  */
 export function claimIntent(calls, id) {
-  const claimed = lockAndRead(calls, id);
-  if (!claimed) return null;
-  const intent = held(calls, id, claimed.lock);
-  const read = jobRules().readIntent(id, claimed.text);
-  if (read === undefined) {
-    try {
-      renameSync(calls.where(id), `${calls.where(id)}.unreadable`);
-    } catch {
-      // gone meanwhile
-    }
-    intent.done();
-    return null;
-  }
-  return { intent: JSON.parse(read), text: read, held: intent };
+  const claim = calls.claim(id, (text) => jobRules().readIntent(id, text), true);
+  return claim && { text: claim.value, held: held(calls, id, claim) };
 }
 
 /** Records a call's intent at its first gateway call that writes (see the module). */
 export class IntentRecorder {
-  /** `text`: the intent's file text; `calls`: where intents are kept (keyed-files.mjs); null records nothing (jobs kept in memory). */
+  /** `text`: the intent's file text; `calls`: where intents are kept (keyed-files.mjs). */
   constructor(id, text, calls) {
     this.id = id;
     this.text = text;
@@ -79,7 +66,6 @@ export class IntentRecorder {
    * without its intent on disk).
    */
   beforeWrite() {
-    if (!this.calls) return;
     if (!this.held && !this.failure) {
       try {
         this.held = recordIntent(this.calls, this.id, this.text);

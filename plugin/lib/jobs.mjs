@@ -9,8 +9,8 @@
 // are kept under (so a call or a step made again after a stop keeps each once), what an
 // agent's limits let a call or a step keep, how long a wait may be, a call's intent and its
 // replay (intent.mjs), the ids a call or a step draws (worker.mjs). What is here is the
-// plugin's own: where jobs are kept (a file a job, `<dir>/<key>.json`, or memory for
-// conformance runs), the claims, and the scheduling.
+// plugin's own: where jobs are kept (a file a job, `<dir>/<key>.json`), the claims,
+// and the scheduling.
 //
 // Exactly once in effect across a stop, as the Rust host's runner: a job is stepped only
 // under its claim, from its record as it is kept, read again once claimed; a call's jobs
@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { asked } from './components.mjs';
 import { jobRules } from './guard.mjs';
 import { claimIntent, IntentRecorder } from './intent.mjs';
-import { KeyedFiles, lockAndRead } from './keyed-files.mjs';
+import { KeyedFiles } from './keyed-files.mjs';
 
 const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
@@ -42,67 +42,6 @@ export function readJob(key, text) {
 }
 
 /**
- * Claims the job `key` of `store` as it is kept now: `{record, release()}` (`release()` lets
- * it go, once), or null when held, ended or unreadable (not a job to step).
- */
-function claimJob(store, key) {
-  const claimed = lockAndRead(store, key);
-  if (!claimed) return null;
-  const { lock, text } = claimed;
-  let record;
-  try {
-    record = readJob(key, text);
-  } catch {
-    lock.release();
-    return null;
-  }
-  return {
-    record,
-    released: false,
-    release() {
-      if (!this.released) lock.release();
-      this.released = true;
-    },
-  };
-}
-
-/** Jobs in memory, gone with the store (conformance runs): each job's file text by key. */
-export class MemoryJobStore {
-  constructor() {
-    this.texts = new Map();
-    this.claimed = new Set();
-    this.calls = null;
-  }
-  read(key) {
-    return this.texts.get(key);
-  }
-  keys() {
-    return [...this.texts.keys()];
-  }
-  where(key) {
-    return key;
-  }
-  /** Saves a job's text; `onlyIfNew`: only if no job has its key (answers whether it saved). */
-  write(key, text, onlyIfNew = false) {
-    if (onlyIfNew && this.texts.has(key)) return false;
-    this.texts.set(key, text);
-    return true;
-  }
-  remove(key) {
-    this.texts.delete(key);
-  }
-  lock(key) {
-    if (this.claimed.has(key)) return null;
-    this.claimed.add(key);
-    return { release: () => this.claimed.delete(key) };
-  }
-  claim(key) {
-    return claimJob(this, key);
-  }
-  sweep() {}
-}
-
-/**
  * Jobs on disk, a file a job (`<dir>/<key>.json`, written atomically, removed when the job
  * ends), so a gateway restart resumes what was going on; beside them, the intents of tool
  * calls in flight that have started side effects (`calls/`, intent.mjs). A job's claim
@@ -114,8 +53,9 @@ export class DirJobStore extends KeyedFiles {
     super(dir);
     this.calls = new KeyedFiles(join(dir, 'calls'));
   }
+  /** Claims the job `key` as it is kept now (`value`: its record; see KeyedFiles.claim). */
   claim(key) {
-    return claimJob(this, key);
+    return super.claim(key, (text) => readJob(key, text));
   }
   sweep() {
     super.sweep();
@@ -165,7 +105,7 @@ export class JobRunner {
 
   /** The intents kept (their ids). */
   intents() {
-    return new Set(this.store.calls?.keys() ?? []);
+    return new Set(this.store.calls.keys());
   }
 
   /** The pending jobs that may be stepped: a call's jobs wait while its intent is kept. */
@@ -177,7 +117,7 @@ export class JobRunner {
   /** A recorder of the intent of a tool call about to be made (intent.mjs). */
   intentFor(agent, caller, tool, argumentsJson) {
     const id = randomUUID().replaceAll('-', '');
-    return new IntentRecorder(id, jobRules().newIntent(id, agent, JSON.stringify(caller), tool, argumentsJson), this.store.calls ?? null);
+    return new IntentRecorder(id, jobRules().newIntent(id, agent, JSON.stringify(caller), tool, argumentsJson), this.store.calls);
   }
 
   /** An agent's bounds on its jobs, as the rules take them. */
@@ -274,7 +214,7 @@ export class JobRunner {
 
   /** The intents on disk not being made again here (their holders may be alive). */
   replayable() {
-    if (!this.store.calls || !this.host.replay) return [];
+    if (!this.host.replay) return [];
     const now = Date.now();
     if (now - this.sweptAt >= SWEEP_EVERY_MS) {
       this.sweptAt = now;
@@ -343,7 +283,7 @@ export class JobRunner {
     this.busy.add(key);
     onClaim(claim);
     const work = (async () => {
-      const record = claim.record;
+      const record = claim.value;
       // A call's jobs are not stepped while its intent is kept.
       if (this.intents().has(record.call)) return false;
       const wakeup = await this.wakeupOf(record, until);

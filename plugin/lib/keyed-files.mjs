@@ -4,32 +4,12 @@
 // tool calls in flight (jobs.mjs, intent.mjs), where the Rust host keeps them in the same
 // files under OS locks (`host/src/jobs/`).
 
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
 import { jobRules } from './guard.mjs';
 import { OwnerLock, sweepLocks } from './owner-lock.mjs';
-
-/**
- * Locks `key` of `store` (`lock(key)`, `read(key)`: these files, or jobs in memory) and reads
- * what is kept under it then: `{lock, text}`, or null when another holds it, the key names
- * nothing here or nothing is kept under it (its lock let go again).
- */
-export function lockAndRead(store, key) {
-  let lock = null;
-  try {
-    lock = store.lock(key);
-  } catch {
-    // not a key of this store
-  }
-  const text = lock ? store.read(key) : undefined;
-  if (text === undefined) {
-    lock?.release();
-    return null;
-  }
-  return { lock, text };
-}
 
 export class KeyedFiles {
   constructor(dir) {
@@ -86,6 +66,47 @@ export class KeyedFiles {
   lock(key) {
     ensureDir(this.dir);
     return OwnerLock.tryAcquire(`${this.where(key)}.lock`);
+  }
+
+  /**
+   * Claims what is kept under `key` as it is now, under its lock: `{value, release()}`
+   * (`value`: `read(text)`; `release()` lets the lock go, once), or null when another holds
+   * it, nothing is kept, or `read` throws or answers undefined (`setAside`: the file is then
+   * renamed `<key>.json.unreadable`, never taken blindly again).
+   */
+  claim(key, read, setAside = false) {
+    let lock = null;
+    try {
+      lock = this.lock(key);
+    } catch {
+      // not a key of these files
+    }
+    const text = lock ? this.read(key) : undefined;
+    let value;
+    try {
+      value = text === undefined ? undefined : read(text);
+    } catch {
+      // unreadable
+    }
+    if (value === undefined) {
+      if (text !== undefined && setAside) {
+        try {
+          renameSync(this.where(key), `${this.where(key)}.unreadable`);
+        } catch {
+          // gone meanwhile
+        }
+      }
+      lock?.release();
+      return null;
+    }
+    return {
+      value,
+      released: false,
+      release() {
+        if (!this.released) lock.release();
+        this.released = true;
+      },
+    };
   }
 
   /**

@@ -10,7 +10,7 @@
 
 import { decide, jobRules } from './guard.mjs';
 import { CallError } from './sandbox.mjs';
-import { JobRunner, MemoryJobStore } from './jobs.mjs';
+import { JobRunner } from './jobs.mjs';
 import { callerContext } from './records.mjs';
 
 /** Idle instances by pool, the least recently returned dropped first when full. */
@@ -79,7 +79,7 @@ export class Service {
    * `gateway`: `{call(method, params), histories(list)}` (the gateway's JSON, carried for
    * the gateway wire), keeping the runs the wire starts (`runStarted`, `runSession`: see
    * sandbox.mjs); `config`: a DeploymentConfig; `limits`: AgentLimits; `jobStore`: where
-   * jobs are kept (memory when absent); `log(level, message)`.
+   * jobs are kept (a DirJobStore); `log(level, message)`.
    */
   constructor({ runtime, gateway, config, stateDir, limits, log, jobStore, maxIdle, maxInstances, now }) {
     this.runtime = runtime;
@@ -105,7 +105,7 @@ export class Service {
       }),
     });
     this.configText = JSON.stringify(config.raw ?? {});
-    this.jobs = new JobRunner(jobStore ?? new MemoryJobStore(), {
+    this.jobs = new JobRunner(jobStore, {
       limits: (agent) => this.limits.forAgent(agent),
       now: () => this.now(),
       log: (level, message) => this.log(level, message),

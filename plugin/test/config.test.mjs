@@ -13,7 +13,7 @@ import { DeploymentConfig, guestConfigJson } from '../lib/config.mjs';
 import { AgentLimits, readLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { REPO_DIR } from '../scripts/build-component.mjs';
-import { hostileRuntime, TreeGateway } from './helpers.mjs';
+import { hostileRuntime, tempJobStore, TreeGateway } from './helpers.mjs';
 
 const readJson = (path) => JSON.parse(readFileSync(join(REPO_DIR, path), 'utf8'));
 const fixture = readJson('tests/fixtures/planted-secrets.json');
@@ -40,7 +40,7 @@ test('an instance is given none of the config secrets, and all it reads', async 
   // Through the service, as the hostile component was configured.
   const runtime = await hostileRuntime();
   const gateway = new TreeGateway([]);
-  const svc = new Service({ runtime, gateway, config: new DeploymentConfig(fixture.config), stateDir: '/state', limits: new AgentLimits() });
+  const svc = new Service({ runtime, gateway, config: new DeploymentConfig(fixture.config), stateDir: '/state', limits: new AgentLimits(), jobStore: tempJobStore() });
   try {
     for (const who of [{ agentSessionKey: 'agent:main:main' }, { agentSessionKey: 'agent:main:main', sandboxed: true }]) {
       const given = JSON.parse(await svc.call(who, 'config', '{}'));

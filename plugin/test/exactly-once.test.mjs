@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { recordIntent } from '../lib/intent.mjs';
-import { DirJobStore, JobRunner, MemoryJobStore, readJob } from '../lib/jobs.mjs';
+import { DirJobStore, JobRunner, readJob } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -138,7 +138,7 @@ test('a job step made again from the state a stopped process left sends the same
 });
 
 test("a step's new jobs are kept under keys derived from the step, once however often it is made", async () => {
-  const store = new MemoryJobStore();
+  const store = new DirJobStore(stateDir());
   const runner = new JobRunner(store, {
     limits: () => defaultLimits(),
     now: () => 0,
@@ -267,10 +267,10 @@ test('a job another process has claimed is not stepped here; once that process i
 });
 
 test('a job claimed by this process (another scheduler) is not claimed twice; a claim is released once', () => {
-  const store = new MemoryJobStore();
+  const store = new DirJobStore(stateDir());
   store.write('k', JSON.stringify({ id: 'flow', kind: 'a2a', sessionKey: REQUESTER, state: '{}', agent: 'main', caller: {}, wake: { type: 'now' } }));
   const claim = store.claim('k');
-  assert.equal(claim.record.id, 'flow');
+  assert.equal(claim.value.id, 'flow');
   assert.equal(store.claim('k'), null);
   claim.release();
   const again = store.claim('k');

@@ -2,12 +2,13 @@
 // a gateway with a real spawn tree in memory, and log recorders. A missing prerequisite
 // fails the test with a message saying what is missing; nothing is skipped.
 
-import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
 import { KeyRules, normalizeAgentId } from '../lib/guard.mjs';
+import { DirJobStore } from '../lib/jobs.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 
@@ -64,6 +65,17 @@ export async function hostileRuntime() {
 }
 
 export const COMPONENT_DIR = resolve(REPO_DIR, 'plugin/component');
+
+let jobsRoot = null;
+
+/** A job store of its own, as the plugin keeps jobs: a fresh directory, removed when the test process exits. */
+export function tempJobStore() {
+  if (!jobsRoot) {
+    jobsRoot = mkdtempSync(join(tmpdir(), 'session-tools-jobs-'));
+    process.once('exit', () => rmSync(jobsRoot, { recursive: true, force: true }));
+  }
+  return new DirJobStore(mkdtempSync(join(jobsRoot, 'store-')));
+}
 
 /** Limits for the hostile tests (as tests/hostile.rs: 300 ms CPU, 32 MiB, 1 s wall, 100 gateway calls). */
 export function testLimits(overrides = {}) {

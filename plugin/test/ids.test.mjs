@@ -16,7 +16,7 @@ import { AgentLimits } from '../lib/limits.mjs';
 import { CallError, Runtime } from '../lib/sandbox.mjs';
 import { Service } from '../lib/service.mjs';
 import { callerContext } from '../lib/records.mjs';
-import { COMPONENT_DIR, TreeGateway } from './helpers.mjs';
+import { COMPONENT_DIR, tempJobStore, TreeGateway } from './helpers.mjs';
 
 const vector = (name) => JSON.parse(readFileSync(join(REPO_DIR, 'host-rules/vectors', name), 'utf8'));
 const seededIds = (parts) => {
@@ -111,7 +111,7 @@ test("a call's ids are the ones its seed gives, the same every time it is made",
 
 test('two calls with the same arguments send different keys: each call has an intent of its own', async () => {
   const gateway = new TreeGateway([{ key: 'agent:main:main', sessionId: 's-main' }]);
-  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits() });
+  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), jobStore: tempJobStore() });
   try {
     // Two calls with the same arguments: two intents, so two different keys.
     for (let i = 0; i < 2; i++) await svc.call({ agentSessionKey: 'agent:main:main' }, 'sessions_spawn', JSON.stringify({ task: 'same task' }));

@@ -20,7 +20,7 @@ import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { Service } from '../lib/service.mjs';
 import { FlowGateway, REQUESTER, SEND } from './flows.mjs';
-import { COMPONENT_DIR, recorder, TreeGateway } from './helpers.mjs';
+import { COMPONENT_DIR, recorder, tempJobStore, TreeGateway } from './helpers.mjs';
 
 const OWN = 'agent:main:main';
 const OTHER = 'agent:ops:main';
@@ -156,7 +156,7 @@ test("2026.9's HTTP surface: spawn and send kept off POST /tools/invoke unless g
 test('2026.9: the bridge carries what the gateway wire builds for protocol 4 (E4-E6)', async () => {
   const { calls, bridge } = protocol4Gateway();
   assert.equal(bridge.protocol, 4);
-  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
+  const svc = new Service({ runtime: new Runtime(COMPONENT_DIR), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {}, jobStore: tempJobStore() });
   try {
     // The tool's list has a limit of its own (200 by default): one page, that limit explicit.
     const listed = JSON.parse(await svc.call({ agentSessionKey: OWN }, 'sessions_list', '{}'));
@@ -256,7 +256,7 @@ test('register() gives every agent session the five tools, run in the component 
 test('a sandboxed list with messages asks only for the histories it may see', async () => {
   const gateway = gatewayWithTree();
   const runtime = new Runtime(COMPONENT_DIR);
-  const svc = new Service({ runtime, gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {} });
+  const svc = new Service({ runtime, gateway, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: () => {}, jobStore: tempJobStore() });
   try {
     const out = JSON.parse(await svc.call({ agentSessionKey: OWN, sandboxed: true }, 'sessions_list', JSON.stringify({ messageLimit: 2 })));
     assert.deepEqual(out.sessions.map((s) => s.key), [CHILD]);

@@ -15,7 +15,7 @@ import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { readFileSync } from 'node:fs';
 import { OpenClawGateway } from '../lib/openclaw-gateway.mjs';
-import { hostileRuntime, recorder, TreeGateway } from './helpers.mjs';
+import { hostileRuntime, recorder, tempJobStore, TreeGateway } from './helpers.mjs';
 
 const OWN = 'agent:main:main';
 const CHILD = 'agent:main:subagent:3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b';
@@ -39,7 +39,7 @@ async function service(config = {}) {
   const runtime = await hostileRuntime();
   const gateway = new TreeGateway(sessions());
   const rec = recorder();
-  const svc = new Service({ runtime, gateway, config: new DeploymentConfig(config), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
+  const svc = new Service({ runtime, gateway, config: new DeploymentConfig(config), stateDir: '/state', limits: new AgentLimits(), log: rec.log, jobStore: tempJobStore() });
   return { svc, gateway, rec };
 }
 
@@ -265,7 +265,7 @@ test('over the gateway bridge, a run the bridge never saw cannot become the call
   await gateway.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'elsewhere-run' });
   const bridge = new OpenClawGateway({ callGateway: ({ method, params }) => gateway.call(method, params), rules: new KeyRules() });
   const rec = recorder();
-  const svc = new Service({ runtime: await hostileRuntime(), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: rec.log });
+  const svc = new Service({ runtime: await hostileRuntime(), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: rec.log, jobStore: tempJobStore() });
   try {
     const run = (await spy(svc, me, { method: 'agent', key: OWN, idempotencyKey: 'elsewhere-run' })).ok;
     assert.match(run, UUID);
