@@ -1,8 +1,8 @@
-// The transpiled components (component/, written by scripts/build-component.mjs) on the main
-// thread, for their pure functions: the guard's (guard.mjs) and the gateway wire's
-// (wire-codecs.mjs). Each is loaded at first use, synchronously (an ES module without
-// top-level await, as jco writes it, so the plugin's modules load before a build too), and
-// instantiated with imports that fail when called, since these functions call none.
+// The transpiled components (component/, written by scripts/build-component.mjs) read once on
+// the main thread (the sandbox's Runtime compiles them for its workers), and instances for their
+// pure functions: the guard's (guard.mjs) and the gateway wire's (wire-codecs.mjs), loaded at first
+// use, synchronously (an ES module without top-level await, as jco writes it, so the plugin's
+// modules load before a build too), given imports that fail when called, since they call none.
 
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
