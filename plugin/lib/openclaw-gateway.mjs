@@ -49,6 +49,16 @@ function persistent(connection, histories, protocol) {
   return { persistent: true, connection, histories, protocol, callGateway, close: () => connection.stop() };
 }
 
+/** The in-process history reader over the gateway's functions `load()` answers, or null. */
+async function localReader(load, log) {
+  try {
+    return new LocalHistories(await load());
+  } catch (e) {
+    log('warn', `a list's histories are asked of the gateway one chat.history at a time (${e.message})`);
+    return null;
+  }
+}
+
 /**
  * How the bridge reaches the gateway: one persistent connection made with the gateway's own
  * client (gateway-connection.mjs), or, when this package's modules are not laid out as
@@ -71,21 +81,11 @@ export async function connectToGateway({ explicit, gatewayConfig, log = () => {}
     const connection = new GatewayConnection(modules, loopbackDetails(gatewayConfig ?? {}), {
       onHello: (hello) => log('info', `connected to the gateway through the plugin SDK's client (${connection.details.url}, protocol ${hello?.protocol})`),
     });
-    let histories = null;
-    try {
-      histories = new LocalHistories(await loadSdkHistoryModules());
-    } catch (sdk) {
-      log('warn', `a list's histories are asked of the gateway one chat.history at a time (${sdk.message})`);
-    }
+    const histories = await localReader(() => loadSdkHistoryModules(), log);
     // The SDK's client is that of protocol 4 and later: until its first hello, 4.
     return persistent(connection, histories, () => connection.protocol ?? 4);
   }
-  let histories = null;
-  try {
-    histories = new LocalHistories(await loadHistoryModules(found));
-  } catch (e) {
-    log('warn', `a list's histories are asked of the gateway one chat.history at a time (${e.message})`);
-  }
+  const histories = await localReader(() => loadHistoryModules(found), log);
   try {
     const modules = await loadGatewayClientModules(found);
     const details = await connectionDetails(modules, gatewayConfig ?? {});
