@@ -327,6 +327,28 @@ impl wit_rules::Guest for Component {
         keeping::wait_bound(requested_ms, max_wait_ms, left_ms)
     }
 
+    fn look_at_jobs(files: Vec<(String, String)>, intents: Vec<String>, now_ms: u64) -> wit_rules::JobsLook {
+        let kept: std::collections::BTreeSet<String> = intents.into_iter().collect();
+        let look = session_tools_host_rules::pending::look(files, |call| kept.contains(call), now_ms);
+        wit_rules::JobsLook {
+            pending: look.pending.iter().map(record_json).collect(),
+            due: look.due.into_iter().map(|i| u32::try_from(i).unwrap_or(u32::MAX)).collect(),
+            next_at: look.next_at,
+            unreadable: look.unreadable,
+        }
+    }
+
+    fn wakeup_of(wake: String, now_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> Result<wit_rules::WakeupPlan, String> {
+        use session_tools_host_rules::pending::{due, Due};
+        let wake = serde_json::from_str(&wake).map_err(|e| format!("not a kept job's wake: {e}"))?;
+        Ok(match due(&wake, None, |_| false, now_ms) {
+            Due::Now => wit_rules::WakeupPlan::Now,
+            Due::Timer => wit_rules::WakeupPlan::Timer,
+            Due::Held | Due::At(_) => wit_rules::WakeupPlan::NotYet,
+            Due::Run(wait) => wit_rules::WakeupPlan::Wait(keeping::wait_by_deadline(wait.timeout_ms, max_wait_ms, left_ms)),
+        })
+    }
+
     fn gateway_call_refused(
         calls: u32,
         max_calls: u32,

@@ -153,6 +153,13 @@ pub fn wait_bound(requested_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> 
     requested_ms.min(left.max(1))
 }
 
+/// The wait [`wait_bound`] gives, and whether the caller's deadline cut it short: a wait
+/// that then times out is retried later, not answered to the job.
+pub fn wait_by_deadline(requested_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> (u64, bool) {
+    let ms = wait_bound(requested_ms, max_wait_ms, left_ms);
+    (ms, ms < wait_bound(requested_ms, max_wait_ms, None))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -206,5 +213,8 @@ mod tests {
         assert_eq!(wait_bound(5000, 1000, Some(200)), 200);
         assert_eq!(wait_bound(5000, 1000, Some(0)), 1);
         assert_eq!(wait_bound(30, 1000, Some(200)), 30);
+        assert_eq!(wait_by_deadline(5000, 1000, Some(200)), (200, true));
+        assert_eq!(wait_by_deadline(5000, 1000, Some(2000)), (1000, false));
+        assert_eq!(wait_by_deadline(30, 1000, Some(200)), (30, false));
     }
 }

@@ -28,8 +28,6 @@ import { jobRules } from './guard.mjs';
 import { claimIntent, IntentRecorder } from './intent.mjs';
 import { KeyedFiles } from './keyed-files.mjs';
 
-const byIdThenKey = (a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
-
 /** How often leftovers of writers that died are looked for, at most. */
 const SWEEP_EVERY_MS = 60_000;
 
@@ -81,22 +79,30 @@ export class JobRunner {
     this.sweptAt = -Infinity;
   }
 
-  /** The pending jobs (records with their keys), by id; unreadable files are logged once and left alone. */
-  pending() {
-    const jobs = [];
+  /**
+   * One look at the jobs kept (the rules' `lookAtJobs`): `{pending, due, next}`, the jobs by
+   * id, those a pass claims now, and the next timer's time; unreadable files are logged once
+   * and left alone.
+   */
+  look() {
+    const files = [];
     for (const key of this.store.keys()) {
       const text = this.store.read(key);
-      if (text === undefined) continue;
-      try {
-        jobs.push(readJob(key, text));
-      } catch (e) {
-        const problem = `${this.store.where(key)}: ${e.message}`;
-        if (this.reported.has(problem)) continue;
-        this.reported.add(problem);
-        this.host.log('warn', `unreadable job file kept aside: ${problem}`);
-      }
+      if (text !== undefined) files.push([key, text]);
     }
-    return jobs.sort(byIdThenKey);
+    const look = jobRules().lookAtJobs(files, [...this.intents()], BigInt(this.host.now()));
+    for (const [key, why] of look.unreadable) {
+      const problem = `${this.store.where(key)}: ${why}`;
+      if (this.reported.has(problem)) continue;
+      this.reported.add(problem);
+      this.host.log('warn', `unreadable job file kept aside: ${problem}`);
+    }
+    const pending = look.pending.map((text) => JSON.parse(text));
+    return { pending, due: Array.from(look.due, (i) => pending[i]), next: look.nextAt === undefined ? Infinity : Number(look.nextAt) };
+  }
+
+  pending() {
+    return this.look().pending;
   }
 
   pendingOf(agent) {
@@ -106,12 +112,6 @@ export class JobRunner {
   /** The intents kept (their ids). */
   intents() {
     return new Set(this.store.calls.keys());
-  }
-
-  /** The pending jobs that may be stepped: a call's jobs wait while its intent is kept. */
-  steppable() {
-    const intents = this.intents();
-    return this.pending().filter((r) => !intents.has(r.call));
   }
 
   /** A recorder of the intent of a tool call about to be made (intent.mjs). */
@@ -164,13 +164,6 @@ export class JobRunner {
       }
     }
     return kept.ends;
-  }
-
-  /** The one rule for a wait a job asks for (`waitBound`): at most `maxWaitMs`, and ending by `until`. */
-  boundedWait(record, until) {
-    const left = until === undefined ? undefined : BigInt(Math.max(0, Math.floor(until - Date.now())));
-    const wait = record.wake.wait;
-    return { ...wait, timeoutMs: Number(jobRules().waitBound(BigInt(wait.timeoutMs), BigInt(this.host.limits(record.agent).maxWaitMs), left)) };
   }
 
   /** The job as a guest gets it. */
@@ -299,25 +292,21 @@ export class JobRunner {
     });
   }
 
-  /** The wakeup of a claimed job (waiting for its run's end first); null: not now. */
+  /**
+   * The wakeup of a claimed job (the rules' `wakeupOf`; `until`: the deadline of its wait),
+   * waiting for its run's end first; null: not now.
+   */
   async wakeupOf(record, until) {
-    switch (record.wake.type) {
-      case 'now':
-        return { type: 'now' };
-      case 'at':
-        return record.wake.at <= this.host.now() ? { type: 'timer' } : null;
-      case 'runEnd': {
-        const bounded = this.boundedWait(record, until);
-        const answer = await this.host.wait(record, bounded);
-        if (answer.transient) return null;
-        // A wait cut short by our own deadline (not by the limit) is retried later.
-        const limit = this.boundedWait(record, undefined).timeoutMs;
-        if (answer.ok && answer.ok.status === 'timeout' && bounded.timeoutMs < limit) return null;
-        return answer.error !== undefined ? { type: 'runEnded', error: answer.error } : { type: 'runEnded', ok: answer.ok };
-      }
-      default:
-        return { type: 'now' };
-    }
+    const left = until === undefined ? undefined : BigInt(Math.max(0, Math.floor(until - Date.now())));
+    const maxWait = BigInt(this.host.limits(record.agent).maxWaitMs);
+    const plan = asked(() => jobRules().wakeupOf(JSON.stringify(record.wake), BigInt(this.host.now()), maxWait, left));
+    if (plan.tag !== 'wait') return plan.tag === 'not-yet' ? null : { type: plan.tag };
+    const [timeoutMs, byDeadline] = plan.val;
+    const answer = await this.host.wait(record, { ...record.wake.wait, timeoutMs: Number(timeoutMs) });
+    if (answer.transient) return null;
+    // A wait cut short by our own deadline (not by the limit) is retried later.
+    if (byDeadline && answer.ok?.status === 'timeout') return null;
+    return answer.error !== undefined ? { type: 'runEnded', error: answer.error } : { type: 'runEnded', ok: answer.ok };
   }
 
   /**
@@ -336,14 +325,11 @@ export class JobRunner {
       if (over()) return out;
       if (await this.replay(id).catch(failed(`making call ${id} again`))) out.ran += 1;
     }
-    const now = this.host.now();
-    for (const record of this.steppable()) {
+    const { due, next } = this.look();
+    out.next = next;
+    for (const record of due) {
       if (over()) break;
       if (this.busy.has(record.key)) continue;
-      if (record.wake.type === 'at' && record.wake.at > now) {
-        out.next = Math.min(out.next, record.wake.at);
-        continue;
-      }
       out.ready += 1;
       let claim;
       const work = this.claimAndStep(record.key, until, halted, (c) => (claim = c));

@@ -27,9 +27,10 @@ use session_tools_contract::{Caller, Job, ToolOutput, Wakeup};
 use session_tools_contract::{GatewayResult, LogLevel, WaitParams, WaitResult};
 
 use session_tools_host_rules::keeping::{self, Bounds, Kept};
+use session_tools_host_rules::pending::{due, Due};
 
 use super::intent::{CallIntent, Held, IntentFile, IntentRecorder};
-use super::store::{JobRecord, JobStore, WakeRecord};
+use super::store::{JobRecord, JobStore};
 use super::tasks::{TaskAnswer, TaskStore};
 use crate::faults::fault_point;
 use crate::gateway::RunState;
@@ -308,13 +309,12 @@ impl JobRunner {
         kept.ends
     }
 
-    /// The one rule for a wait a job asks for, as the host makes it ([`keeping::wait_bound`]):
-    /// at most the agent's `max_wait`, and ending by `until` when the caller has a deadline.
-    fn bounded_wait(host: &dyn StepHost, record: &JobRecord, wait: &WaitParams, until: Option<Instant>) -> WaitParams {
+    /// The one rule for a wait a job asks for, as the host makes it
+    /// ([`keeping::wait_by_deadline`]): at most the agent's `max_wait`, and ending by `until`
+    /// when the caller has a deadline; answers it, and whether `until` cut it short.
+    fn bounded_wait(host: &dyn StepHost, record: &JobRecord, wait: &WaitParams, until: Option<Instant>) -> (u64, bool) {
         let left = until.map(|until| u64::try_from(until.saturating_duration_since(Instant::now()).as_millis()).unwrap_or(u64::MAX));
-        let mut bounded = wait.clone();
-        bounded.timeout_ms = keeping::wait_bound(wait.timeout_ms, Self::bounds(host, &record.agent).max_wait_ms, left);
-        bounded
+        keeping::wait_by_deadline(wait.timeout_ms, Self::bounds(host, &record.agent).max_wait_ms, left)
     }
 
     /// One step of a job; its successors replace it.
@@ -383,14 +383,14 @@ impl JobRunner {
         state.probes.retain(|k, _| known.contains(k.as_str()));
         let mut to_probe: Vec<(String, String)> = Vec::new();
         for job in &jobs {
-            if state.busy.contains(&job.key) || job.call.as_ref().is_some_and(|c| calls.contains(c)) {
+            if state.busy.contains(&job.key) {
                 continue;
             }
-            match &job.wake {
-                WakeRecord::Now => triage.ready.push((job.key.clone(), Ready::Step)),
-                WakeRecord::At { at } if *at <= now_ms => triage.ready.push((job.key.clone(), Ready::Step)),
-                WakeRecord::At { at } => soon(now + Duration::from_millis(at - now_ms), &mut triage.next),
-                WakeRecord::RunEnd { wait } => {
+            match due(&job.wake, job.call.as_deref(), |call| calls.contains(call), now_ms) {
+                Due::Held => {}
+                Due::Now | Due::Timer => triage.ready.push((job.key.clone(), Ready::Step)),
+                Due::At(at) => soon(now + Duration::from_millis(at - now_ms), &mut triage.next),
+                Due::Run(wait) => {
                     triage.waiting = true;
                     let probe = state.probes.entry(job.key.clone()).or_insert_with(|| Probe {
                         run_id: wait.run_id.clone(),
@@ -457,27 +457,24 @@ impl JobRunner {
             return self.replay(host, key, stop);
         }
         let Some((claim, record)) = self.store.claim(key) else { return false };
-        let wakeup = match (&record.wake, ready) {
-            (WakeRecord::Now, _) => Wakeup::Now,
-            (WakeRecord::At { at }, _) if *at > host.services().now_ms() => return false,
-            (WakeRecord::At { .. }, _) => Wakeup::Timer,
-            (WakeRecord::RunEnd { .. }, Ready::Step) => return false,
-            (WakeRecord::RunEnd { wait }, kind) => {
+        // Its intent was looked at when it was found ready.
+        let wakeup = match (due(&record.wake, None, |_| false, host.services().now_ms()), ready) {
+            (Due::Now, _) => Wakeup::Now,
+            (Due::Timer, _) => Wakeup::Timer,
+            (Due::Held | Due::At(_), _) | (Due::Run(_), Ready::Step) => return false,
+            (Due::Run(wait), kind) => {
                 let probed = crate::poison::lock_rebuilt(&self.state).probes.get(key).map(|p| p.run_id.clone());
                 if kind != Ready::Blocking && probed.as_deref() != Some(wait.run_id.as_str()) {
                     // The job moved on (another process stepped it) since it was looked at.
                     return false;
                 }
-                let mut params = Self::bounded_wait(host, &record, wait, until);
-                if kind == Ready::WaitOver {
-                    params.timeout_ms = 1;
-                }
+                let (timeout_ms, by_deadline) = Self::bounded_wait(host, &record, wait, until);
+                let params = WaitParams { timeout_ms: if kind == Ready::WaitOver { 1 } else { timeout_ms }, ..wait.clone() };
                 let answer = host.wait(&record, &params);
                 // A wait cut short by our own deadline (not by the job's) is retried later,
                 // not reported.
-                let limit = Self::bounded_wait(host, &record, wait, None).timeout_ms;
                 let timed_out = matches!(&answer, Ok(w) if w.status.as_deref() == Some("timeout"));
-                if kind == Ready::Blocking && timed_out && params.timeout_ms < limit {
+                if kind == Ready::Blocking && timed_out && by_deadline {
                     return false;
                 }
                 if kind == Ready::RunEnded && timed_out {
