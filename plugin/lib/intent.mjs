@@ -1,11 +1,7 @@
-// Tool calls exactly once in effect across a stop (`host/src/jobs/intent.rs`): a tool call
-// that writes (`sessions_send`, `sessions_spawn`) records its *intent* before its first
-// gateway call that writes, and the process that runs the jobs and finds an intent whose
-// holder is gone makes the call again, once, with the same ids, so the gateway drops what
-// was already done. The intent's record, its replay and the gateway calls that write are the
-// Rust host's rules (`host-rules/`, asked of the guard component, guard.mjs); here are its
-// file (`calls/<id>.json` beside the jobs, keyed-files.mjs) and its lock, which names this
-// process, held until the call's jobs are kept.
+// A tool call's intent, recorded before its first gateway call that writes and made again
+// once by the process that finds it left (the rules: `host/src/jobs/intent.rs`, and
+// `host-rules/`, asked of the guard component). Here are its file (`calls/<id>.json` beside
+// the jobs) and its lock naming this process, held until the call's jobs are kept.
 
 import { rmSync } from 'node:fs';
 

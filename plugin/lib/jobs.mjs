@@ -1,24 +1,9 @@
-// Background jobs (`host/src/jobs/`): the work a tool call starts (the agent-to-agent flow
-// of `sessions_send`, the sub-agent completion and announce of `sessions_spawn`, the
-// archive of sub-agent sessions). A job is a small state machine whose state the guest
-// owns; the host keeps it, waits for what it waits for, and resumes it in an instance of
-// its agent.
-//
-// The rules are the Rust host's (`host-rules/`, asked of the guard component's `jobRules`,
-// no copy here): a job's record and its file's text, the keys a call's and a step's jobs
-// are kept under (so a call or a step made again after a stop keeps each once), what an
-// agent's limits let a call or a step keep, how long a wait may be, a call's intent and its
-// replay (intent.mjs), the ids a call or a step draws (worker.mjs). What is here is the
-// plugin's own: where jobs are kept (a file a job, `<dir>/<key>.json`), the claims,
-// and the scheduling.
-//
-// Exactly once in effect across a stop, as the Rust host's runner: a job is stepped only
-// under its claim, from its record as it is kept, read again once claimed; a call's jobs
-// are not stepped while its intent is kept, and an intent left by a process that stopped is
-// made again, once. A claim is a lock file beside the job that names its holder
-// (owner-lock.mjs: Node has no OS lock that dies with its process), held from the job's
-// wait to the end of its step: a second process that runs jobs over the same directory,
-// and a second scheduler in this one, pass the job by; a holder that died is judged gone.
+// Background jobs, run as the Rust host's runner runs them (`host/src/jobs/runner.rs`), by
+// its rules (`host-rules/`, asked of the guard component's `jobRules`). The plugin's own:
+// the files jobs are kept in, the claims, and the scheduling on Node's event loop. A claim
+// is a lock file naming its holder (owner-lock.mjs: Node has no OS lock that dies with its
+// process), held from the job's wait to the end of its step: a second process that runs
+// jobs over the same directory, and a second scheduler in this one, pass the job by.
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -40,11 +25,9 @@ export function readJob(key, text) {
 }
 
 /**
- * Jobs on disk, a file a job (`<dir>/<key>.json`, written atomically, removed when the job
- * ends), so a gateway restart resumes what was going on; beside them, the intents of tool
- * calls in flight that have started side effects (`calls/`, intent.mjs). A job's claim
- * across processes is its lock, released after the job's file is written or removed, so a
- * process that claims it next reads what the step left.
+ * Jobs on disk, a file a job, so a gateway restart resumes them; beside them, the intents
+ * of the tool calls in flight (`calls/`, intent.mjs). A job's lock is released after its
+ * file is written or removed, so a process that claims it next reads what the step left.
  */
 export class DirJobStore extends KeyedFiles {
   constructor(dir) {
@@ -126,16 +109,13 @@ export class JobRunner {
     return { maxJobsPerCall: l.maxJobsPerCall, maxStepsPerJob: l.maxStepsPerJob, maxPendingJobs: l.maxPendingJobs, maxWaitMs: BigInt(l.maxWaitMs) };
   }
 
-  /**
-   * Keeps the jobs a tool call started. A call that recorded its intent keeps them under the
-   * intent's keys, then lets the intent go.
-   */
+  /** Keeps the jobs a tool call started: under its intent's keys when it recorded one. */
   start(agent, caller, jobs, intent = null) {
     const recorded = intent?.recorded() === true;
     this.commit(agent, caller, jobs, intent?.id ?? randomUUID().replaceAll('-', ''), recorded, recorded ? intent.take() : null);
   }
 
-  /** Keeps a call's jobs under keys derived from `call` (see `keepCall`), then removes the intent it `held`. */
+  /** Keeps a call's jobs (the rules' `keepCall`), then removes the intent it `held`. */
   commit(agent, caller, jobs, call, recorded, held) {
     try {
       const pending = jobs.length === 0 ? 0 : this.pendingOf(agent);
@@ -216,10 +196,7 @@ export class JobRunner {
     return [...this.intents()].filter((id) => !this.busy.has(`call:${id}`));
   }
 
-  /**
-   * Makes a tool call again from an intent its process left (once; a second stop in its
-   * replay drops it), then keeps its jobs under the intent's keys. Answers whether it ran.
-   */
+  /** Makes a tool call again from an intent its process left, once; answers whether it ran. */
   async replay(id) {
     const busy = `call:${id}`;
     if (this.busy.has(busy)) return false;
@@ -265,10 +242,9 @@ export class JobRunner {
   }
 
   /**
-   * Claims the job `key` (no other process or scheduler steps it meanwhile) as it is kept
-   * now (it may have moved on since it was listed), and steps it once its wakeup comes
-   * (`until`: the wait's deadline; `halted()`: stop before stepping; `onClaim(claim)`).
-   * Answers the work (whether it stepped), or null when another holds the job.
+   * Claims the job `key` as it is kept now (it may have moved on since it was listed) and
+   * steps it once its wakeup comes (`halted()`: stop before stepping); answers the work
+   * (whether it stepped), or null when another holds the job.
    */
   claimAndStep(key, until, halted, onClaim = () => {}) {
     const claim = this.store.claim(key);
@@ -310,13 +286,12 @@ export class JobRunner {
   }
 
   /**
-   * One look at the pending work: the intents left by stopped processes made again, one at
-   * a time, then each ready job (a timer whose time has come, a wait for a run) claimed and
-   * stepped. `over()`: start nothing more; `halted()`: a job whose wait ended is not stepped
-   * (`over` unless given); `until`: the deadline of waits; `onClaim(claim, work)`: given, a
-   * wait for a run goes on concurrently (the pass does not await it), so one slow flow never
-   * holds up another. Answers `{ran, ready, held, next}`: the steps and replays that ran,
-   * the jobs found ready, those another holds, and the next timer's time.
+   * One pass over the pending work: the intents left by stopped processes made again, then
+   * each due job claimed and stepped. `over()`: start nothing more; `halted()`: a job whose
+   * wait ended is not stepped (`over` unless given); `until`: the deadline of waits;
+   * `onClaim(claim, work)`: given, a wait for a run goes on without the pass awaiting it, so
+   * one slow flow never holds up another. Answers `{ran, ready, held, next}`: the steps and replays that ran,
+   * the jobs found due, those another holds, and the next timer's time.
    */
   async pass({ over, halted = over, until, onClaim = null }) {
     const failed = (what) => (e) => this.host.log('error', `the host failed while ${what}; it stays pending: ${e.message}`);
@@ -346,9 +321,7 @@ export class JobRunner {
 
   /**
    * Runs the jobs that can make progress now, one after another, until none is left,
-   * `deadlineMs` passes or `stop()` is asked: intents left by stopped processes, waits for
-   * runs for real, and timers whose time has come. Answers how many steps (and replays)
-   * ran.
+   * `deadlineMs` passes or `stop()` is asked; answers how many steps and replays ran.
    */
   async runReady(deadlineMs = Infinity) {
     const until = Date.now() + deadlineMs;
@@ -366,13 +339,10 @@ export class JobRunner {
   }
 
   /**
-   * Runs jobs in the background until `stop()`: intents left by stopped processes, ready
-   * jobs and due timers in turn, and each wait for a run's end concurrently, so one slow
-   * flow never holds up another (nor a tool call). Answers `{stop, ring}`; `ring()` says
-   * there may be new work. `stop()` is graceful: no new step starts, the steps and replays
-   * in flight end (each bounded by its instance's limits), and waits in flight are
-   * abandoned (nothing was done yet for them; their jobs stay pending). It may be asked
-   * again; every ask resolves when that is done.
+   * Runs jobs in the background, each wait for a run concurrently, until `stop()`; answers
+   * `{stop, ring}` (`ring()`: there may be new work). `stop()` is graceful, as the Rust
+   * host's `Scheduler`: the steps and replays in flight end, the waits are abandoned (their
+   * jobs stay pending); every ask resolves when that is done.
    */
   startScheduler() {
     let stopped = false;

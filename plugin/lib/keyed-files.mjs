@@ -1,8 +1,6 @@
-// A directory of JSON files named by their keys (`<dir>/<key>.json`, a key the rules'
-// `validKey` accepts), each claimed across processes by the lock beside it
-// (`<key>.json.lock`, owner-lock.mjs): how the plugin keeps its jobs and the intents of the
-// tool calls in flight (jobs.mjs, intent.mjs), where the Rust host keeps them in the same
-// files under OS locks (`host/src/jobs/`).
+// A directory of JSON files named by their keys (`<dir>/<key>.json`, keys the rules'
+// `validKey` accepts), each claimed across processes by the lock beside it (owner-lock.mjs):
+// the plugin's jobs and call intents, in the files the Rust host keeps them in.
 
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -42,11 +40,7 @@ export class KeyedFiles {
     return names.filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).filter((k) => jobRules().validKey(k));
   }
 
-  /**
-   * Saves `text` under `key`, written atomically; `onlyIfNew`: only if no file has the key (a
-   * call or a step made again after a stop saves what it had not saved, and leaves alone
-   * what it had). Answers whether it saved.
-   */
+  /** Saves `text` under `key`, written atomically (`onlyIfNew`: only if absent); answers whether it saved. */
   write(key, text, onlyIfNew = false) {
     ensureDir(this.dir);
     if (onlyIfNew) return createExclusively(this.where(key), text);

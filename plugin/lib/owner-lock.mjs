@@ -13,9 +13,9 @@
 // - The owner record: pid, host name, and on Linux the boot id, the PID namespace and the
 //   process's start time (`/proc/<pid>/stat`), so a pid used again by another process is
 //   not taken for the holder; elsewhere the time the machine booted.
-// - When its holder is gone is the rule of `host-rules/src/lock_holder.rs` (asked of the guard
-//   component): only when that can be told for sure. This module reads the facts it asks
-//   for (this process's identity, and whether the holder's process still runs).
+// - When its holder is gone is the rule of `host-rules/src/lock_holder.rs` (asked of the
+//   guard component); this module reads the facts it asks for (this process's identity,
+//   whether the holder's process still runs).
 // - Breaking a stale lock: renamed aside (one process wins), then created anew. Only the
 //   process that runs the jobs (one gateway per state directory) breaks locks; the writers
 //   of intents only ever create their own, under fresh ids.

@@ -1,12 +1,6 @@
-// The session tools as a service over a gateway (`host/src/service/`): the component
-// compiled once, a sandboxed instance per agent, in pools the guard component's `decide`
-// names (per agent and per restricted caller: never shared between agents nor between a
-// restricted caller and one that sees more; guarded and plain instances never share one);
-// and the background jobs tool calls start, kept and resumed exactly once in effect across
-// a stop (the gateway may be killed at any moment): a call's intent is kept before its
-// first write and its ids are seeded (intent.mjs, the rules' `callSeed`), a job step's by
-// the job's key and step count, and a graceful stop lets the calls and steps in flight end
-// before the instances and the gateway connection go.
+// The session tools as a service over a gateway, as the Rust host's (`host/src/service/`):
+// the component compiled once, sandboxed instances in the pools the guard component's
+// `decide` names, and the background jobs tool calls start (jobs.mjs, intent.mjs).
 
 import { decide, jobRules } from './guard.mjs';
 import { CallError } from './sandbox.mjs';
@@ -119,10 +113,7 @@ export class Service {
     this.stopped = null;
   }
 
-  /**
-   * How a caller (caller-context shape) is served: its agent, its restriction and the pool
-   * of instances that may serve it (the guard's `decide`, the Rust host's rule).
-   */
+  /** How a caller (caller-context shape) is served: the guard's `decide`. */
   access(ctx) {
     try {
       return decide(this.configText, ctx);
@@ -149,13 +140,8 @@ export class Service {
 
   /**
    * Calls a tool as `caller` (caller-context JSON), in an instance of the caller's agent;
-   * answers the tool's JSON result text. The background work it starts is kept and run by
-   * the scheduler. Throws a CallError.
-   *
-   * Exactly once in effect (a stop may come at any moment): before the call's first gateway call that writes,
-   * its intent is kept with the jobs; a process that stops before the call's jobs are kept
-   * leaves the intent, and the process that runs the jobs makes the call again with the
-   * same ids (the gateway drops what it already did).
+   * answers the tool's JSON result text, and keeps the jobs it starts. Its intent is kept
+   * before its first gateway call that writes (intent.mjs). Throws a CallError.
    */
   async call(caller, tool, argumentsJson) {
     if (this.stopped) throw CallError.of('setup', 'the session tools are stopping');
@@ -248,15 +234,12 @@ export class Service {
   }
 
   /**
-   * Stops gracefully (what is cut short is made again, once, by the next process): no new call or step starts; the tool calls, job steps and
-   * replays in flight end (each bounded by its instance's limits: the wall time kills a
-   * call that does not end) and keep what they started; waits for runs in flight are
-   * abandoned (their jobs stay pending for the next process). Then the instances and the
-   * gateway connection go: never under work in flight, which would fail it.
-   *
-   * `graceMs`: how long to wait at most; past it the stop answers false and goes on in the
-   * background (a process that exits meanwhile leaves its intents and jobs to the next
-   * one). Answers whether everything in flight ended. Asked again, it is the same stop.
+   * Stops gracefully, as the Rust host's service: no new call or step starts, those in
+   * flight end and keep what they started, waits are abandoned; then the instances and the
+   * gateway connection go, never under work in flight. `graceMs`: past it, the stop answers
+   * false and goes on in the background (what a process that exits meanwhile cut short is
+   * made again by the next one). Answers whether everything in flight ended; asked again,
+   * it is the same stop.
    */
   async stop({ graceMs = Infinity } = {}) {
     this.stopped ??= (async () => {
