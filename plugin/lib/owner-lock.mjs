@@ -59,9 +59,9 @@ export function ownIdentity() {
   return own;
 }
 
-/** Whether the holder a lock names (its owner record) is known to be gone (see the module). */
+/** Whether the holder a lock's owner record (its file's text) names is known to be gone (see the module). */
 export function holderIsGone(owner, self = ownIdentity()) {
-  const holder = jobRules().holderOfLock(JSON.stringify(owner ?? null), JSON.stringify(self));
+  const holder = jobRules().holderOfLock(owner, JSON.stringify(self));
   switch (holder.tag) {
     case 'gone-unless-started': {
       const [pid, started] = holder.val;
@@ -83,21 +83,6 @@ export function holderIsGone(owner, self = ownIdentity()) {
   }
 }
 
-function readOwner(path) {
-  let text;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (e) {
-    if (e.code === 'ENOENT') return { gone: true };
-    throw e;
-  }
-  try {
-    return { owner: JSON.parse(text) };
-  } catch {
-    return { owner: null };
-  }
-}
-
 /** A lock this process holds. */
 export class OwnerLock {
   constructor(path) {
@@ -113,9 +98,14 @@ export class OwnerLock {
     for (let attempt = 0; attempt < 3; attempt++) {
       // Only the lock itself: what it guards is synced by its writer.
       if (createExclusively(path, record, { sync: false })) return new OwnerLock(path);
-      const found = readOwner(path);
-      if (found.gone) continue;
-      if (!holderIsGone(found.owner)) return null;
+      let owner;
+      try {
+        owner = readFileSync(path, 'utf8');
+      } catch (e) {
+        if (e.code === 'ENOENT') continue;
+        throw e;
+      }
+      if (!holderIsGone(owner)) return null;
       const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
       try {
         renameSync(path, aside);

@@ -76,10 +76,7 @@ export class Service {
    * jobs are kept (a DirJobStore); `log(level, message)`.
    */
   constructor({ runtime, gateway, config, stateDir, limits, log, jobStore, maxIdle, maxInstances, now }) {
-    this.runtime = runtime;
     this.gateway = gateway;
-    this.config = config;
-    this.stateDir = stateDir;
     this.limits = limits;
     this.log = log ?? (() => {});
     this.now = now ?? (() => Date.now());
@@ -244,9 +241,7 @@ export class Service {
   async stop({ graceMs = Infinity } = {}) {
     this.stopped ??= (async () => {
       this.jobs.stop();
-      const scheduler = this.scheduler;
-      this.scheduler = null;
-      await scheduler?.stop();
+      await this.stopScheduler();
       await this.jobs.settle();
       while (this.calls.size > 0) await Promise.allSettled([...this.calls]);
       this.broker.close();
