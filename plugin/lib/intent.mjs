@@ -3,47 +3,31 @@
 // `host-rules/`, asked of the guard component). Here are its file (`calls/<id>.json` beside
 // the jobs) and its lock naming this process, held until the call's jobs are kept.
 
-import { rmSync } from 'node:fs';
-
 import { jobRules } from './guard.mjs';
 
 /**
- * An intent of `calls` this process holds under `lock`: `rewrite(text)` writes it again,
- * `done()` removes it, then its lock (the call's jobs are kept), `release()` lets it go
- * without removing it (another process may take it).
+ * Writes an intent (its id, its file's text) among `calls` (keyed-files.mjs) under its lock,
+ * and answers it held (`rewrite`, `done`, `release`: KeyedFiles.lock).
  */
-function held(calls, id, lock) {
-  return {
-    rewrite: (text) => calls.write(id, text),
-    done: () => {
-      rmSync(calls.where(id), { force: true });
-      lock.release();
-    },
-    release: () => lock.release(),
-  };
-}
-
-/** Writes an intent (its id, its file's text) among `calls` (keyed-files.mjs) under its lock, and answers it held. */
 export function recordIntent(calls, id, text) {
-  const lock = calls.lock(id);
-  if (!lock) throw new Error(`the intent ${id} is held by another process`);
+  const held = calls.lock(id);
+  if (!held) throw new Error(`the intent ${id} is held by another process`);
   try {
     calls.write(id, text);
   } catch (e) {
-    lock.release();
+    held.release();
     throw e;
   }
-  return held(calls, id, lock);
+  return held;
 }
 
 /**
- * Claims an intent whose holder is gone: answers `{text, held}` (`text`: its JSON), or null
- * (held by a live process, gone, or unreadable: then kept aside as `<id>.json.unreadable`,
- * never made again blindly).
+ * Claims an intent whose holder is gone: answers it held (`value`: its JSON), or null (held
+ * by a live process, gone, or unreadable: then kept aside as `<id>.json.unreadable`, never
+ * made again blindly).
  */
 export function claimIntent(calls, id) {
-  const claim = calls.claim(id, (text) => jobRules().readIntent(id, text), true);
-  return claim && { text: claim.value, held: held(calls, id, claim) };
+  return calls.claim(id, (text) => jobRules().readIntent(id, text), true);
 }
 
 /** Records a call's intent at its first gateway call that writes (see the module). */

@@ -209,12 +209,11 @@ export class JobRunner {
   }
 
   async replayClaimed(id) {
-    const claimed = claimIntent(this.store.calls, id);
-    if (!claimed) return false;
-    const { held } = claimed;
+    const held = claimIntent(this.store.calls, id);
+    if (!held) return false;
     let text;
     try {
-      text = jobRules().replayedIntent(claimed.text);
+      text = jobRules().replayedIntent(held.value);
     } catch (dropped) {
       this.host.log('warn', said(dropped));
       held.done();

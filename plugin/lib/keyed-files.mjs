@@ -56,26 +56,44 @@ export class KeyedFiles {
     }
   }
 
-  /** The lock of `key`, naming this process; null while a holder that may be alive has it. */
+  /**
+   * Takes the lock of `key`, naming this process: `{rewrite(text), done(), release()}`
+   * (`done()`: the file removed, then the lock let go; `release()`: let go, once), or null
+   * while a holder that may be alive has it.
+   */
   lock(key) {
     ensureDir(this.dir);
-    return OwnerLock.tryAcquire(`${this.where(key)}.lock`);
+    const lock = OwnerLock.tryAcquire(`${this.where(key)}.lock`);
+    if (!lock) return null;
+    const held = {
+      released: false,
+      release: () => {
+        if (!held.released) lock.release();
+        held.released = true;
+      },
+      rewrite: (text) => this.write(key, text),
+      done: () => {
+        this.remove(key);
+        held.release();
+      },
+    };
+    return held;
   }
 
   /**
-   * Claims what is kept under `key` as it is now, under its lock: `{value, release()}`
-   * (`value`: `read(text)`; `release()` lets the lock go, once), or null when another holds
-   * it, nothing is kept, or `read` throws or answers undefined (`setAside`: the file is then
-   * renamed `<key>.json.unreadable`, never taken blindly again).
+   * Claims what is kept under `key` as it is now: its lock (see `lock`) with `value`, what
+   * `read(text)` answers, or null when another holds it, nothing is kept, or `read` throws
+   * or answers undefined (`setAside`: the file is then renamed `<key>.json.unreadable`,
+   * never taken blindly again).
    */
   claim(key, read, setAside = false) {
-    let lock = null;
+    let held = null;
     try {
-      lock = this.lock(key);
+      held = this.lock(key);
     } catch {
       // not a key of these files
     }
-    const text = lock ? this.read(key) : undefined;
+    const text = held ? this.read(key) : undefined;
     let value;
     try {
       value = text === undefined ? undefined : read(text);
@@ -90,17 +108,11 @@ export class KeyedFiles {
           // gone meanwhile
         }
       }
-      lock?.release();
+      held?.release();
       return null;
     }
-    return {
-      value,
-      released: false,
-      release() {
-        if (!this.released) lock.release();
-        this.released = true;
-      },
-    };
+    held.value = value;
+    return held;
   }
 
   /**
