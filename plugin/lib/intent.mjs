@@ -21,15 +21,6 @@ export function recordIntent(calls, id, text) {
   return held;
 }
 
-/**
- * Claims an intent whose holder is gone: answers it held (`value`: its JSON), or null (held
- * by a live process, gone, or unreadable: then kept aside as `<id>.json.unreadable`, never
- * made again blindly).
- */
-export function claimIntent(calls, id) {
-  return calls.claim(id, (text) => jobRules().readIntent(id, text), true);
-}
-
 /** Records a call's intent at its first gateway call that writes (see the module). */
 export class IntentRecorder {
   /** `text`: the intent's file text; `calls`: where intents are kept (keyed-files.mjs). */

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { asked } from './components.mjs';
 import { jobRules } from './guard.mjs';
-import { claimIntent, IntentRecorder } from './intent.mjs';
+import { IntentRecorder } from './intent.mjs';
 import { KeyedFiles } from './keyed-files.mjs';
 
 /** How often leftovers of writers that died are looked for, at most. */
@@ -37,6 +37,10 @@ export class DirJobStore extends KeyedFiles {
   /** Claims the job `key` as it is kept now (`value`: its record; see KeyedFiles.claim). */
   claim(key) {
     return super.claim(key, (text) => readJob(key, text));
+  }
+  /** Claims the intent `id` whose holder is gone (`value`: its JSON); an unreadable one is set aside. */
+  claimIntent(id) {
+    return this.calls.claim(id, (text) => jobRules().readIntent(id, text), true);
   }
   sweep() {
     super.sweep();
@@ -209,7 +213,7 @@ export class JobRunner {
   }
 
   async replayClaimed(id) {
-    const held = claimIntent(this.store.calls, id);
+    const held = this.store.claimIntent(id);
     if (!held) return false;
     let text;
     try {

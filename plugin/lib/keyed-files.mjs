@@ -7,7 +7,7 @@ import { join } from 'node:path';
 
 import { createExclusively, ensureDir, sweepTemporaries, writeAtomically } from './files.mjs';
 import { jobRules } from './guard.mjs';
-import { OwnerLock, sweepLocks } from './owner-lock.mjs';
+import { sweepLocks, tryLock } from './owner-lock.mjs';
 
 export class KeyedFiles {
   constructor(dir) {
@@ -63,12 +63,12 @@ export class KeyedFiles {
    */
   lock(key) {
     ensureDir(this.dir);
-    const lock = OwnerLock.tryAcquire(`${this.where(key)}.lock`);
-    if (!lock) return null;
+    const lock = `${this.where(key)}.lock`;
+    if (!tryLock(lock)) return null;
     const held = {
       released: false,
       release: () => {
-        if (!held.released) lock.release();
+        if (!held.released) rmSync(lock, { force: true });
         held.released = true;
       },
       rewrite: (text) => this.write(key, text),

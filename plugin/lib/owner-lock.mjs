@@ -83,44 +83,33 @@ export function holderIsGone(owner, self = ownIdentity()) {
   }
 }
 
-/** A lock this process holds. */
-export class OwnerLock {
-  constructor(path) {
-    this.path = path;
-  }
-
-  /**
-   * Takes the lock at `path`, or answers null when a holder that may still be alive has it.
-   * A lock whose holder is gone is broken.
-   */
-  static tryAcquire(path) {
-    const record = `${JSON.stringify({ ...ownIdentity(), createdAt: new Date().toISOString() })}\n`;
-    for (let attempt = 0; attempt < 3; attempt++) {
-      // Only the lock itself: what it guards is synced by its writer.
-      if (createExclusively(path, record, { sync: false })) return new OwnerLock(path);
-      let owner;
-      try {
-        owner = readFileSync(path, 'utf8');
-      } catch (e) {
-        if (e.code === 'ENOENT') continue;
-        throw e;
-      }
-      if (!holderIsGone(owner)) return null;
-      const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
-      try {
-        renameSync(path, aside);
-      } catch (e) {
-        if (e.code === 'ENOENT') continue;
-        throw e;
-      }
-      rmSync(aside, { force: true });
+/**
+ * Takes the lock at `path` for this process (let go by removing the file), or answers false
+ * when a holder that may still be alive has it. A lock whose holder is gone is broken.
+ */
+export function tryLock(path) {
+  const record = `${JSON.stringify({ ...ownIdentity(), createdAt: new Date().toISOString() })}\n`;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    // Only the lock itself: what it guards is synced by its writer.
+    if (createExclusively(path, record, { sync: false })) return true;
+    let owner;
+    try {
+      owner = readFileSync(path, 'utf8');
+    } catch (e) {
+      if (e.code === 'ENOENT') continue;
+      throw e;
     }
-    return null;
+    if (!holderIsGone(owner)) return false;
+    const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
+    try {
+      renameSync(path, aside);
+    } catch (e) {
+      if (e.code === 'ENOENT') continue;
+      throw e;
+    }
+    rmSync(aside, { force: true });
   }
-
-  release() {
-    rmSync(this.path, { force: true });
-  }
+  return false;
 }
 
 /**
@@ -132,7 +121,7 @@ export function sweepLocks(dir, names) {
     if (!name.endsWith('.json.lock')) continue;
     const target = join(dir, name.slice(0, -'.lock'.length));
     if (existsSync(target)) continue;
-    const lock = OwnerLock.tryAcquire(join(dir, name));
-    if (lock && !existsSync(target)) lock.release();
+    const lock = join(dir, name);
+    if (tryLock(lock) && !existsSync(target)) rmSync(lock, { force: true });
   }
 }
