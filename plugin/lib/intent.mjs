@@ -47,11 +47,6 @@ export class IntentRecorder {
     if (this.failure) throw new Error(`cannot record the call's intent in ${this.calls.dir}: ${this.failure.message}`);
   }
 
-  /** Whether the intent was written (the call's jobs are then kept as the intent's). */
-  recorded() {
-    return this.held !== null;
-  }
-
   /** The held intent, once the call's jobs are kept (null when none was written). */
   take() {
     const held = this.held;

@@ -113,17 +113,16 @@ export class JobRunner {
     return { maxJobsPerCall: l.maxJobsPerCall, maxStepsPerJob: l.maxStepsPerJob, maxPendingJobs: l.maxPendingJobs, maxWaitMs: BigInt(l.maxWaitMs) };
   }
 
-  /** Keeps the jobs a tool call started: under its intent's keys when it recorded one. */
+  /** Keeps the jobs a tool call started, under its intent's keys (tied to it when it was written). */
   start(agent, caller, jobs, intent = null) {
-    const recorded = intent?.recorded() === true;
-    this.commit(agent, caller, jobs, intent?.id ?? randomUUID().replaceAll('-', ''), recorded, recorded ? intent.take() : null);
+    this.commit(agent, caller, jobs, intent?.id ?? randomUUID().replaceAll('-', ''), intent?.take() ?? null);
   }
 
-  /** Keeps a call's jobs (the rules' `keepCall`), then removes the intent it `held`. */
-  commit(agent, caller, jobs, call, recorded, held) {
+  /** Keeps a call's jobs (the rules' `keepCall`), then removes the intent it `held` (null: none was written). */
+  commit(agent, caller, jobs, call, held) {
     try {
       const pending = jobs.length === 0 ? 0 : this.pendingOf(agent);
-      const kept = jobRules().keepCall(this.bounds(agent), agent, JSON.stringify(caller), JSON.stringify(jobs), call, recorded, BigInt(this.host.now()), pending);
+      const kept = jobRules().keepCall(this.bounds(agent), agent, JSON.stringify(caller), JSON.stringify(jobs), call, held !== null, BigInt(this.host.now()), pending);
       this.keep(kept);
     } catch (e) {
       this.host.log('error', `cannot keep the jobs of call ${call}: ${said(e)}`);
@@ -240,7 +239,7 @@ export class JobRunner {
       held.done();
       return true;
     }
-    this.commit(intent.agent, intent.caller, jobs, intent.id, true, held);
+    this.commit(intent.agent, intent.caller, jobs, intent.id, held);
     return true;
   }
 
