@@ -245,14 +245,13 @@ export class JobRunner {
 
   /**
    * Claims the job `key` as it is kept now (it may have moved on since it was listed) and
-   * steps it once its wakeup comes (`halted()`: stop before stepping); answers the work
-   * (whether it stepped), or null when another holds the job.
+   * steps it once its wakeup comes (`halted()`: stop before stepping); answers the claim and
+   * its work (whether it stepped), or null when another holds the job.
    */
-  claimAndStep(key, until, halted, onClaim = () => {}) {
+  claimAndStep(key, until, halted) {
     const claim = this.store.claim(key);
     if (!claim) return null;
     this.busy.add(key);
-    onClaim(claim);
     const work = (async () => {
       const record = claim.value;
       // A call's jobs are not stepped while its intent is kept.
@@ -264,10 +263,11 @@ export class JobRunner {
       await this.step(record, wakeup);
       return true;
     })();
-    return work.finally(() => {
+    const done = work.finally(() => {
       claim.release();
       this.busy.delete(key);
     });
+    return { claim, work: done };
   }
 
   /**
@@ -292,8 +292,8 @@ export class JobRunner {
    * each due job claimed and stepped. `over()`: start nothing more; `halted()`: a job whose
    * wait ended is not stepped (`over` unless given); `until`: the deadline of waits;
    * `onClaim(claim, work)`: given, a wait for a run goes on without the pass awaiting it, so
-   * one slow flow never holds up another. Answers `{ran, ready, held, next}`: the steps and replays that ran,
-   * the jobs found due, those another holds, and the next timer's time.
+   * one slow flow never holds up another. Answers `{ran, ready, held, next}`: the steps and
+   * replays that ran, the jobs found due, those another holds, and the next timer's time.
    */
   async pass({ over, halted = over, until, onClaim = null }) {
     const failed = (what) => (e) => this.host.log('error', `the host failed while ${what}; it stays pending: ${e.message}`);
@@ -308,14 +308,13 @@ export class JobRunner {
       if (over()) break;
       if (this.busy.has(record.key)) continue;
       out.ready += 1;
-      let claim;
-      const work = this.claimAndStep(record.key, until, halted, (c) => (claim = c));
-      if (!work) {
+      const claimed = this.claimAndStep(record.key, until, halted);
+      if (!claimed) {
         out.held += 1;
         continue;
       }
-      const done = work.catch(failed(`stepping job ${record.id} (${record.kind})`));
-      onClaim?.(claim, done);
+      const done = claimed.work.catch(failed(`stepping job ${record.id} (${record.kind})`));
+      onClaim?.(claimed.claim, done);
       if (!onClaim || record.wake.type !== 'runEnd') out.ran += (await done) === true ? 1 : 0;
     }
     return out;
