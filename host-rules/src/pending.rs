@@ -38,10 +38,16 @@ pub fn due<'a>(wake: &'a WakeRecord, call: Option<&str>, kept: impl Fn(&str) -> 
     }
 }
 
+/// Puts pending jobs in the order the hosts list them in (and the plugin's pass steps them
+/// in): by id, then key.
+pub fn in_step_order(jobs: &mut [JobRecord]) {
+    jobs.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
+}
+
 /// One look at the jobs kept.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Look {
-    /// Every job that could be read, by id, then key: the order a pass steps them in.
+    /// Every job that could be read, in step order ([`in_step_order`]).
     pub pending: Vec<JobRecord>,
     /// The indices in `pending` of the jobs a pass claims now: due now, or waiting for a run.
     pub due: Vec<usize>,
@@ -59,7 +65,7 @@ pub fn look(files: Vec<(String, String)>, kept: impl Fn(&str) -> bool, now_ms: u
         .into_iter()
         .filter_map(|(key, text)| JobRecord::read(&key, text.as_bytes()).map_err(|e| unreadable.push((key, e))).ok())
         .collect();
-    pending.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
+    in_step_order(&mut pending);
     let (mut due_now, mut next_at) = (Vec::new(), None::<u64>);
     for (i, job) in pending.iter().enumerate() {
         match due(&job.wake, job.call.as_deref(), &kept, now_ms) {

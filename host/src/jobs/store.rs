@@ -25,6 +25,7 @@ use super::intent::{CallIntent, IntentFile};
 use crate::os_lock::OsLock;
 use crate::private_files::{create_exclusively, sweep_temporaries, write_atomically, Durability};
 use session_tools_host_rules::keys::valid_key;
+use session_tools_host_rules::pending::in_step_order;
 
 /// What the index knows of a record.
 fn indexed(record: &JobRecord, stamp: Option<Stamp>) -> Indexed {
@@ -380,7 +381,7 @@ impl JobStore {
             Backend::Dir { dir, .. } => dir,
             Backend::Memory { jobs, .. } => {
                 let mut all: Vec<JobRecord> = crate::poison::lock_whole(jobs).values().cloned().collect();
-                all.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
+                in_step_order(&mut all);
                 return (all, Vec::new());
             }
         };
@@ -400,7 +401,7 @@ impl JobStore {
                 Err(e) => problems.push(format!("{}: {e}", path.display())),
             }
         }
-        jobs.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
+        in_step_order(&mut jobs);
         (jobs, problems)
     }
 
