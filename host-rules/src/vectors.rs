@@ -1,12 +1,12 @@
 //! The shared cases (`vectors/job-rules.json`) run natively: the plugin runs the same file
-//! through the guard component (`plugin/test/ids.test.mjs`), so both hosts keep, key, refuse
-//! and word the same.
+//! through the guard component (`plugin/test/ids.test.mjs`, `exactly-once.test.mjs`), so both
+//! hosts keep, key, refuse, look at pending jobs and word the same.
 
 use serde_json::Value;
 use session_tools_contract::{Caller, ErrorKind, Job, ToolError};
 
 use crate::intent::CallIntent;
-use crate::keeping::{keep_call, keep_step, wait_bound, Bounds, Kept};
+use crate::keeping::{keep_call, keep_step, wait_bound, wait_by_deadline, Bounds, Kept};
 use crate::record::JobRecord;
 use crate::CallError;
 
@@ -117,6 +117,38 @@ fn calls_and_steps_keep_their_jobs_as_the_shared_cases_say() {
     for case in cases(&v, "waitBound") {
         let left = case["leftMs"].as_u64();
         assert_eq!(wait_bound(u(&case["requestedMs"]), u(&case["maxWaitMs"]), left), u(&case["ms"]), "{case}");
+    }
+}
+
+#[test]
+fn pending_jobs_are_looked_at_and_woken_as_the_shared_cases_say() {
+    use crate::pending::{due, look, Due};
+    let v = vector();
+    let strings = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect() };
+    for case in cases(&v, "lookAtJobs") {
+        let files = case["files"].as_array().unwrap().iter().map(|f| (f[0].as_str().unwrap().into(), f[1].as_str().unwrap().into()));
+        let intents = strings(&case["intents"]);
+        let look = look(files.collect(), |call| intents.iter().any(|i| i == call), u(&case["nowMs"]));
+        let keys: Vec<String> = look.pending.iter().map(|r| r.key.clone()).collect();
+        assert_eq!(keys, strings(&case["pending"]), "{}", case["about"]);
+        let due: Vec<String> = look.due.iter().map(|&i| keys[i].clone()).collect();
+        assert_eq!(due, strings(&case["due"]), "{}", case["about"]);
+        assert_eq!(look.next_at, case["nextAt"].as_u64(), "{}", case["about"]);
+        let unreadable: Vec<String> = look.unreadable.into_iter().map(|(key, _)| key).collect();
+        assert_eq!(unreadable, strings(&case["unreadable"]), "{}", case["about"]);
+    }
+    for case in cases(&v, "wakeupOf") {
+        let wake = serde_json::from_value(case["wake"].clone()).unwrap();
+        let plan = match due(&wake, None, |_| false, u(&case["nowMs"])) {
+            Due::Now => serde_json::json!({"tag": "now"}),
+            Due::Timer => serde_json::json!({"tag": "timer"}),
+            Due::Held | Due::At(_) => serde_json::json!({"tag": "not-yet"}),
+            Due::Run(wait) => {
+                let (ms, by_deadline) = wait_by_deadline(wait.timeout_ms, u(&case["maxWaitMs"]), case["leftMs"].as_u64());
+                serde_json::json!({"tag": "wait", "val": [ms, by_deadline]})
+            }
+        };
+        assert_eq!(plan, case["plan"], "{}", case["about"]);
     }
 }
 

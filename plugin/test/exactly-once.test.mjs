@@ -19,6 +19,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
+import { jobRules } from '../lib/guard.mjs';
 import { recordIntent } from '../lib/intent.mjs';
 import { DirJobStore, JobRunner, readJob } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
@@ -26,6 +27,7 @@ import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { callerContext } from '../lib/records.mjs';
 import { ANNOUNCE, FlowGateway, flowService, jobFiles, jobsDirOf, REQUESTER, SEND, TARGET } from './flows.mjs';
+import { REPO_DIR } from '../scripts/build-component.mjs';
 import { COMPONENT_DIR, recorder } from './helpers.mjs';
 
 const KILLED_CALL = fileURLToPath(new URL('./killed-call.mjs', import.meta.url));
@@ -279,6 +281,25 @@ test('a job claimed by this process (another scheduler) is not claimed twice; a 
   assert.equal(store.claim('k'), null, "a second release of the first claim does not free the second one's");
   again.release();
   assert.equal(store.claim('gone'), null, 'a job that ended');
+});
+
+test('pending jobs are looked at and woken as the shared cases say (host-rules/vectors/job-rules.json)', () => {
+  const v = JSON.parse(readFileSync(join(REPO_DIR, 'host-rules/vectors/job-rules.json'), 'utf8'));
+  assert.ok(v.lookAtJobs.length > 0 && v.wakeupOf.length > 0, 'the vector has its cases');
+  for (const c of v.lookAtJobs) {
+    const look = jobRules().lookAtJobs(c.files, c.intents, BigInt(c.nowMs));
+    const keys = look.pending.map((text) => JSON.parse(text).key);
+    assert.deepEqual(keys, c.pending, c.about);
+    assert.deepEqual(Array.from(look.due, (i) => keys[i]), c.due, c.about);
+    assert.equal(look.nextAt, c.nextAt === null ? undefined : BigInt(c.nextAt), c.about);
+    assert.deepEqual(look.unreadable.map(([key]) => key), c.unreadable, c.about);
+  }
+  for (const c of v.wakeupOf) {
+    const left = c.leftMs === null ? undefined : BigInt(c.leftMs);
+    const plan = jobRules().wakeupOf(JSON.stringify(c.wake), BigInt(c.nowMs), BigInt(c.maxWaitMs), left);
+    const wanted = c.plan.val === undefined ? { tag: c.plan.tag } : { tag: c.plan.tag, val: [BigInt(c.plan.val[0]), c.plan.val[1]] };
+    assert.deepEqual(plan.val === undefined ? { tag: plan.tag } : plan, wanted, c.about);
+  }
 });
 
 test('a lock holder is judged gone only when that can be told', () => {
