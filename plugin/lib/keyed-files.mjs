@@ -73,7 +73,7 @@ export class KeyedFiles {
       },
       rewrite: (text) => this.write(key, text),
       done: () => {
-        this.remove(key);
+        rmSync(this.where(key), { force: true });
         held.release();
       },
     };
