@@ -130,11 +130,6 @@ export class Service {
     }
   }
 
-  /** The tool descriptions, in the component's order. */
-  async describe() {
-    return this.withInstance({ agent: 'describe', pool: 'describe\ndescribe', restriction: null }, this.gateway, (s) => s.describe());
-  }
-
   /**
    * Calls a tool as `caller` (caller-context JSON), in an instance of the caller's agent;
    * answers the tool's JSON result text, and keeps the jobs it starts. Its intent is kept
