@@ -339,13 +339,13 @@ impl wit_rules::Guest for Component {
     }
 
     fn wakeup_of(wake: String, now_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> Result<wit_rules::WakeupPlan, String> {
-        use session_tools_host_rules::pending::{due, Due};
+        use session_tools_host_rules::pending::{wakeup_plan, WakeupPlan};
         let wake = serde_json::from_str(&wake).map_err(|e| format!("not a kept job's wake: {e}"))?;
-        Ok(match due(&wake, None, |_| false, now_ms) {
-            Due::Now => wit_rules::WakeupPlan::Now,
-            Due::Timer => wit_rules::WakeupPlan::Timer,
-            Due::Held | Due::At(_) => wit_rules::WakeupPlan::NotYet,
-            Due::Run(wait) => wit_rules::WakeupPlan::Wait(keeping::wait_by_deadline(wait.timeout_ms, max_wait_ms, left_ms)),
+        Ok(match wakeup_plan(&wake, now_ms, max_wait_ms, left_ms) {
+            WakeupPlan::Now => wit_rules::WakeupPlan::Now,
+            WakeupPlan::Timer => wit_rules::WakeupPlan::Timer,
+            WakeupPlan::NotYet => wit_rules::WakeupPlan::NotYet,
+            WakeupPlan::Wait { timeout_ms, by_deadline, .. } => wit_rules::WakeupPlan::Wait((timeout_ms, by_deadline)),
         })
     }
 

@@ -5,6 +5,7 @@
 
 use session_tools_contract::WaitParams;
 
+use crate::keeping::wait_by_deadline;
 use crate::record::{JobRecord, WakeRecord};
 
 /// When a pending job is stepped, as seen at a given time.
@@ -42,6 +43,35 @@ pub fn due<'a>(wake: &'a WakeRecord, call: Option<&str>, kept: impl Fn(&str) -> 
 /// in): by id, then key.
 pub fn in_step_order(jobs: &mut [JobRecord]) {
     jobs.sort_by(|a, b| (&a.id, &a.key).cmp(&(&b.id, &b.key)));
+}
+
+/// How a claimed job wakes now (its intent was looked at when it was found due).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum WakeupPlan<'a> {
+    /// At once: it asked to be.
+    Now,
+    /// By its timer, which has come.
+    Timer,
+    /// Not yet: its timer is still to come.
+    NotYet,
+    /// Once the wait for its run answers: the wait it asked for, how long to make it (at
+    /// most the agent's `max_wait_ms`, ending by the caller's deadline), and whether that
+    /// deadline cut it short (a wait that then times out is retried later, not answered).
+    Wait { wait: &'a WaitParams, timeout_ms: u64, by_deadline: bool },
+}
+
+/// How the claimed job that waits for `wake` wakes at `now_ms`, with the agent's
+/// `max_wait_ms` and what is left of the caller's deadline (`left_ms`, when it has one).
+pub fn wakeup_plan(wake: &WakeRecord, now_ms: u64, max_wait_ms: u64, left_ms: Option<u64>) -> WakeupPlan<'_> {
+    match due(wake, None, |_| false, now_ms) {
+        Due::Now => WakeupPlan::Now,
+        Due::Timer => WakeupPlan::Timer,
+        Due::Held | Due::At(_) => WakeupPlan::NotYet,
+        Due::Run(wait) => {
+            let (timeout_ms, by_deadline) = wait_by_deadline(wait.timeout_ms, max_wait_ms, left_ms);
+            WakeupPlan::Wait { wait, timeout_ms, by_deadline }
+        }
+    }
 }
 
 /// One look at the jobs kept.

@@ -6,7 +6,7 @@ use serde_json::Value;
 use session_tools_contract::{Caller, ErrorKind, Job, ToolError};
 
 use crate::intent::CallIntent;
-use crate::keeping::{keep_call, keep_step, wait_bound, wait_by_deadline, Bounds, Kept};
+use crate::keeping::{keep_call, keep_step, wait_bound, Bounds, Kept};
 use crate::record::JobRecord;
 use crate::CallError;
 
@@ -122,7 +122,7 @@ fn calls_and_steps_keep_their_jobs_as_the_shared_cases_say() {
 
 #[test]
 fn pending_jobs_are_looked_at_and_woken_as_the_shared_cases_say() {
-    use crate::pending::{due, look, Due};
+    use crate::pending::{look, wakeup_plan, WakeupPlan};
     let v = vector();
     let strings = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(|s| s.as_str().unwrap().to_string()).collect() };
     for case in cases(&v, "lookAtJobs") {
@@ -139,14 +139,11 @@ fn pending_jobs_are_looked_at_and_woken_as_the_shared_cases_say() {
     }
     for case in cases(&v, "wakeupOf") {
         let wake = serde_json::from_value(case["wake"].clone()).unwrap();
-        let plan = match due(&wake, None, |_| false, u(&case["nowMs"])) {
-            Due::Now => serde_json::json!({"tag": "now"}),
-            Due::Timer => serde_json::json!({"tag": "timer"}),
-            Due::Held | Due::At(_) => serde_json::json!({"tag": "not-yet"}),
-            Due::Run(wait) => {
-                let (ms, by_deadline) = wait_by_deadline(wait.timeout_ms, u(&case["maxWaitMs"]), case["leftMs"].as_u64());
-                serde_json::json!({"tag": "wait", "val": [ms, by_deadline]})
-            }
+        let plan = match wakeup_plan(&wake, u(&case["nowMs"]), u(&case["maxWaitMs"]), case["leftMs"].as_u64()) {
+            WakeupPlan::Now => serde_json::json!({"tag": "now"}),
+            WakeupPlan::Timer => serde_json::json!({"tag": "timer"}),
+            WakeupPlan::NotYet => serde_json::json!({"tag": "not-yet"}),
+            WakeupPlan::Wait { timeout_ms, by_deadline, .. } => serde_json::json!({"tag": "wait", "val": [timeout_ms, by_deadline]}),
         };
         assert_eq!(plan, case["plan"], "{}", case["about"]);
     }

@@ -27,7 +27,7 @@ use session_tools_contract::{Caller, Job, ToolOutput, Wakeup};
 use session_tools_contract::{GatewayResult, LogLevel, WaitParams, WaitResult};
 
 use session_tools_host_rules::keeping::{self, Bounds, Kept};
-use session_tools_host_rules::pending::{due, Due};
+use session_tools_host_rules::pending::{due, wakeup_plan, Due, WakeupPlan};
 
 use super::intent::{CallIntent, Held, IntentFile, IntentRecorder};
 use super::store::{JobRecord, JobStore};
@@ -309,14 +309,6 @@ impl JobRunner {
         kept.ends
     }
 
-    /// The one rule for a wait a job asks for, as the host makes it
-    /// ([`keeping::wait_by_deadline`]): at most the agent's `max_wait`, and ending by `until`
-    /// when the caller has a deadline; answers it, and whether `until` cut it short.
-    fn bounded_wait(host: &dyn StepHost, record: &JobRecord, wait: &WaitParams, until: Option<Instant>) -> (u64, bool) {
-        let left = until.map(|until| u64::try_from(until.saturating_duration_since(Instant::now()).as_millis()).unwrap_or(u64::MAX));
-        keeping::wait_by_deadline(wait.timeout_ms, Self::bounds(host, &record.agent).max_wait_ms, left)
-    }
-
     /// One step of a job; its successors replace it.
     fn step(&self, host: &dyn StepHost, record: JobRecord, wakeup: Wakeup) {
         let (id, key) = (record.id.clone(), record.key.clone());
@@ -457,18 +449,20 @@ impl JobRunner {
             return self.replay(host, key, stop);
         }
         let Some((claim, record)) = self.store.claim(key) else { return false };
-        // Its intent was looked at when it was found ready.
-        let wakeup = match (due(&record.wake, None, |_| false, host.services().now_ms()), ready) {
-            (Due::Now, _) => Wakeup::Now,
-            (Due::Timer, _) => Wakeup::Timer,
-            (Due::Held | Due::At(_), _) | (Due::Run(_), Ready::Step) => return false,
-            (Due::Run(wait), kind) => {
+        // The wait at most the agent's `max_wait`, ending by `until` when the caller has a
+        // deadline; its intent was looked at when it was found ready.
+        let left = until.map(|until| u64::try_from(until.saturating_duration_since(Instant::now()).as_millis()).unwrap_or(u64::MAX));
+        let max_wait_ms = Self::bounds(host, &record.agent).max_wait_ms;
+        let wakeup = match (wakeup_plan(&record.wake, host.services().now_ms(), max_wait_ms, left), ready) {
+            (WakeupPlan::Now, _) => Wakeup::Now,
+            (WakeupPlan::Timer, _) => Wakeup::Timer,
+            (WakeupPlan::NotYet, _) | (WakeupPlan::Wait { .. }, Ready::Step) => return false,
+            (WakeupPlan::Wait { wait, timeout_ms, by_deadline }, kind) => {
                 let probed = crate::poison::lock_rebuilt(&self.state).probes.get(key).map(|p| p.run_id.clone());
                 if kind != Ready::Blocking && probed.as_deref() != Some(wait.run_id.as_str()) {
                     // The job moved on (another process stepped it) since it was looked at.
                     return false;
                 }
-                let (timeout_ms, by_deadline) = Self::bounded_wait(host, &record, wait, until);
                 let params = WaitParams { timeout_ms: if kind == Ready::WaitOver { 1 } else { timeout_ms }, ..wait.clone() };
                 let answer = host.wait(&record, &params);
                 // A wait cut short by our own deadline (not by the job's) is retried later,
