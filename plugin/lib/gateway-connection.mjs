@@ -33,8 +33,7 @@ export async function loadSdkGatewayModules(entry = process.argv[1]) {
  */
 export function loopbackDetails(config) {
   const env = Object.entries(process.env).filter(([, value]) => typeof value === 'string');
-  const found = asked(() => guardComponent().deployment.localGateway(JSON.stringify(config ?? {}), env), 'the gateway this plugin runs in');
-  return { url: found.url, token: found.token, password: found.password };
+  return asked(() => guardComponent().deployment.localGateway(JSON.stringify(config ?? {}), env), 'the gateway this plugin runs in');
 }
 
 /** Loads the gateway's client modules next to `callModulePath`; throws when they are not there. */
@@ -46,12 +45,8 @@ export async function loadGatewayClientModules(callModulePath) {
     'protocol/index.js',
     'protocol/client-info.js',
   ]);
-  let tls = null;
-  try {
-    [tls] = await importBeside(callModulePath, ['../infra/tls/gateway.js']);
-  } catch {
-    tls = null; // only needed when the gateway serves TLS itself
-  }
+  // Only needed when the gateway serves TLS itself.
+  const [tls] = await importBeside(callModulePath, ['../infra/tls/gateway.js']).catch(() => [null]);
   const found = requireExports({
     GatewayClient: client.GatewayClient,
     buildGatewayConnectionDetails: call.buildGatewayConnectionDetails,
@@ -179,13 +174,9 @@ export class GatewayConnection {
       );
     });
     try {
-      return await Promise.race([
-        (async () => {
-          if (!this.ready) await this.readyPromise;
-          return this.client.request(method, params, { expectFinal });
-        })(),
-        timeout,
-      ]);
+      // Made once the connection is ready (at once when it is).
+      const answer = this.readyPromise.then(() => this.client.request(method, params, { expectFinal }));
+      return await Promise.race([answer, timeout]);
     } finally {
       clearTimeout(timer);
       this.inFlight -= 1;

@@ -109,17 +109,13 @@ export function isTransient(message) {
   return /gateway closed|gateway timeout|ECONNREFUSED|ECONNRESET|socket hang up|connect/i.test(message ?? '');
 }
 
+/** `f(item)` for each of `items`, `WINDOW` of them in flight at once. */
 async function windowed(items, f) {
-  const out = new Array(items.length);
   let next = 0;
   const lane = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await f(items[i]);
-    }
+    while (next < items.length) await f(items[next++]);
   };
   await Promise.all(Array.from({ length: Math.min(WINDOW, items.length) }, lane));
-  return out;
 }
 
 export class OpenClawGateway {
@@ -143,9 +139,8 @@ export class OpenClawGateway {
   /** A gateway call in the gateway's JSON, as the wire built it: carried, never read here. */
   async call(method, params) {
     const timeoutMs = method === 'agent.wait' ? (params.timeoutMs ?? 0) + WAIT_MARGIN_MS : this.requestTimeoutMs;
-    let answer;
     try {
-      answer = await this.callGateway({
+      return await this.callGateway({
         method,
         params,
         timeoutMs,
@@ -161,14 +156,13 @@ export class OpenClawGateway {
       else error.frame = frameOf(e, error.message);
       throw error;
     }
-    return answer;
   }
 
   /** The wire started a run: it keeps the session it was first started in, canonical (N15). */
   runStarted(runId, sessionKey) {
     if (this.runs.has(runId)) return;
     if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
-    this.runs.set(runId, this.canonicalKey(sessionKey));
+    this.runs.set(runId, this.rules.canonical(sessionKey));
   }
 
   /** Ends the bridge's connection (the service that owns it is stopping). */
@@ -178,32 +172,22 @@ export class OpenClawGateway {
 
   /** A batch of `chat.history`: read in this process where it can be (local-histories.mjs), else asked. */
   async histories(list) {
-    let local = [];
-    if (this.localHistories) {
-      try {
-        // The reader takes the gateway's thread a slice at a time, yielding it in between.
-        local = await this.localHistories.read(list, (key) => this.canonicalKey(key));
-      } catch {
-        local = [];
-      }
+    let out = [];
+    try {
+      // The reader takes the gateway's thread a slice at a time, yielding it in between.
+      if (this.localHistories) out = await this.localHistories.read(list, (key) => this.rules.canonical(key));
+    } catch {
+      out = [];
     }
-    const asked = list.map((_, i) => i).filter((i) => !answered(local[i]));
-    const answers = await windowed(asked, async (i) => {
+    const asked = list.map((_, i) => i).filter((i) => !answered(out[i]));
+    await windowed(asked, async (i) => {
       try {
-        return { ok: await this.call('chat.history', list[i]) };
+        out[i] = { ok: await this.call('chat.history', list[i]) };
       } catch (e) {
-        return { error: e.message, kind: e.kind, frame: e.frame };
+        out[i] = { error: e.message, kind: e.kind, frame: e.frame };
       }
-    });
-    const out = list.map((_, i) => local[i]);
-    asked.forEach((i, j) => {
-      out[i] = answers[j];
     });
     return out;
-  }
-
-  canonicalKey(key) {
-    return this.rules.canonical(key);
   }
 
   /** The guard's `tree.run-session`, through the wire. */

@@ -149,11 +149,7 @@ function serviceFor(api, settings, makeGateway) {
   s.key = key;
   s.service = makeService(api, settings, makeGateway, config);
   s.service.catch(() => {
-    if (s.key === key) {
-      s.key = null;
-      s.service = null;
-      s.lastConfig = undefined;
-    }
+    if (s.key === key) Object.assign(s, { key: null, service: null, lastConfig: undefined });
   });
   return s.service;
 }
@@ -257,13 +253,8 @@ export function register(api, options = {}) {
       const s = state();
       s.scheduler = false;
       clearTimeout(s.retry);
-      const current = s.current;
-      const making = s.service;
-      s.service = null;
-      s.current = null;
-      s.key = null;
-      s.lastConfig = undefined;
-      s.scheduled = null;
+      const { current, service: making } = s;
+      Object.assign(s, { service: null, current: null, key: null, lastConfig: undefined, scheduled: null });
       // A service still being made when the gateway stops is stopped too once it is made.
       const made = await making?.catch(() => null);
       const services = [...new Set([current, made])].filter(Boolean);
