@@ -3,7 +3,7 @@
 // are asked of the guard component (`deployment/src/guest_config.rs`, `guard/`).
 
 import { asked } from './components.mjs';
-import { guardComponent, KeyRules } from './guard.mjs';
+import { guardComponent, keyRulesOf } from './guard.mjs';
 import { documentsShape } from './wire-codecs.mjs';
 
 /**
@@ -21,6 +21,6 @@ export class DeploymentConfig {
     this.raw = raw && typeof raw === 'object' && !Array.isArray(raw) ? documentsShape(raw) : {};
     this.json = guestConfigJson(this.raw);
     // How the gateway spells keys (`session.mainKey`, `session.scope`, the default agent).
-    this.rules = KeyRules.of(this.raw);
+    this.rules = keyRulesOf(JSON.stringify(this.raw));
   }
 }

@@ -38,20 +38,9 @@ export function keyRulesOf(configJson) {
   return asked(() => guard().keyRulesOf(configJson), 'the key rules of the config');
 }
 
-/** How the gateway canonicalises keys under `rules` (`{mainKey, scopeGlobal, defaultAgent}`). */
-export class KeyRules {
-  constructor(rules = { mainKey: 'main', scopeGlobal: false, defaultAgent: 'main' }) {
-    this.rules = { mainKey: rules.mainKey, scopeGlobal: rules.scopeGlobal === true, defaultAgent: rules.defaultAgent };
-  }
-
-  /** The key rules a deployment config (an object) sets. */
-  static of(config) {
-    return new KeyRules(keyRulesOf(JSON.stringify(config ?? {})));
-  }
-
-  canonical(key) {
-    return guard().canonicalKey(this.rules, typeof key === 'string' ? key : '');
-  }
+/** `key` as the gateway stores it under `rules` (`keyRulesOf`'s). */
+export function canonicalKey(rules, key) {
+  return guard().canonicalKey(rules, typeof key === 'string' ? key : '');
 }
 
 /** An agent id as the gateway normalises it. */

@@ -13,6 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { connectionDetails, GatewayConnection, loadGatewayClientModules, loadSdkGatewayModules, loopbackDetails } from './gateway-connection.mjs';
 import { loadHistoryModules, loadSdkHistoryModules } from './gateway-histories.mjs';
 import { packageFiles } from './gateway-modules.mjs';
+import { canonicalKey } from './guard.mjs';
 import { LocalHistories } from './local-histories.mjs';
 
 /** Whether a reader answered (`{ok}`, or `{text}`: the answer as JSON text), not failed. */
@@ -119,7 +120,7 @@ async function windowed(items, f) {
 }
 
 export class OpenClawGateway {
-  /** `rules`: the KeyRules (guard.mjs); `gatewayConfig`: as loaded (no call reads the file again). */
+  /** `rules`: the config's key rules (guard.mjs's `keyRulesOf`); `gatewayConfig`: as loaded (no call reads the file again). */
   constructor({ callGateway, close, histories, rules, gatewayConfig, requestTimeoutMs = 30_000, protocol = () => 3 }) {
     this.callGateway = callGateway;
     this.negotiated = protocol;
@@ -162,7 +163,7 @@ export class OpenClawGateway {
   runStarted(runId, sessionKey) {
     if (this.runs.has(runId)) return;
     if (this.runs.size >= MAX_RUNS) this.runs.delete(this.runs.keys().next().value);
-    this.runs.set(runId, this.rules.canonical(sessionKey));
+    this.runs.set(runId, canonicalKey(this.rules, sessionKey));
   }
 
   /** Ends the bridge's connection (the service that owns it is stopping). */
@@ -175,7 +176,7 @@ export class OpenClawGateway {
     let out = [];
     try {
       // The reader takes the gateway's thread a slice at a time, yielding it in between.
-      if (this.localHistories) out = await this.localHistories.read(list, (key) => this.rules.canonical(key));
+      if (this.localHistories) out = await this.localHistories.read(list, (key) => canonicalKey(this.rules, key));
     } catch {
       out = [];
     }

@@ -91,7 +91,7 @@ export class Service {
         gateway,
         limits: limits.forAgent(agent),
         log: this.log,
-        ...(restriction ? { guard: { rules: config.rules.rules, restriction } } : {}),
+        ...(restriction ? { guard: { rules: config.rules, restriction } } : {}),
         ...(wait ? { part: 'guard' } : {}),
       }),
     });

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { connectionDetails, GatewayConnection, loopbackDetails } from '../lib/gateway-connection.mjs';
+import { keyRulesOf } from '../lib/guard.mjs';
 
 /** A stand-in GatewayClient: `helloAfterMs` (null: never), answers by method. */
 function fakeModules({ helloAfterMs = 0, answers = {}, clients = [] } = {}) {
@@ -140,7 +141,7 @@ test("a list's histories read in-process where they can be, the rest asked over 
   const histories = {
     read: async (list) => list.map((p) => (p.sessionKey === 'agent:main:b' ? { error: 'not here' } : { ok: { sessionKey: p.sessionKey, messages: [] } })),
   };
-  const rules = { canonical: (k) => k };
+  const rules = keyRulesOf('{}');
   const bridge = new OpenClawGateway({ callGateway, histories, rules });
   const out = await bridge.histories([{ sessionKey: 'agent:main:a' }, { sessionKey: 'agent:main:b' }, { sessionKey: 'agent:main:c' }]);
   assert.deepEqual(asked, [['chat.history', 'agent:main:b']]);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 
 import { DeploymentConfig } from '../lib/config.mjs';
 import { DirJobStore } from '../lib/jobs.mjs';
-import { KeyRules } from '../lib/guard.mjs';
+import { keyRulesOf } from '../lib/guard.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { TreeGateway } from './helpers.mjs';
@@ -33,7 +33,7 @@ export class FlowGateway extends TreeGateway {
         { key: REQUESTER, sessionId: '0d6c1f7e-0000-4000-8000-000000000001' },
         { key: TARGET, sessionId: '1a2b3c4d-0000-4000-8000-000000000003', deliveryContext: { channel: 'discord', to: 'channel:42' } },
       ],
-      new KeyRules(),
+      keyRulesOf('{}'),
       { reply: (_session, message) => (message === ANNOUNCE ? 'ops answered the ping' : `re: ${message}`) },
     );
     this.before = null;

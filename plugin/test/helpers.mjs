@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 import { buildComponent, defaultWasm, REPO_DIR } from '../scripts/build-component.mjs';
-import { KeyRules, normalizeAgentId } from '../lib/guard.mjs';
+import { canonicalKey, keyRulesOf, normalizeAgentId } from '../lib/guard.mjs';
 import { DirJobStore } from '../lib/jobs.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
@@ -42,7 +42,7 @@ export function hostileGuardedWasm() {
   const file = process.env.HOSTILE_GUEST_GUARDED_WASM;
   if (!file) {
     throw new Error(
-      'HOSTILE_GUEST_GUARDED_WASM is not set: the hostile component behind the guard is composed by the host\'s compose_guarded; run the plugin tests through `cargo test --release -p session-tools-tests --test plugin`, which writes it',
+      'HOSTILE_GUEST_GUARDED_WASM is not set: the hostile component behind the guard is composed by the host\'s compose_guarded; run the plugin tests through `cargo test --release -p session-tools-tests --test integration -- plugin::`, which writes it',
     );
   }
   if (!existsSync(file)) throw new Error(`HOSTILE_GUEST_GUARDED_WASM=${file} does not exist`);
@@ -114,7 +114,7 @@ function agentOf(key) {
  * answers: its message and the reply are appended to the session's transcript.
  */
 export class TreeGateway {
-  constructor(sessions = [], rules = new KeyRules(), { reply } = {}) {
+  constructor(sessions = [], rules = keyRulesOf('{}'), { reply } = {}) {
     this.rules = rules;
     this.sessions = new Map(sessions.map((s) => [s.key, { ...s }]));
     this.calls = [];
@@ -126,7 +126,7 @@ export class TreeGateway {
   }
 
   canonicalKey(key) {
-    return this.rules.canonical(key);
+    return canonicalKey(this.rules, key);
   }
 
   runSession(runId) {

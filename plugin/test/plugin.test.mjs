@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import plugin, { register } from '../index.mjs';
 import { callerOf, DEFAULT_TOOL_NAMES, pluginSettings, PLUGIN_DIR } from '../lib/plugin.mjs';
 import { DeploymentConfig } from '../lib/config.mjs';
+import { canonicalKey } from '../lib/guard.mjs';
 import { deniedHere, isHttpInvoke } from '../lib/http-surface.mjs';
 import { documentsShape } from '../lib/wire-codecs.mjs';
 import { OpenClawGateway } from '../lib/openclaw-gateway.mjs';
@@ -94,8 +95,8 @@ test('2026.9: the tool context with its reply target, a service start that never
   assert.deepEqual(shaped.agents.list, [{ id: 'main' }, { id: 'ops', subagents: { allowAgents: ['main'] }, default: true }]);
   assert.deepEqual(shaped.session.agentToAgent, {});
   const config = new DeploymentConfig({ agents: { defaults: { systemAgent: { agentId: 'ops' } }, entries: { main: {}, ops: {} } } });
-  assert.equal(config.rules.rules.defaultAgent, 'ops', 'the key rules read the system agent as the default');
-  assert.equal(config.rules.canonical('main'), 'agent:ops:main');
+  assert.equal(config.rules.defaultAgent, 'ops', 'the key rules read the system agent as the default');
+  assert.equal(canonicalKey(config.rules, 'main'), 'agent:ops:main');
   const documents = { agents: { list: [{ id: 'main' }] }, session: { agentToAgent: { maxPingPongTurns: 2 } } };
   assert.deepEqual(documentsShape(documents), documents, 'the documents\' shape is left as it is');
 });

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import { DeploymentConfig } from '../lib/config.mjs';
-import { KeyRules, keyRulesOf, normalizeAgentId } from '../lib/guard.mjs';
+import { canonicalKey, keyRulesOf, normalizeAgentId } from '../lib/guard.mjs';
 import { AgentLimits } from '../lib/limits.mjs';
 import { Service } from '../lib/service.mjs';
 import { readFileSync } from 'node:fs';
@@ -263,7 +263,7 @@ test('over the gateway bridge, a run the bridge never saw cannot become the call
   // and knows a run of agent:ops:main started before this process.
   const gateway = new TreeGateway(sessions());
   await gateway.call('agent', { message: 'hi', sessionKey: 'agent:ops:main', idempotencyKey: 'elsewhere-run' });
-  const bridge = new OpenClawGateway({ callGateway: ({ method, params }) => gateway.call(method, params), rules: new KeyRules() });
+  const bridge = new OpenClawGateway({ callGateway: ({ method, params }) => gateway.call(method, params), rules: keyRulesOf('{}') });
   const rec = recorder();
   const svc = new Service({ runtime: await hostileRuntime(), gateway: bridge, config: new DeploymentConfig({}), stateDir: '/state', limits: new AgentLimits(), log: rec.log, jobStore: tempJobStore() });
   try {
@@ -313,7 +313,8 @@ test('what does not exist and what is not visible look the same', async () => {
 });
 
 test("keys and agent ids are spelled by the guard component's rules, as the gateway spells them", () => {
-  const r = new KeyRules();
+  const rules = keyRulesOf('{}');
+  const r = { canonical: (key) => canonicalKey(rules, key) };
   assert.equal(r.canonical(' main '), 'agent:main:main');
   assert.equal(r.canonical('agent:ops:main'), 'agent:ops:main');
   assert.equal(r.canonical('agent:Ops:main'), 'agent:Ops:main');
@@ -322,13 +323,13 @@ test("keys and agent ids are spelled by the guard component's rules, as the gate
   // As JavaScript trims (the reference): U+FEFF is white space, U+0085 is not (the guard's grammar, not a copy).
   assert.equal(r.canonical('\uFEFFmain'), 'agent:main:main');
   assert.equal(r.canonical('\u0085agent:main:x'), 'agent:main:\u0085agent:main:x');
-  assert.equal(new KeyRules({ mainKey: 'main', scopeGlobal: true, defaultAgent: 'main' }).canonical('agent:ops:main'), 'global');
+  assert.equal(canonicalKey({ mainKey: 'main', scopeGlobal: true, defaultAgent: 'main' }, 'agent:ops:main'), 'global');
   assert.deepEqual(keyRulesOf(JSON.stringify({ session: { mainKey: ' Home ', scope: 'global' }, agents: { list: [{ id: 'Ops' }, { id: 'x', default: true }] } })), {
     mainKey: 'home',
     scopeGlobal: true,
     defaultAgent: 'x',
   });
-  assert.deepEqual(KeyRules.of({}).rules, { mainKey: 'main', scopeGlobal: false, defaultAgent: 'main' });
+  assert.deepEqual(rules, { mainKey: 'main', scopeGlobal: false, defaultAgent: 'main' });
   assert.equal(normalizeAgentId(' Ops Team! '), 'ops-team');
   assert.equal(normalizeAgentId(''), 'main');
   assert.throws(() => keyRulesOf('{'), /the key rules of the config: the deployment config is not JSON/);
