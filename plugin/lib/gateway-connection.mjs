@@ -106,9 +106,7 @@ export class GatewayConnection {
 
   #unready() {
     this.ready = false;
-    this.readyPromise = new Promise((resolve) => {
-      this.markReady = resolve;
-    });
+    ({ promise: this.readyPromise, resolve: this.markReady } = Promise.withResolvers());
   }
 
   #start() {

@@ -67,9 +67,7 @@ export function importBeside(callModulePath, paths) {
 
 /** `exports` as given; throws naming each one this package version lacks. */
 export function requireExports(exports) {
-  const missing = Object.entries(exports)
-    .filter(([, value]) => value === undefined)
-    .map(([name]) => name);
+  const missing = Object.keys(exports).filter((name) => exports[name] === undefined);
   if (missing.length > 0) throw new Error(`the gateway package lacks ${missing.join(', ')}`);
   return exports;
 }

@@ -130,11 +130,6 @@ export function callerOf(ctx = {}) {
 /** How long the job service waits before trying again to start after a failure. */
 export const START_RETRY_MS = [1_000, 5_000, 15_000, 60_000];
 
-/** A tool result as the gateway's core tools give theirs. */
-export function jsonResult(payload) {
-  return { content: [{ type: 'text', text: JSON.stringify(payload, null, 2) }], details: payload };
-}
-
 /** The service for a gateway config: a changed config makes a new one, the old one stops. */
 function serviceFor(api, settings, makeGateway) {
   const s = state();
@@ -175,14 +170,9 @@ async function makeService(api, settings, makeGateway, config) {
     maxInstances: settings.maxInstances,
   });
   s.current = service;
-  if (s.scheduler) {
-    // The previous service is stopped once its scheduler has (its calls in flight end first).
-    schedule(service)
-      .catch((e) => log('error', `the job scheduler did not start: ${e.message}`))
-      .finally(() => previous?.stop().catch(() => {}));
-  } else {
-    previous?.stop().catch(() => {});
-  }
+  // The previous service is stopped once the scheduler has moved off it (its calls in flight end first).
+  const moved = s.scheduler ? schedule(service).catch((e) => log('error', `the job scheduler did not start: ${e.message}`)) : Promise.resolve();
+  moved.finally(() => previous?.stop().catch(() => {}));
   return service;
 }
 
@@ -222,7 +212,9 @@ export function register(api, options = {}) {
           // The agent runtime shows a thrown error to the model as the tool's failure.
           throw new Error(e instanceof CallError ? e.message : `${d.name} failed: ${e.message}`);
         }
-        return jsonResult(JSON.parse(result));
+        const payload = JSON.parse(result);
+        // A tool result as the gateway's core tools give theirs.
+        return { content: [{ type: 'text', text: JSON.stringify(payload, null, 2) }], details: payload };
       },
     }));
   };

@@ -8,14 +8,12 @@ import { asked, pureInstance } from './components.mjs';
 
 const instances = new Map();
 
-/** A fresh instance's `wire` export (synchronously: configs are read synchronously). */
-const instantiateWire = () => pureInstance('wire').wire;
-
 /**
- * `use(wire)` with the instance kept for `slot`, made at first use; a trap (the engine's
- * `RuntimeError`, not an export's `err`) drops it, so what it left behind is never used again.
+ * `use(wire)` with the instance kept for `slot`, made at first use (`make`: synchronously, as
+ * configs are read); a trap (the engine's `RuntimeError`, not an export's `err`) drops it, so
+ * what it left behind is never used again.
  */
-export function withWire(slot, use, make = instantiateWire) {
+export function withWire(slot, use, make = () => pureInstance('wire').wire) {
   let wire = instances.get(slot);
   if (!wire) {
     wire = make();
