@@ -37,7 +37,6 @@ export class BoundedOutput {
  * functions std's runtime calls (jco binds only those a component imports), each inert.
  */
 export function wasiImports({ stdout, stderr }) {
-  class IoError {}
   class Pollable {
     block() {}
   }
@@ -62,8 +61,6 @@ export function wasiImports({ stdout, stderr }) {
       return new Pollable();
     }
   }
-  class TerminalInput {}
-  class TerminalOutput {}
   return {
     'wasi:cli/environment': {
       getEnvironment: () => [],
@@ -79,12 +76,12 @@ export function wasiImports({ stdout, stderr }) {
     'wasi:cli/stdin': { getStdin: () => new InputStream() },
     'wasi:cli/stdout': { getStdout: () => new OutputStream(stdout) },
     'wasi:cli/stderr': { getStderr: () => new OutputStream(stderr) },
-    'wasi:cli/terminal-input': { TerminalInput },
-    'wasi:cli/terminal-output': { TerminalOutput },
+    'wasi:cli/terminal-input': { TerminalInput: class TerminalInput {} },
+    'wasi:cli/terminal-output': { TerminalOutput: class TerminalOutput {} },
     'wasi:cli/terminal-stdin': { getTerminalStdin: () => undefined },
     'wasi:cli/terminal-stdout': { getTerminalStdout: () => undefined },
     'wasi:cli/terminal-stderr': { getTerminalStderr: () => undefined },
-    'wasi:io/error': { Error: IoError },
+    'wasi:io/error': { Error: class IoError {} },
     'wasi:io/poll': { Pollable },
     'wasi:io/streams': { InputStream, OutputStream },
     'wasi:random/insecure-seed': { insecureSeed: () => [0n, 0n] },
