@@ -153,8 +153,8 @@ async function runJobs(sandbox, gateway, caller, jobs, now, log) {
 
 async function produce(runtime, file, c, gateway, log) {
   const now = c.now ?? DEFAULT_NOW;
-  const setup = { name: file, gateway, limits: defaultLimits(), log, fixedNow: now };
-  const sandbox = await runtime.instantiateConfigured(setup, guestConfigJson(c.config ?? {}), STATE_DIR);
+  const config = { json: guestConfigJson(c.config ?? {}), stateDir: STATE_DIR };
+  const sandbox = await runtime.instantiate({ name: file, gateway, limits: defaultLimits(), log, fixedNow: now, config });
   try {
     if (c.call.describe === true) {
       const tools = await sandbox.describe();

@@ -52,9 +52,9 @@ export class Runtime {
     this.dir = dir;
     this.compiled = new Map();
     // The gateway wire (wire/), an instance beside each, and the guard component, whose
-    // rules' seeded ids an instance draws (worker.mjs).
-    this.wireModules = this.modules(null, 'wire');
-    this.guardModules = this.modules(null, 'guard');
+    // rules' seeded ids an instance draws (worker.mjs), compiled at once.
+    this.load('wire');
+    this.load('guard');
   }
 
   /** The transpiled component `name` (`{js, bytes}`: components.mjs's `transpiled`). */
@@ -67,40 +67,36 @@ export class Runtime {
   }
 
   /**
-   * The core modules of `part`, each memory and table capped as `limits` say (`memoryBytes`,
+   * The component `name` as a worker loads it: `{js}`, its module's URL, and `{modules}`, its
+   * core modules compiled, each memory and table capped as `limits` say (`memoryBytes`,
    * `tableElements`; null: as built).
    */
-  modules(limits, name = 'tools') {
+  load(name, limits = null) {
     const key = `${name} ${limits?.memoryBytes} ${limits?.tableElements}`;
-    let modules = this.compiled.get(key);
-    if (!modules) {
-      const capped = (bytes) => (limits ? capModule(bytes, limits, this.dir).bytes : bytes);
-      const compile = async ([file, bytes]) => [file, await WebAssembly.compile(capped(bytes))];
-      modules = Promise.all(Object.entries(this.part(name).bytes).map(compile)).then(Object.fromEntries);
-      this.compiled.set(key, modules);
-      modules.catch(() => this.compiled.delete(key));
+    let loaded = this.compiled.get(key);
+    if (!loaded) {
+      const { js, bytes } = this.part(name);
+      const capped = (b) => (limits ? capModule(b, limits, this.dir).bytes : b);
+      const compile = async ([file, b]) => [file, await WebAssembly.compile(capped(b))];
+      loaded = Promise.all(Object.entries(bytes).map(compile)).then((modules) => ({ js: pathToFileURL(js).href, modules: Object.fromEntries(modules) }));
+      this.compiled.set(key, loaded);
+      loaded.catch(() => this.compiled.delete(key));
     }
-    return modules;
+    return loaded;
   }
 
   /**
-   * A fresh instance, not configured. `setup`: `{name, gateway, limits, log(level, msg),
-   * fixedNow?, guard?, part?}`; `gateway`: the bridge's (openclaw-gateway.mjs: `call`,
-   * `histories`, `runStarted`, `runSession`, `protocol`). With `guard` (`{rules, restriction}`,
-   * N15), the instance is of the guarded composition (`part: 'guard'`: the guard alone, for
-   * `wait`), told who it serves before every call.
+   * A fresh instance. `setup`: `{name, gateway, limits, log(level, msg), fixedNow?, guard?,
+   * part?, config?}`; `gateway`: the bridge's (openclaw-gateway.mjs: `call`, `histories`,
+   * `runStarted`, `runSession`, `protocol`). With `guard` (`{rules, restriction}`, N15), the
+   * instance is of the guarded composition (`part: 'guard'`: the guard alone, for `wait`),
+   * told who it serves before every call. With `config` (`{json, stateDir}`), it is configured.
    */
   async instantiate(setup) {
     const sandbox = new Sandbox(this, setup);
-    await sandbox.start();
-    return sandbox;
-  }
-
-  /** A fresh, configured instance. */
-  async instantiateConfigured(setup, configJson, stateDir) {
-    const sandbox = await this.instantiate(setup);
     try {
-      await sandbox.configure(configJson, stateDir);
+      await sandbox.start(setup);
+      if (setup.config) await sandbox.configure(setup.config.json, setup.config.stateDir);
     } catch (e) {
       sandbox.close();
       throw e;
@@ -123,42 +119,37 @@ export class Sandbox {
   constructor(runtime, setup) {
     this.runtime = runtime;
     this.name = setup.name;
-    this.gateway = setup.gateway;
+    this.gateway = setup.gateway; // whom the guest's calls go to (a service sets each call's)
     // Who keeps the runs the wire starts (the bridge's gateway, for its N15 guard).
     this.runs = setup.gateway;
     this.limits = setup.limits;
     this.log = setup.log ?? (() => {});
-    this.fixedNow = setup.fixedNow;
-    this.guard = setup.guard ?? null;
-    this.partName = setup.part ?? (this.guard ? 'guarded' : 'tools');
-    this.broken = null;
+    this.broken = null; // why the instance was discarded (a CallError), if it was
     this.current = null; // the call in progress
     this.worker = null;
   }
 
-  async start() {
-    const modules = await this.runtime.modules(this.limits, this.partName);
+  /** Starts the worker and its instance (`guard`, `part`, `fixedNow`: see `Runtime.instantiate`). */
+  async start({ guard = null, part = guard ? 'guarded' : 'tools', fixedNow }) {
     const signal = new SharedArrayBuffer(4);
     this.flag = new Int32Array(signal);
     const { port1, port2 } = new MessageChannel();
     this.replyPort = port1;
-    const url = (part) => pathToFileURL(this.runtime.part(part).js).href;
     const worker = new Worker(WORKER, {
       workerData: {
-        componentJs: url(this.partName),
-        guard: this.guard,
-        modules,
-        wireJs: url('wire'),
-        wireModules: await this.runtime.wireModules,
-        guardJs: url('guard'),
-        guardModules: await this.runtime.guardModules,
+        parts: {
+          instance: await this.runtime.load(part, this.limits),
+          wire: await this.runtime.load('wire'),
+          guard: await this.runtime.load('guard'),
+        },
+        guard,
         // The protocol the bridge's gateway speaks (3 until it says otherwise).
         protocol: this.gateway.protocol ?? 3,
         signal,
         replyPort: port2,
         limits: this.limits,
         name: this.name,
-        fixedNow: this.fixedNow,
+        fixedNow,
       },
       transferList: [port2],
       // The worker sees nothing of the host process: no environment (N16), no argv, no
@@ -203,14 +194,6 @@ export class Sandbox {
     this.stop(this.current, this.failure(memory, message));
   }
 
-  breakWith(error) {
-    if (!this.broken) {
-      this.broken = error;
-      this.log('warn', `[${this.name}] ${error.message}; the instance is discarded`);
-    }
-    this.close();
-  }
-
   /** Stops the worker (the instance is gone). */
   close() {
     if (this.worker && !this.closing) {
@@ -218,14 +201,6 @@ export class Sandbox {
       this.worker.terminate().catch(() => {});
       this.replyPort?.close();
     }
-  }
-
-  isBroken() {
-    return this.broken !== null;
-  }
-
-  setGateway(gateway) {
-    this.gateway = gateway;
   }
 
   // ---- one call at a time ----
@@ -246,30 +221,30 @@ export class Sandbox {
         resolve,
         reject,
         cpuUsed: 0,
-        guestSince: performance.now(),
         started: performance.now(),
         inHost: 0,
         gatewayCalls: 0,
       };
       this.current = call;
       this.worker.ref();
-      this.armCpu(call);
+      this.resumeCpu(call);
       call.wallTimer = setTimeout(() => this.stop(call, CallError.of('wall-limit', this.limits.wallMs)), this.limits.wallMs);
       this.worker.postMessage({ type: 'run', id, op, args, seed });
     });
   }
 
-  armCpu(call) {
-    clearTimeout(call.cpuTimer);
-    const left = this.limits.cpuMs - call.cpuUsed;
+  /** The guest runs: its time is counted, and past its CPU budget the call is stopped. */
+  resumeCpu(call) {
+    call.guestSince = performance.now();
     call.cpuTimer = setTimeout(() => {
       if (this.current !== call || call.guestSince === null) return;
-      const used = call.cpuUsed + (performance.now() - call.guestSince);
-      if (used >= this.limits.cpuMs) this.stop(call, CallError.of('cpu-limit', this.limits.cpuMs));
-      else this.armCpu(call);
-    }, Math.max(1, left));
+      this.pauseCpu(call);
+      if (call.cpuUsed >= this.limits.cpuMs) this.stop(call, CallError.of('cpu-limit', this.limits.cpuMs));
+      else this.resumeCpu(call);
+    }, Math.max(1, this.limits.cpuMs - call.cpuUsed));
   }
 
+  /** The guest waits for the host (an import): its time is not counted. */
   pauseCpu(call) {
     if (call.guestSince !== null) {
       call.cpuUsed += performance.now() - call.guestSince;
@@ -278,15 +253,14 @@ export class Sandbox {
     clearTimeout(call.cpuTimer);
   }
 
-  resumeCpu(call) {
-    call.guestSince = performance.now();
-    this.armCpu(call);
-  }
-
   /** Stops a call that broke a limit, or whose instance failed: the worker is terminated, the instance discarded. */
   stop(call, error) {
     if (this.current !== call) return;
-    this.breakWith(error);
+    if (!this.broken) {
+      this.broken = error;
+      this.log('warn', `[${this.name}] ${error.message}; the instance is discarded`);
+    }
+    this.close();
     this.finish(error);
   }
 
@@ -367,15 +341,12 @@ export class Sandbox {
 
   /**
    * `agent.wait` through the guard alone (`part: 'guard'`): the job runner's own wait for a
-   * restricted caller's run, refused unless the run is the caller's. Answers `{ok}` (JSON)
-   * or `{error, kind, transient}`.
+   * restricted caller's run, refused unless the run is the caller's. Answers as the runner's
+   * `wait` does (jobs.mjs): `{ok}` (JSON) or `{error, transient}`.
    */
   async guardedWait(params) {
     const out = await this.enter('wait', { params }, 'waiting for a run');
-    if (out && 'errorPayload' in out) {
-      const e = out.errorPayload;
-      return { error: String(e?.message ?? e), kind: e?.kind ?? 'other', transient: out.transient };
-    }
+    if (out && 'errorPayload' in out) return { error: String(out.errorPayload?.message ?? out.errorPayload), transient: out.transient };
     return { ok: out };
   }
 
@@ -388,7 +359,7 @@ export class Sandbox {
     return this.enter('describe', {}, 'describing the tools');
   }
 
-  /** Calls a tool; answers `{result (JSON text), jobs (JSON)}`. `seed`: see `enter`. */
+  /** Calls a tool as `caller` (records.mjs's `callerContext`); answers `{result (JSON text), jobs (JSON)}`. `seed`: see `enter`. */
   async callTool(tool, caller, argumentsJson, { seed = null } = {}) {
     const limits = this.limits;
     const size = Buffer.byteLength(argumentsJson);

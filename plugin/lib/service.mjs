@@ -9,11 +9,9 @@ import { callerContext } from './records.mjs';
 
 /** Idle instances by pool, the least recently returned dropped first when full. */
 export class Broker {
-  constructor({ runtime, setupFor, configJson, stateDir, maxIdle = 16, maxInstances = 64 }) {
+  constructor({ runtime, setupFor, maxIdle = 16, maxInstances = 64 }) {
     this.runtime = runtime;
     this.setupFor = setupFor;
-    this.configJson = configJson;
-    this.stateDir = stateDir;
     this.maxIdle = maxIdle;
     this.maxInstances = maxInstances;
     this.idle = []; // [pool, sandbox], the least recently returned first
@@ -46,9 +44,7 @@ export class Broker {
     }
     this.live += 1;
     try {
-      const setup = this.setupFor(agent, restriction, wait);
-      if (wait) return await this.runtime.instantiate(setup);
-      return await this.runtime.instantiateConfigured(setup, this.configJson, this.stateDir);
+      return await this.runtime.instantiate(this.setupFor(agent, restriction, wait));
     } catch (e) {
       this.live -= 1;
       throw e;
@@ -57,7 +53,7 @@ export class Broker {
 
   /** Returns an instance to its pool, unless it broke (or the broker was closed meanwhile). */
   checkin(pool, sandbox) {
-    if (sandbox.isBroken() || this.closed || this.maxIdle === 0) return this.drop(sandbox);
+    if (sandbox.broken || this.closed || this.maxIdle === 0) return this.drop(sandbox);
     if (this.idle.length >= this.maxIdle) this.evictOldest();
     this.idle.push([pool, sandbox]);
   }
@@ -82,8 +78,6 @@ export class Service {
     this.now = now ?? (() => Date.now());
     this.broker = new Broker({
       runtime,
-      configJson: config.json,
-      stateDir,
       maxIdle,
       maxInstances,
       setupFor: (agent, restriction, wait) => ({
@@ -92,7 +86,7 @@ export class Service {
         limits: limits.forAgent(agent),
         log: this.log,
         ...(restriction ? { guard: { rules: config.rules, restriction } } : {}),
-        ...(wait ? { part: 'guard' } : {}),
+        ...(wait ? { part: 'guard' } : { config: { json: config.json, stateDir } }),
       }),
     });
     this.configText = JSON.stringify(config.raw ?? {});
@@ -122,7 +116,7 @@ export class Service {
   async withInstance(acc, gateway, f, { agent = acc.agent, wait = false } = {}) {
     const pool = wait ? `${acc.pool}\nwait` : acc.pool;
     const sandbox = await this.broker.checkout(agent, pool, acc.restriction, { wait });
-    sandbox.setGateway(gateway);
+    sandbox.gateway = gateway;
     try {
       return await f(sandbox);
     } finally {
@@ -192,8 +186,7 @@ export class Service {
     try {
       const acc = this.access(callerContext(record.caller));
       if (acc.restriction) {
-        const answer = await this.withInstance(acc, this.gateway, (s) => s.guardedWait(params), { agent: record.agent, wait: true });
-        return answer.error === undefined ? answer : { error: answer.error, transient: answer.transient === true };
+        return await this.withInstance(acc, this.gateway, (s) => s.guardedWait(params), { agent: record.agent, wait: true });
       }
       return { ok: await this.gateway.call('agent.wait', params) };
     } catch (e) {

@@ -15,10 +15,9 @@ import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_thread
 import { randomUUID } from 'node:crypto';
 
 import { asked, instantiatePure } from './components.mjs';
-import { callerContext } from './records.mjs';
 import { BoundedOutput, wasiImports } from './wasi.mjs';
 
-const { componentJs, modules, wireJs, wireModules, guardJs, guardModules, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
+const { parts, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
 const flag = new Int32Array(signal);
 
 /** A request to the main thread, answered synchronously. */
@@ -173,7 +172,7 @@ function wakeupOf(w) {
 // component made at first use.
 let rules = null;
 let instantiateGuard = null;
-const jobRules = () => (rules ??= instantiatePure('guard', instantiateGuard, (f) => guardModules[f]).jobRules);
+const jobRules = () => (rules ??= instantiatePure('guard', instantiateGuard, (f) => parts.guard.modules[f]).jobRules);
 
 // The ids of the call in progress: seeded by the host for a tool call or a job step (the
 // rules' `seededId`), so the same call or step made again after a stop sends the same
@@ -203,27 +202,27 @@ const hostImports = {
 let memory = null;
 let api = null;
 
-/** The core modules of a component by file name (`modules`), of `what`. */
-const coreModule = (modules, what) => (file) => {
+/** The core modules by file name of `part` (`{js, modules}`: the Runtime's `load`), of `what`. */
+const coreModule = ({ modules }, what) => (file) => {
   if (!modules[file]) throw new Error(`no core module ${file} of ${what}`);
   return modules[file];
 };
 
 async function instantiate() {
-  ({ instantiate: instantiateGuard } = await import(guardJs));
-  const { instantiate: instantiateWire } = await import(wireJs);
+  ({ instantiate: instantiateGuard } = await import(parts.guard.js));
+  const { instantiate: instantiateWire } = await import(parts.wire.js);
   const wireImports = {
     'openclaw:session-tools/types': {},
     'openclaw:session-tools/transport': transportImports,
     'openclaw:session-tools/runs': runsImports,
     ...wasiImports({ stdout, stderr }),
   };
-  wire = instantiateWire(coreModule(wireModules, 'the gateway wire'), wireImports);
+  wire = instantiateWire(coreModule(parts.wire, 'the gateway wire'), wireImports);
   // The protocol the bridge's gateway speaks decides every method's params; the wire hands
   // the guest no answer past the agent's limit (counted as the Rust host counts it).
   const connection = { protocol, maxAnswerBytes: BigInt(limits.maxGatewayAnswerBytes) };
   asked(() => wire.wire.configure(connection), 'configuring the gateway wire');
-  const { instantiate } = await import(componentJs);
+  const { instantiate } = await import(parts.instance.js);
   const imports = {
     'openclaw:session-tools/types': {},
     'openclaw:session-tools/gateway': forwarded(wire.gateway),
@@ -237,7 +236,7 @@ async function instantiate() {
     if (!memory && instance.exports.memory instanceof WebAssembly.Memory) memory = instance.exports.memory;
     return instance;
   };
-  api = instantiate(coreModule(modules, 'the instance'), imports, instantiateCore);
+  api = instantiate(coreModule(parts.instance, 'the instance'), imports, instantiateCore);
 }
 
 // ---- calls ----
@@ -279,7 +278,7 @@ const OPERATIONS = {
   configure: (args) => api.setup.configure({ config: args.config, stateDir: args.stateDir }),
   describe: () => api.tools.describe(),
   call: (args) => {
-    const out = api.tools.call(args.tool, callerContext(args.caller), args.arguments);
+    const out = api.tools.call(args.tool, args.caller, args.arguments);
     return { result: out.result, jobs: out.jobs.map(jobJson) };
   },
   resume: (args) => api.jobs.resume(jobOf(args.job), wakeupOf(args.wakeup)).map(jobJson),

@@ -85,7 +85,8 @@ test("a call's ids are the ones its seed gives, the same every time it is made",
   const caller = callerContext({ agentSessionKey: 'agent:main:main' });
   const spawn = async (seed) => {
     const gateway = new TreeGateway([{ key: 'agent:main:main', sessionId: 's-main' }]);
-    const sandbox = await runtime.instantiateConfigured({ name: 'main', gateway, limits: new AgentLimits().forAgent('main') }, '{}', '/state');
+    const config = { json: '{}', stateDir: '/state' };
+    const sandbox = await runtime.instantiate({ name: 'main', gateway, limits: new AgentLimits().forAgent('main'), config });
     try {
       const out = await sandbox.callTool('sessions_spawn', caller, JSON.stringify({ task: 'count the files' }), { seed });
       const agent = gateway.calls.find((c) => c.method === 'agent').params;

@@ -217,13 +217,13 @@ test('the table cap (tableElements) is written into the module and enforced by t
 test("an instance's tables are capped at its agent's tableElements", async () => {
   const runtime = new Runtime(COMPONENT_DIR);
   const limits = defaultLimits();
-  const modules = await runtime.modules(limits);
+  const { modules } = await runtime.load('tools', limits);
   assert.ok(Object.keys(modules).length > 0);
   // The guest's own tables fit the default, and not a cap below what it starts with.
   const starts = Object.values(runtime.part('tools').bytes).flatMap((b) => capModule(b, limits).tables.map((t) => t.min));
   assert.ok(starts.length > 0 && starts.every((n) => n <= limits.tableElements), `${starts}`);
   const most = Math.max(...starts);
-  await assert.rejects(runtime.modules({ ...limits, tableElements: most - 1 }), new RegExp(`needs ${most} elements`));
+  await assert.rejects(runtime.load('tools', { ...limits, tableElements: most - 1 }), new RegExp(`needs ${most} elements`));
 });
 
 test("a history read with the plugin SDK is answered by the wire's rule, the rest asked of the gateway (E3, E4)", async () => {
