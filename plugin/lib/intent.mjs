@@ -5,22 +5,6 @@
 
 import { jobRules } from './guard.mjs';
 
-/**
- * Writes an intent (its id, its file's text) among `calls` (keyed-files.mjs) under its lock,
- * and answers it held (`rewrite`, `done`, `release`: KeyedFiles.lock).
- */
-export function recordIntent(calls, id, text) {
-  const held = calls.lock(id);
-  if (!held) throw new Error(`the intent ${id} is held by another process`);
-  try {
-    calls.write(id, text);
-  } catch (e) {
-    held.release();
-    throw e;
-  }
-  return held;
-}
-
 /** Records a call's intent at its first gateway call that writes (see the module). */
 export class IntentRecorder {
   /** `text`: the intent's file text; `calls`: where intents are kept (keyed-files.mjs). */
@@ -33,14 +17,19 @@ export class IntentRecorder {
   }
 
   /**
-   * Records the intent, once; a failure refuses the write that asked for it (no side effect
-   * without its intent on disk).
+   * Writes the intent under its lock, once (held until `take()`); a failure refuses the write
+   * that asked for it (no side effect without its intent on disk).
    */
   beforeWrite() {
     if (!this.held && !this.failure) {
+      let held = null;
       try {
-        this.held = recordIntent(this.calls, this.id, this.text);
+        held = this.calls.lock(this.id);
+        if (!held) throw new Error(`the intent ${this.id} is held by another process`);
+        held.rewrite(this.text);
+        this.held = held;
       } catch (e) {
+        held?.release();
         this.failure = e;
       }
     }

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 import { jobRules } from '../lib/guard.mjs';
-import { recordIntent } from '../lib/intent.mjs';
+import { IntentRecorder } from '../lib/intent.mjs';
 import { DirJobStore, JobRunner, readJob } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
 import { defaultLimits } from '../lib/limits.mjs';
@@ -177,12 +177,13 @@ test('the jobs of a call whose intent a live process holds wait, and the call is
     // The call is in flight in another process of this machine (here: this one) that has
     // not yet kept its jobs.
     const intent = { id: job.call, agent: 'main', caller: callerContext({ agentSessionKey: REQUESTER }), tool: 'sessions_send', arguments: SEND, replays: 0 };
-    const held = recordIntent(new DirJobStore(jobsDir).calls, job.call, JSON.stringify(intent));
+    const other = new IntentRecorder(job.call, JSON.stringify(intent), new DirJobStore(jobsDir).calls);
+    other.beforeWrite();
     const seen = gateway.calls.length;
     assert.equal(await svc.runJobs(), 0);
     assert.equal(gateway.calls.length, seen, 'neither stepped nor made again');
     assert.deepEqual(svc.pendingJobs(), [job]);
-    held.done();
+    other.take().done();
     assert.ok((await svc.runJobs()) > 0);
     assert.deepEqual(jobFiles(jobsDir), []);
     assert.equal(gateway.outbox.length, 1);
