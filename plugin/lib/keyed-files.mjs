@@ -88,31 +88,24 @@ export class KeyedFiles {
    */
   claim(key, read, setAside = false) {
     let held = null;
+    let text;
     try {
       held = this.lock(key);
+      text = held ? this.read(key) : undefined;
+      if (text !== undefined) held.value = read(text);
     } catch {
-      // not a key of these files
+      // not a key of these files, or unreadable
     }
-    const text = held ? this.read(key) : undefined;
-    let value;
-    try {
-      value = text === undefined ? undefined : read(text);
-    } catch {
-      // unreadable
-    }
-    if (value === undefined) {
-      if (text !== undefined && setAside) {
-        try {
-          renameSync(this.where(key), `${this.where(key)}.unreadable`);
-        } catch {
-          // gone meanwhile
-        }
+    if (held?.value !== undefined) return held;
+    if (text !== undefined && setAside) {
+      try {
+        renameSync(this.where(key), `${this.where(key)}.unreadable`);
+      } catch {
+        // gone meanwhile
       }
-      held?.release();
-      return null;
     }
-    held.value = value;
-    return held;
+    held?.release();
+    return null;
   }
 
   /**
