@@ -7,6 +7,7 @@
 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { asked } from './components.mjs';
 import { jobRules } from './guard.mjs';
@@ -57,7 +58,7 @@ export class JobRunner {
   constructor(store, host) {
     this.store = store;
     this.host = host;
-    /** Keys (and `call:<intent>`) being worked on in this process (never picked up twice). */
+    /** The keys of the jobs claimed in this process (a pass passes them by). */
     this.busy = new Set();
     this.reported = new Set();
     /** Steps and replays in flight (a graceful stop waits for them). */
@@ -172,11 +173,7 @@ export class JobRunner {
   }
 
   /** One step of a job; its successors replace it. */
-  step(record, wakeup) {
-    return this.track(this.stepUntracked(record, wakeup));
-  }
-
-  async stepUntracked(record, wakeup) {
+  async step(record, wakeup) {
     try {
       const next = await this.host.resume(record, wakeup);
       const pending = next.length === 0 ? 0 : this.pendingOf(record.agent);
@@ -188,7 +185,7 @@ export class JobRunner {
     }
   }
 
-  /** The intents on disk not being made again here (their holders may be alive). */
+  /** The intents on disk (their holders may be alive, this process among them: see `replay`). */
   replayable() {
     if (!this.host.replay) return [];
     const now = Date.now();
@@ -196,22 +193,14 @@ export class JobRunner {
       this.sweptAt = now;
       this.store.sweep();
     }
-    return [...this.intents()].filter((id) => !this.busy.has(`call:${id}`));
+    return this.intents();
   }
 
-  /** Makes a tool call again from an intent its process left, once; answers whether it ran. */
+  /**
+   * Makes a tool call again from an intent its process left, once; answers whether it ran.
+   * The intent's claim passes it by while its holder lives (a call or a replay of this one).
+   */
   async replay(id) {
-    const busy = `call:${id}`;
-    if (this.busy.has(busy)) return false;
-    this.busy.add(busy);
-    try {
-      return await this.track(this.replayClaimed(id));
-    } finally {
-      this.busy.delete(busy);
-    }
-  }
-
-  async replayClaimed(id) {
     const held = this.store.claimIntent(id);
     if (!held) return false;
     let text;
@@ -260,7 +249,7 @@ export class JobRunner {
       // A stop that came during the wait let the claim go: the job is another's now.
       if (!wakeup || halted() || claim.released) return false;
       claim.stepping = true;
-      await this.step(record, wakeup);
+      await this.track(this.step(record, wakeup));
       return true;
     })();
     const done = work.finally(() => {
@@ -300,7 +289,7 @@ export class JobRunner {
     const out = { ran: 0, ready: 0, held: 0, next: Infinity };
     for (const id of this.replayable()) {
       if (over()) return out;
-      if (await this.replay(id).catch(failed(`making call ${id} again`))) out.ran += 1;
+      if (await this.track(this.replay(id)).catch(failed(`making call ${id} again`))) out.ran += 1;
     }
     const { due, next } = this.look();
     out.next = next;
@@ -334,7 +323,7 @@ export class JobRunner {
       steps += ran;
       // Nothing is ready, or what is left is another's to make progress with (its holder's, while alive).
       if (ran === 0 && held === ready) return steps;
-      if (ran === 0) await new Promise((r) => setTimeout(r, 50));
+      if (ran === 0) await sleep(50);
     }
     return steps;
   }
@@ -367,13 +356,9 @@ export class JobRunner {
         dirty = false;
         const { next } = await this.pass({ over: () => stopped, onClaim });
         if (dirty || stopped) continue;
-        let timer;
-        await new Promise((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, Math.min(1000, Math.max(1, next - this.host.now())));
-          timer.unref?.();
-        });
-        clearTimeout(timer);
+        // The timer is unref'd (it keeps no process alive) and left to ring unheard after a wake.
+        const timeout = Math.min(1000, Math.max(1, next - this.host.now()));
+        await Promise.race([new Promise((resolve) => (wake = resolve)), sleep(timeout, null, { ref: false })]);
         wake = null;
       }
     };
