@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { check, Mismatch, show } from './conformance/pattern.mjs';
 import { ScriptedGateway } from './conformance/scripted.mjs';
 import { CallError, Runtime } from './lib/sandbox.mjs';
-import { defaultLimits } from './lib/limits.mjs';
+import { AgentLimits, defaultLimits } from './lib/limits.mjs';
 import { DirJobStore, JobRunner } from './lib/jobs.mjs';
 import { callerContext } from './lib/records.mjs';
 import { guestConfigJson } from './lib/config.mjs';
@@ -123,27 +123,22 @@ async function runJobs(sandbox, gateway, caller, jobs, now, log) {
   const dir = mkdtempSync(join(tmpdir(), 'session-tools-case-jobs-'));
   let broke = null;
   const runner = new JobRunner(new DirJobStore(dir), {
-    limits: () => defaultLimits(),
+    limits: new AgentLimits(),
     now: () => now,
     log,
     resume: async (record, wakeup) => {
       try {
-        return await sandbox.resumeJob(JobRunner.job(record), wakeup);
+        return await sandbox.resumeJob(record, wakeup);
       } catch (e) {
         if (e instanceof CallError && e.discardsInstance) broke ??= e;
         throw e;
       }
     },
-    wait: async (_record, params) => {
-      try {
-        return { ok: await gateway.call('agent.wait', params) };
-      } catch (e) {
-        return { error: e.message };
-      }
-    },
+    wait: async (_record, params) => ({ ok: await gateway.call('agent.wait', params) }),
   });
   try {
-    runner.start(sandbox.name, caller, jobs);
+    // One case a directory: its call's id names the keys its jobs are kept under.
+    runner.start(sandbox.name, caller, jobs, 'case');
     await runner.runReady();
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -50,9 +50,10 @@ export class DirJobStore extends KeyedFiles {
 }
 
 /**
- * Runs jobs for a host: `{limits(agent), now(), log(level, msg), resume(record, wakeup) →
- * Promise<jobs>, wait(record, params) → Promise<{ok}|{error}>, replay?(intent) →
- * Promise<jobs>}`.
+ * Runs the jobs of `host`, the service whose calls start them (service.mjs): its `limits`
+ * (AgentLimits), `now()`, `log(level, msg)`, `resume(record, wakeup)` → Promise<jobs>,
+ * `wait(record, params)` → Promise<{ok}|{error, transient}> (or a rejection, read alike)
+ * and `replay?(intent)` → Promise<jobs>.
  */
 export class JobRunner {
   constructor(store, host) {
@@ -110,17 +111,15 @@ export class JobRunner {
 
   /** An agent's bounds on its jobs, as the rules take them. */
   bounds(agent) {
-    const l = this.host.limits(agent);
+    const l = this.host.limits.forAgent(agent);
     return { maxJobsPerCall: l.maxJobsPerCall, maxStepsPerJob: l.maxStepsPerJob, maxPendingJobs: l.maxPendingJobs, maxWaitMs: BigInt(l.maxWaitMs) };
   }
 
-  /** Keeps the jobs a tool call started, under its intent's keys (tied to it when it was written). */
-  start(agent, caller, jobs, intent = null) {
-    this.commit(agent, caller, jobs, intent?.id ?? randomUUID().replaceAll('-', ''), intent?.take() ?? null);
-  }
-
-  /** Keeps a call's jobs (the rules' `keepCall`), then removes the intent it `held` (null: none was written). */
-  commit(agent, caller, jobs, call, held) {
+  /**
+   * Keeps the jobs the tool call `call` (its intent's id) started (the rules' `keepCall`), then
+   * removes the intent it `held` (null: none was written).
+   */
+  start(agent, caller, jobs, call, held = null) {
     try {
       const pending = jobs.length === 0 ? 0 : this.pendingOf(agent);
       const kept = jobRules().keepCall(this.bounds(agent), agent, JSON.stringify(caller), JSON.stringify(jobs), call, held !== null, BigInt(this.host.now()), pending);
@@ -148,11 +147,6 @@ export class JobRunner {
       }
     }
     return kept.ends;
-  }
-
-  /** The job as a guest gets it. */
-  static job(record) {
-    return { id: record.id, kind: record.kind, sessionKey: record.sessionKey, state: record.state, wake: record.wake };
   }
 
   /** Counts work in flight until it ends (a graceful stop waits for it). */
@@ -228,7 +222,7 @@ export class JobRunner {
       held.done();
       return true;
     }
-    this.commit(intent.agent, intent.caller, jobs, intent.id, held);
+    this.start(intent.agent, intent.caller, jobs, intent.id, held);
     return true;
   }
 
@@ -265,15 +259,17 @@ export class JobRunner {
    */
   async wakeupOf(record, until) {
     const left = until === undefined ? undefined : BigInt(Math.max(0, Math.floor(until - Date.now())));
-    const maxWait = BigInt(this.host.limits(record.agent).maxWaitMs);
+    const maxWait = this.bounds(record.agent).maxWaitMs;
     const plan = asked(() => jobRules().wakeupOf(JSON.stringify(record.wake), BigInt(this.host.now()), maxWait, left));
     if (plan.tag !== 'wait') return plan.tag === 'not-yet' ? null : { type: plan.tag };
     const [timeoutMs, byDeadline] = plan.val;
-    const answer = await this.host.wait(record, { ...record.wake.wait, timeoutMs: Number(timeoutMs) });
+    const params = { ...record.wake.wait, timeoutMs: Number(timeoutMs) };
+    // A gateway that cannot be reached (restarting) is asked again later.
+    const answer = await this.host.wait(record, params).catch((e) => ({ error: e.message, transient: e.transient }));
     if (answer.transient) return null;
     // A wait cut short by our own deadline (not by the limit) is retried later.
     if (byDeadline && answer.ok?.status === 'timeout') return null;
-    return answer.error !== undefined ? { type: 'runEnded', error: answer.error } : { type: 'runEnded', ok: answer.ok };
+    return { type: 'runEnded', ...answer };
   }
 
   /**

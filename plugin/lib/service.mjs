@@ -90,14 +90,7 @@ export class Service {
       }),
     });
     this.configText = JSON.stringify(config.raw ?? {});
-    this.jobs = new JobRunner(jobStore, {
-      limits: (agent) => this.limits.forAgent(agent),
-      now: () => this.now(),
-      log: (level, message) => this.log(level, message),
-      resume: (record, wakeup) => this.resume(record, wakeup),
-      wait: (record, params) => this.wait(record, params),
-      replay: (intent) => this.replay(intent),
-    });
+    this.jobs = new JobRunner(jobStore, this);
     this.scheduler = null;
     /** Tool calls in flight (a graceful stop waits for them). */
     this.calls = new Set();
@@ -145,7 +138,7 @@ export class Service {
         intent.take()?.done();
         throw e;
       }
-      this.jobs.start(acc.agent, ctx, output.jobs, intent);
+      this.jobs.start(acc.agent, ctx, output.jobs, intent.id, intent.take());
       if (output.jobs.length > 0) this.scheduler?.ring();
       return output.result;
     })();
@@ -159,11 +152,12 @@ export class Service {
 
   /**
    * A job runs in an instance of its agent, seeing the gateway as its caller may, with ids
-   * seeded by its key and step (the same step made again gets the same ids).
+   * seeded by its key and step (the same step made again gets the same ids). Its record goes
+   * as it is kept: the rules' `jobOf` (worker.mjs) takes the job's own fields of it.
    */
   async resume(record, wakeup) {
     const acc = this.access(callerContext(record.caller));
-    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(JobRunner.job(record), wakeup, { seed: jobRules().stepSeed(record.key, record.steps ?? 0) }), {
+    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(record, wakeup, { seed: jobRules().stepSeed(record.key, record.steps ?? 0) }), {
       agent: record.agent,
     });
   }
@@ -183,21 +177,9 @@ export class Service {
    * component alone (its exported `gateway`), which answers only for the caller's runs.
    */
   async wait(record, params) {
-    try {
-      const acc = this.access(callerContext(record.caller));
-      if (acc.restriction) {
-        return await this.withInstance(acc, this.gateway, (s) => s.guardedWait(params), { agent: record.agent, wait: true });
-      }
-      return { ok: await this.gateway.call('agent.wait', params) };
-    } catch (e) {
-      // A gateway that cannot be reached (restarting) is asked again later.
-      return { error: e.message, transient: e.transient === true };
-    }
-  }
-
-  /** Runs the jobs that can make progress now (see JobRunner.runReady). */
-  runJobs(deadlineMs) {
-    return this.jobs.runReady(deadlineMs);
+    const acc = this.access(callerContext(record.caller));
+    if (!acc.restriction) return { ok: await this.gateway.call('agent.wait', params) };
+    return this.withInstance(acc, this.gateway, (s) => s.guardedWait(params), { agent: record.agent, wait: true });
   }
 
   /** Runs jobs in the background (resuming those a previous process left) until stop(). */
@@ -236,22 +218,10 @@ export class Service {
       // The bridge's connection (openclaw-gateway.mjs) ends with the service that owns it.
       this.gateway?.close?.();
     })();
-    if (!Number.isFinite(graceMs)) {
-      await this.stopped;
-      return true;
-    }
+    const ended = this.stopped.then(() => true);
+    if (!Number.isFinite(graceMs)) return ended;
     let timer;
-    const grace = new Promise((resolve) => {
-      timer = setTimeout(() => resolve(false), Math.max(0, graceMs));
-    });
-    try {
-      return await Promise.race([this.stopped.then(() => true), grace]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  pendingJobs() {
-    return this.jobs.pending();
+    const grace = new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, graceMs), false)));
+    return Promise.race([ended, grace]).finally(() => clearTimeout(timer));
   }
 }

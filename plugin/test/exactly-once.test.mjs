@@ -23,7 +23,7 @@ import { jobRules } from '../lib/guard.mjs';
 import { IntentRecorder } from '../lib/intent.mjs';
 import { DirJobStore, JobRunner, readJob } from '../lib/jobs.mjs';
 import { holderIsGone, ownIdentity } from '../lib/owner-lock.mjs';
-import { defaultLimits } from '../lib/limits.mjs';
+import { AgentLimits } from '../lib/limits.mjs';
 import { Runtime } from '../lib/sandbox.mjs';
 import { callerContext } from '../lib/records.mjs';
 import { ANNOUNCE, FlowGateway, flowService, jobFiles, jobsDirOf, REQUESTER, SEND, TARGET } from './flows.mjs';
@@ -82,7 +82,7 @@ test('a call killed after its intent and first write is made again once, with th
   const rec = recorder();
   const next = flowService(runtime, dir, gateway, rec.log);
   try {
-    await next.runJobs();
+    await next.jobs.runReady();
   } finally {
     await next.stop();
   }
@@ -115,7 +115,7 @@ test('a job step made again from the state a stopped process left sends the same
   const first = flowService(runtime, dir, gateway);
   try {
     await first.call({ agentSessionKey: REQUESTER }, 'sessions_send', SEND);
-    await first.runJobs();
+    await first.jobs.runReady();
   } finally {
     await first.stop();
   }
@@ -128,7 +128,7 @@ test('a job step made again from the state a stopped process left sends the same
   const before = gateway.calls.length;
   const again = flowService(runtime, dir, gateway);
   try {
-    await again.runJobs();
+    await again.jobs.runReady();
   } finally {
     await again.stop();
   }
@@ -142,11 +142,11 @@ test('a job step made again from the state a stopped process left sends the same
 test("a step's new jobs are kept under keys derived from the step, once however often it is made", async () => {
   const store = new DirJobStore(stateDir());
   const runner = new JobRunner(store, {
-    limits: () => defaultLimits(),
+    limits: new AgentLimits(),
     now: () => 0,
     log: () => {},
     resume: async (record) => [
-      { ...JobRunner.job(record), state: 'next' },
+      { id: record.id, kind: record.kind, sessionKey: record.sessionKey, state: 'next', wake: record.wake },
       { id: 'helper', kind: 'archive', sessionKey: record.sessionKey, state: `from ${record.state}`, wake: { type: 'at', at: 5 } },
     ],
     wait: async () => ({ ok: {} }),
@@ -171,7 +171,7 @@ test('the jobs of a call whose intent a live process holds wait, and the call is
   const svc = flowService(runtime, dir, gateway);
   try {
     await svc.call({ agentSessionKey: REQUESTER }, 'sessions_send', SEND);
-    const [job] = svc.pendingJobs();
+    const [job] = svc.jobs.pending();
     assert.match(job.key, /^[0-9a-f]{32}-0$/, 'a call that wrote keeps its jobs under its intent');
     assert.equal(job.key, `${job.call}-0`);
     // The call is in flight in another process of this machine (here: this one) that has
@@ -180,11 +180,11 @@ test('the jobs of a call whose intent a live process holds wait, and the call is
     const other = new IntentRecorder(job.call, JSON.stringify(intent), new DirJobStore(jobsDir).calls);
     other.beforeWrite();
     const seen = gateway.calls.length;
-    assert.equal(await svc.runJobs(), 0);
+    assert.equal(await svc.jobs.runReady(), 0);
     assert.equal(gateway.calls.length, seen, 'neither stepped nor made again');
-    assert.deepEqual(svc.pendingJobs(), [job]);
+    assert.deepEqual(svc.jobs.pending(), [job]);
     other.take().done();
-    assert.ok((await svc.runJobs()) > 0);
+    assert.ok((await svc.jobs.runReady()) > 0);
     assert.deepEqual(jobFiles(jobsDir), []);
     assert.equal(gateway.outbox.length, 1);
   } finally {
@@ -204,7 +204,7 @@ test('an intent made again once already is dropped, and an unreadable one kept a
   const rec = recorder();
   const svc = flowService(runtime, dir, gateway, rec.log);
   try {
-    assert.equal(await svc.runJobs(), 0);
+    assert.equal(await svc.jobs.runReady(), 0);
   } finally {
     await svc.stop();
   }
@@ -242,7 +242,7 @@ test('a job another process has claimed is not stepped here; once that process i
   let other = null;
   try {
     await svc.call({ agentSessionKey: REQUESTER }, 'sessions_send', SEND);
-    const [job] = svc.pendingJobs();
+    const [job] = svc.jobs.pending();
     const holder = `
       import { DirJobStore } from ${JSON.stringify(jobs)};
       const claim = new DirJobStore(${JSON.stringify(jobsDir)}).claim(${JSON.stringify(job.key)});
@@ -254,12 +254,12 @@ test('a job another process has claimed is not stepped here; once that process i
     assert.equal(said.toString().trim(), 'claimed');
     assert.equal(new DirJobStore(jobsDir).claim(job.key), null, 'a live holder keeps it');
     const seen = gateway.calls.length;
-    assert.equal(await svc.runJobs(), 0);
+    assert.equal(await svc.jobs.runReady(), 0);
     assert.equal(gateway.calls.length, seen, 'neither waited for nor stepped');
     other.kill('SIGKILL');
     await once(other, 'exit');
     other = null;
-    assert.ok((await svc.runJobs()) > 0, 'stepped once its holder is gone');
+    assert.ok((await svc.jobs.runReady()) > 0, 'stepped once its holder is gone');
     assert.deepEqual(jobFiles(jobsDir), []);
     assert.deepEqual(readdirSync(jobsDir).filter((n) => n.endsWith('.lock')), [], 'no claim is left behind');
     assert.equal(gateway.outbox.length, 1);

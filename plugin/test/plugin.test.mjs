@@ -280,7 +280,7 @@ test('background jobs are kept under the state directory and resumed after a res
   const first = make(recorder());
   const sent = JSON.parse(await first.call({ agentSessionKey: OWN }, 'sessions_send', JSON.stringify({ sessionKey: OTHER, message: 'ping', timeoutSeconds: 0 })));
   assert.equal(sent.status, 'accepted', JSON.stringify(sent));
-  const pending = first.pendingJobs();
+  const pending = first.jobs.pending();
   assert.equal(pending.length, 1);
   assert.equal(pending[0].kind, 'a2a');
   assert.equal(pending[0].wake.type, 'runEnd');

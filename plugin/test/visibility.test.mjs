@@ -245,14 +245,14 @@ test("the job runner's own wait for a restricted caller's run goes through the g
     for (const runId of [mine, opsRun]) {
       assert.deepEqual(JSON.parse(await svc.call(me, 'jobs', JSON.stringify({ count: 1, wake: 'wait', runId, value: 1000 }))), { jobs: 1 });
     }
-    assert.equal(svc.pendingJobs().length, 2);
+    assert.equal(svc.jobs.pending().length, 2);
     const before = refusals(rec).length;
-    await svc.runJobs(30_000);
+    await svc.jobs.runReady(30_000);
     // Its own run was waited for at the gateway; the other was refused by the guard before
     // any call, and that job woken with the refusal.
     assert.deepEqual(gateway.calls.filter((c) => c.method === 'agent.wait').map((c) => c.params.runId), [mine]);
     assert.deepEqual(refusals(rec).slice(before), [`N15: refused agent.wait: run ${opsRun} for sandboxed session ${OWN}`]);
-    assert.equal(svc.pendingJobs().length, 0);
+    assert.equal(svc.jobs.pending().length, 0);
   } finally {
     await svc.stop();
   }
