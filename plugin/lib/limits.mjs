@@ -22,9 +22,9 @@ export function readLimits(text, origin, dir) {
 
 /** Limits for every agent: the plugin config's `limits` (`{default, agents}`) over the defaults. */
 export class AgentLimits {
-  constructor(spec = {}, { dir } = {}) {
+  constructor(spec = {}) {
     // `default` and `agents`, as read.
-    Object.assign(this, readLimits(JSON.stringify(spec ?? {}), 'limits', dir));
+    Object.assign(this, readLimits(JSON.stringify(spec ?? {}), 'limits'));
   }
 
   forAgent(agent) {
@@ -32,9 +32,9 @@ export class AgentLimits {
   }
 }
 
-/** The built-in limits. */
+/** The built-in limits (`dir`: as readLimits'). */
 export function defaultLimits(dir) {
-  return new AgentLimits({}, { dir }).default;
+  return readLimits('{}', 'limits', dir).default;
 }
 
 /**

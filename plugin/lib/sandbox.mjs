@@ -96,7 +96,7 @@ export class Runtime {
     const sandbox = new Sandbox(this, setup);
     try {
       await sandbox.start(setup);
-      if (setup.config) await sandbox.configure(setup.config.json, setup.config.stateDir);
+      if (setup.config) await sandbox.configure(setup.config);
     } catch (e) {
       sandbox.close();
       throw e;
@@ -112,8 +112,11 @@ let nextId = 1;
 // rows is some 300 KB).
 const json = (value) => JSON.stringify(value === undefined ? null : value);
 
-/** A history's answer as `{text}`: a reader's text as it is, else its object written out. */
-const answerText = (a) => ({ text: a.text !== undefined ? String(a.text) : json(a.ok) });
+/** A history's answer for the worker: its error, else `{text}` (a reader's as it is, else its object written out). */
+function historyAnswer(a) {
+  if (a.error !== undefined) return { error: String(a.error), kind: a.kind, frame: a.frame };
+  return { text: a.text !== undefined ? String(a.text) : json(a.ok) };
+}
 
 export class Sandbox {
   constructor(runtime, setup) {
@@ -294,47 +297,42 @@ export class Sandbox {
   }
 
   /** A gateway import of the guest (or of its N15 guard, metered as the guest's): bounded, answered through the bridge. */
-  async onImport(msg) {
+  async onImport({ method, params }) {
     const call = this.current;
     if (!call) return;
     this.pauseCpu(call);
+    const answer = await this.answer(call, method, params);
+    if (this.current !== call || this.broken) return;
+    this.resumeCpu(call);
+    this.reply(answer);
+  }
+
+  /** The answer to an import: refused past the call's limits, else the bridge's (its time counted as the call's). */
+  async answer(call, method, params) {
     const limits = this.limits;
-    const { method } = msg;
-    let params = msg.params;
     call.gatewayCalls += method === 'chat.histories' ? Math.max(1, params.length) : 1;
     const now = performance.now();
     const wallLeft = limits.wallMs - (now - call.started);
     const gatewayLeft = limits.gatewayMs - call.inHost;
     const budgetS = BigInt(Math.floor(limits.gatewayMs / 1000));
     const refused = jobRules().gatewayCallRefused(call.gatewayCalls, limits.maxGatewayCalls, wallLeft <= 0, gatewayLeft <= 0, budgetS);
-    let answer;
-    if (refused) {
-      answer = { error: refused.message, kind: refused.kind };
-    } else {
-      if (method === 'agent.wait') {
-        params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
-      }
-      try {
-        if (method === 'runs.session-of') {
-          // Whose a run is (the guard asks through the wire's `tree`): the bridge keeps it.
-          answer = { ok: (await this.runs?.runSession?.(params)) ?? null };
-        } else if (method === 'chat.histories') {
-          const answers = await this.gateway.histories(params);
-          answer = { ok: answers.map((a) => (a.error !== undefined ? { error: String(a.error), kind: a.kind ?? 'other', frame: a.frame } : answerText(a))) };
-        } else {
-          answer = { text: json(await this.gateway.call(method, params)) };
-        }
-      } catch (e) {
-        if (e?.transient === true) call.transient = true;
-        // A gateway error frame goes to the wire as it came; the host's own verdicts (the
-        // N15 guard, a scripted answer) keep their kind.
-        answer = { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind ?? 'other', frame: e?.frame };
-      }
+    if (refused) return { error: refused.message, kind: refused.kind };
+    if (method === 'agent.wait') {
+      params = { ...params, timeoutMs: Math.max(0, Math.min(params.timeoutMs, Math.floor(Math.min(wallLeft, gatewayLeft)))) };
+    }
+    try {
+      // Whose a run is (the guard asks through the wire's `tree`): the bridge keeps it.
+      if (method === 'runs.session-of') return { ok: (await this.runs?.runSession?.(params)) ?? null };
+      if (method === 'chat.histories') return { ok: (await this.gateway.histories(params)).map(historyAnswer) };
+      return { text: json(await this.gateway.call(method, params)) };
+    } catch (e) {
+      if (e?.transient === true) call.transient = true;
+      // A gateway error frame goes to the wire as it came; the host's own verdicts (the
+      // N15 guard, a scripted answer) keep their kind (the worker's default: `other`).
+      return { error: e instanceof Error ? e.message : String(e?.message ?? e), kind: e?.kind, frame: e?.frame };
+    } finally {
       call.inHost += performance.now() - now;
     }
-    if (this.current !== call || this.broken) return;
-    this.resumeCpu(call);
-    this.reply(answer);
   }
 
   // ---- the exports ----
@@ -350,8 +348,8 @@ export class Sandbox {
     return { ok: out };
   }
 
-  async configure(configJson, stateDir) {
-    const out = await this.enter('configure', { config: configJson, stateDir }, 'configuring');
+  async configure({ json, stateDir }) {
+    const out = await this.enter('configure', { config: json, stateDir }, 'configuring');
     if (out && 'errorPayload' in out) throw CallError.of('setup', `invalid config: ${out.errorPayload}`);
   }
 

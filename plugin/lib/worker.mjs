@@ -275,7 +275,7 @@ function guardedWait(params) {
 
 // The operations the main thread asks for (sandbox.mjs), by name.
 const OPERATIONS = {
-  configure: (args) => api.setup.configure({ config: args.config, stateDir: args.stateDir }),
+  configure: (args) => api.setup.configure(args),
   describe: () => api.tools.describe(),
   call: (args) => {
     const out = api.tools.call(args.tool, args.caller, args.arguments);
