@@ -74,12 +74,9 @@ export class JobRunner {
    * and left alone.
    */
   look() {
-    const files = [];
-    for (const key of this.store.keys()) {
-      const text = this.store.read(key);
-      if (text !== undefined) files.push([key, text]);
-    }
-    const look = jobRules().lookAtJobs(files, [...this.intents()], BigInt(this.host.now()));
+    // A file gone since it was listed is passed by.
+    const files = this.store.keys().map((key) => [key, this.store.read(key)]).filter(([, text]) => text !== undefined);
+    const look = jobRules().lookAtJobs(files, this.store.calls.keys(), BigInt(this.host.now()));
     for (const [key, why] of look.unreadable) {
       const problem = `${this.store.where(key)}: ${why}`;
       if (this.reported.has(problem)) continue;
@@ -96,11 +93,6 @@ export class JobRunner {
 
   pendingOf(agent) {
     return this.pending().filter((r) => r.agent === agent).length;
-  }
-
-  /** The intents kept (their ids). */
-  intents() {
-    return new Set(this.store.calls.keys());
   }
 
   /** A recorder of the intent of a tool call about to be made (intent.mjs). */
@@ -187,7 +179,7 @@ export class JobRunner {
       this.sweptAt = now;
       this.store.sweep();
     }
-    return this.intents();
+    return this.store.calls.keys();
   }
 
   /**
@@ -238,7 +230,7 @@ export class JobRunner {
     const work = (async () => {
       const record = claim.value;
       // A call's jobs are not stepped while its intent is kept.
-      if (this.intents().has(record.call)) return false;
+      if (this.store.calls.keys().includes(record.call)) return false;
       const wakeup = await this.wakeupOf(record, until);
       // A stop that came during the wait let the claim go: the job is another's now.
       if (!wakeup || halted() || claim.released) return false;

@@ -55,8 +55,7 @@ let own = null;
 
 /** This process as a lock's owner. */
 export function ownIdentity() {
-  own ??= identityOfThisProcess();
-  return own;
+  return (own ??= identityOfThisProcess());
 }
 
 /** Whether the holder a lock's owner record (its file's text) names is known to be gone (see the module). */
