@@ -250,7 +250,7 @@ export class JobRunner {
    * waiting for its run's end first; null: not now.
    */
   async wakeupOf(record, until) {
-    const left = until === undefined ? undefined : BigInt(Math.max(0, Math.floor(until - Date.now())));
+    const left = Number.isFinite(until) ? BigInt(Math.max(0, Math.floor(until - Date.now()))) : undefined;
     const maxWait = this.bounds(record.agent).maxWaitMs;
     const plan = asked(() => jobRules().wakeupOf(JSON.stringify(record.wake), BigInt(this.host.now()), maxWait, left));
     if (plan.tag !== 'wait') return plan.tag === 'not-yet' ? null : { type: plan.tag };
@@ -307,7 +307,7 @@ export class JobRunner {
     let steps = 0;
     while (!over()) {
       // A wait that ended by the deadline is stepped still (it was cut to end by then).
-      const { ran, ready, held } = await this.pass({ over, halted: () => this.stopping, until: Number.isFinite(until) ? until : undefined });
+      const { ran, ready, held } = await this.pass({ over, halted: () => this.stopping, until });
       steps += ran;
       // Nothing is ready, or what is left is another's to make progress with (its holder's, while alive).
       if (ran === 0 && held === ready) return steps;

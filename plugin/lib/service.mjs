@@ -127,12 +127,11 @@ export class Service {
     const ctx = callerContext(caller);
     const acc = this.access(ctx);
     const intent = this.jobs.intentFor(acc.agent, ctx, tool, argumentsJson);
+    const seed = jobRules().callSeed(intent.id);
     const call = (async () => {
       let output;
       try {
-        output = await this.withInstance(acc, intent.guard(this.gateway), (s) =>
-          s.callTool(tool, ctx, argumentsJson, { seed: jobRules().callSeed(intent.id) }),
-        );
+        output = await this.withInstance(acc, intent.guard(this.gateway), (s) => s.callTool(tool, ctx, argumentsJson, { seed }));
       } catch (e) {
         // The call has ended (with an error): nothing is left to make again.
         intent.take()?.done();
@@ -157,18 +156,16 @@ export class Service {
    */
   async resume(record, wakeup) {
     const acc = this.access(callerContext(record.caller));
-    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(record, wakeup, { seed: jobRules().stepSeed(record.key, record.steps ?? 0) }), {
-      agent: record.agent,
-    });
+    const seed = jobRules().stepSeed(record.key, record.steps ?? 0);
+    return this.withInstance(acc, this.gateway, (s) => s.resumeJob(record, wakeup, { seed }), { agent: record.agent });
   }
 
   /** Makes a call again from the intent its process left, with its ids; answers its jobs. */
   async replay(intent) {
     const ctx = callerContext(intent.caller);
     const acc = this.access(ctx);
-    const output = await this.withInstance(acc, this.gateway, (s) =>
-      s.callTool(intent.tool, ctx, intent.arguments, { seed: jobRules().callSeed(intent.id) }),
-    );
+    const seed = jobRules().callSeed(intent.id);
+    const output = await this.withInstance(acc, this.gateway, (s) => s.callTool(intent.tool, ctx, intent.arguments, { seed }));
     return output.jobs;
   }
 
