@@ -377,7 +377,7 @@ export class Sandbox {
   /** Resumes a job (JSON); answers the jobs that follow it. `seed`: see `enter`. */
   async resumeJob(job, wakeup, { seed = null } = {}) {
     const out = await this.enter('resume', { job, wakeup }, `resuming a ${job.kind} job`, seed);
-    if (out && !Array.isArray(out) && 'errorPayload' in out) throw CallError.of('bad-answer', `the job could not be resumed: ${out.errorPayload}`);
+    if ('errorPayload' in out) throw CallError.of('bad-answer', `the job could not be resumed: ${out.errorPayload}`);
     return out;
   }
 

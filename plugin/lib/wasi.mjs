@@ -1,8 +1,8 @@
 // The WASI a guest is given (N16), as the Rust host's (host/src/wasi/): the interfaces
 // `wasm32-wasip2` std links, none granting anything (the host process's environment, with its
 // gateway tokens, stays out); stdout and stderr go into a bounded buffer the host drains into
-// its log. Files, sockets, clocks and randomness are not provided at all (and the build
-// refuses a component importing them: `wit/component-imports.json`).
+// its log. Files, sockets, clocks and random bytes are not provided at all (std's hash-map seed
+// is a fixed one; the build refuses a component importing more: `wit/component-imports.json`).
 
 /** A bounded capture of one output stream: bytes past `capacity` are dropped and counted. */
 export class BoundedOutput {

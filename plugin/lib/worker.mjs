@@ -61,17 +61,15 @@ let wire = null; // the wire component's exports
 // only the gateway's own error frames, so their kind and message reach the guest from here.
 let verdicts = [];
 
-/** A failed answer of the main thread as the wire's `transport-error` of the call at `index`. */
-function transportError(answer, index) {
+/** An answer of the main thread (`{text}`: JSON text, or `{error, kind?, frame?}`) as the transport's, of the call at `index`. */
+function transported(answer, index) {
+  if (answer.error === undefined) return { tag: 'ok', val: answer.text };
   const message = String(answer.error);
-  if (answer.frame !== undefined) return { tag: 'gateway', val: JSON.stringify(answer.frame) };
-  if (answer.kind === 'timeout' || answer.kind === 'unavailable') return { tag: answer.kind, val: message };
+  if (answer.frame !== undefined) return { tag: 'err', val: { tag: 'gateway', val: JSON.stringify(answer.frame) } };
+  if (answer.kind === 'timeout' || answer.kind === 'unavailable') return { tag: 'err', val: { tag: answer.kind, val: message } };
   verdicts[index] = { kind: answer.kind ?? 'other', message };
-  return { tag: 'unavailable', val: message };
+  return { tag: 'err', val: { tag: 'unavailable', val: message } };
 }
-
-/** An answer of the main thread (`{text}`: JSON text, or `{error, kind?, frame?}`) as the transport's. */
-const transported = (answer, index) => (answer.error !== undefined ? { tag: 'err', val: transportError(answer, index) } : { tag: 'ok', val: answer.text });
 
 // The gateway's own answer to the last `agent.wait` the wire carried: what the job runner
 // keeps as a run's end (the wire reads it when the job resumes).
@@ -211,20 +209,17 @@ const coreModule = ({ modules }, what) => (file) => {
 async function instantiate() {
   ({ instantiate: instantiateGuard } = await import(parts.guard.js));
   const { instantiate: instantiateWire } = await import(parts.wire.js);
-  const wireImports = {
-    'openclaw:session-tools/types': {},
+  wire = instantiateWire(coreModule(parts.wire, 'the gateway wire'), {
     'openclaw:session-tools/transport': transportImports,
     'openclaw:session-tools/runs': runsImports,
     ...wasiImports({ stdout, stderr }),
-  };
-  wire = instantiateWire(coreModule(parts.wire, 'the gateway wire'), wireImports);
+  });
   // The protocol the bridge's gateway speaks decides every method's params; the wire hands
   // the guest no answer past the agent's limit (counted as the Rust host counts it).
   const connection = { protocol, maxAnswerBytes: BigInt(limits.maxGatewayAnswerBytes) };
   asked(() => wire.wire.configure(connection), 'configuring the gateway wire');
   const { instantiate } = await import(parts.instance.js);
   const imports = {
-    'openclaw:session-tools/types': {},
     'openclaw:session-tools/gateway': forwarded(wire.gateway),
     'openclaw:session-tools/host': hostImports,
     'openclaw:session-tools/tree': forwarded(wire.tree),
@@ -262,17 +257,6 @@ function classify(e, stderrText) {
 // refuses its set-up stops the call (and the instance): it fails closed.
 const configureGuard = () => asked(() => api.guard.configure(guard.rules, guard.restriction), 'the N15 guard refused its set-up');
 
-/**
- * The job runner's own wait for a run, through the guard alone: refused (the guard's error)
- * unless the run is the caller's; else the gateway's own answer, as the runner keeps it.
- */
-function guardedWait(params) {
-  lastWait = null;
-  api.gateway.agentWait({ runId: String(params.runId), timeoutMs: BigInt(Math.max(0, Math.floor(Number(params.timeoutMs) || 0))) });
-  if (!lastWait || lastWait.error !== undefined) throw new Error('the guard let agent.wait through, but no answer of the gateway came back');
-  return JSON.parse(lastWait.text);
-}
-
 // The operations the main thread asks for (sandbox.mjs), by name.
 const OPERATIONS = {
   configure: (args) => api.setup.configure(args),
@@ -283,7 +267,14 @@ const OPERATIONS = {
   },
   resume: (args) => api.jobs.resume(jobOf(args.job), wakeupOf(args.wakeup)).map(jobJson),
   evaluateSendPolicy: (args) => api.policy.evaluateSendPolicy(args.input),
-  wait: (args) => guardedWait(args.params),
+  // The job runner's own wait for a run, through the guard alone: refused (the guard's error)
+  // unless the run is the caller's; else the gateway's own answer, as the runner keeps it.
+  wait: ({ params }) => {
+    lastWait = null;
+    api.gateway.agentWait({ runId: String(params.runId), timeoutMs: BigInt(Math.max(0, Math.floor(Number(params.timeoutMs) || 0))) });
+    if (!lastWait || lastWait.error !== undefined) throw new Error('the guard let agent.wait through, but no answer of the gateway came back');
+    return JSON.parse(lastWait.text);
+  },
 };
 
 function run(op, args) {
