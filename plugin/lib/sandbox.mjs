@@ -32,10 +32,7 @@ export class CallError extends Error {
     this.discardsInstance = failure.discardsInstance;
   }
 
-  /**
-   * The `call-error` of case `tag` (`cpu-limit`, `too-large`, `setup`, ...) with its values:
-   * numbers (sizes, limits, budgets) as the u64 the case holds.
-   */
+  /** The `call-error` of case `tag` (`cpu-limit`, `setup`, ...) with its values, numbers as its u64s. */
   static of(tag, ...values) {
     const val = values.map((v) => (typeof v === 'number' ? BigInt(Math.max(0, Math.floor(v))) : v));
     return new CallError(val.length > 1 ? { tag, val } : { tag, val: val[0] });
@@ -43,16 +40,15 @@ export class CallError extends Error {
 }
 
 /**
- * The transpiled components (a directory written by scripts/build-component.mjs: `tools`
- * and `wire`, and `guarded` and `guard` where built), compiled once per memory cap and
- * shared by every instance of the process.
+ * The transpiled components (a directory written by scripts/build-component.mjs: `tools`,
+ * `wire` and `guard`, and `guarded` where built), compiled once per memory cap and shared by
+ * every instance of the process.
  */
 export class Runtime {
   constructor(dir) {
     this.dir = dir;
     this.compiled = new Map();
-    // The gateway wire (wire/), an instance beside each, and the guard component, whose
-    // rules' seeded ids an instance draws (worker.mjs), compiled at once.
+    // The gateway wire and the guard, which every instance loads beside it, compiled at once.
     this.load('wire');
     this.load('guard');
   }
@@ -123,8 +119,7 @@ export class Sandbox {
     this.runtime = runtime;
     this.name = setup.name;
     this.gateway = setup.gateway; // whom the guest's calls go to (a service sets each call's)
-    // Who keeps the runs the wire starts (the bridge's gateway, for its N15 guard).
-    this.runs = setup.gateway;
+    this.runs = setup.gateway; // who keeps the runs the wire starts (the bridge, for its N15 guard)
     this.limits = setup.limits;
     this.log = setup.log ?? (() => {});
     this.broken = null; // why the instance was discarded (a CallError), if it was
@@ -134,8 +129,7 @@ export class Sandbox {
 
   /** Starts the worker and its instance (`guard`, `part`, `fixedNow`: see `Runtime.instantiate`). */
   async start({ guard = null, part = guard ? 'guarded' : 'tools', fixedNow }) {
-    const signal = new SharedArrayBuffer(4);
-    this.flag = new Int32Array(signal);
+    this.flag = new Int32Array(new SharedArrayBuffer(4)); // shared: set when an answer is posted
     const { port1, port2 } = new MessageChannel();
     this.replyPort = port1;
     const worker = new Worker(WORKER, {
@@ -148,7 +142,7 @@ export class Sandbox {
         guard,
         // The protocol the bridge's gateway speaks (3 until it says otherwise).
         protocol: this.gateway.protocol ?? 3,
-        signal,
+        flag: this.flag,
         replyPort: port2,
         limits: this.limits,
         name: this.name,
@@ -338,9 +332,8 @@ export class Sandbox {
   // ---- the exports ----
 
   /**
-   * `agent.wait` through the guard alone (`part: 'guard'`): the job runner's own wait for a
-   * restricted caller's run, refused unless the run is the caller's. Answers as the runner's
-   * `wait` does (jobs.mjs): `{ok}` (JSON) or `{error, transient}`.
+   * The job runner's own wait for a restricted caller's run, through the guard alone (worker.mjs):
+   * answers as the runner's `wait` (jobs.mjs), `{ok}` (JSON) or `{error, transient}`.
    */
   async guardedWait(params) {
     const out = await this.enter('wait', { params }, 'waiting for a run');

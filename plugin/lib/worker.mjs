@@ -17,8 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { asked, instantiatePure } from './components.mjs';
 import { BoundedOutput, wasiImports } from './wasi.mjs';
 
-const { parts, protocol, signal, replyPort, limits, name, fixedNow, guard } = workerData;
-const flag = new Int32Array(signal);
+const { parts, protocol, flag, replyPort, limits, name, fixedNow, guard } = workerData;
 
 /** A request to the main thread, answered synchronously. */
 function hostCall(request) {
@@ -124,21 +123,19 @@ function ours(e, index) {
 }
 
 /**
- * The wire's exports (its `gateway`, its `tree`) as the imports of the guest or its guard:
- * jco throws an export's `err` payload as it is (an Error is a trap) and makes a thrown
- * non-Error the import's `err`.
+ * The wire's exports as the guest's (or its guard's) imports: jco throws an export's `err`
+ * payload as it is (an Error is a trap) and makes a thrown non-Error the import's `err`.
  */
 function forwarded(exports) {
   const forward = (call) => (arg) => {
     verdicts = [];
-    let out;
     try {
-      out = call(arg);
+      const out = call(arg);
+      // `chat-histories` answers a result for each history.
+      return Array.isArray(out) ? out.map((a, i) => (a?.tag === 'err' ? { tag: 'err', val: ours(a.val, i) } : a)) : out;
     } catch (e) {
       throw e instanceof Error ? e : ours(e, 0);
     }
-    // `chat-histories` answers a result for each history.
-    return Array.isArray(out) ? out.map((a, i) => (a?.tag === 'err' ? { tag: 'err', val: ours(a.val, i) } : a)) : out;
   };
   return Object.fromEntries(Object.entries(exports).map(([f, call]) => [f, forward(call)]));
 }
@@ -187,12 +184,11 @@ const hostImports = {
   newUuid: () => (seed ? jobRules().seededId(seed, BigInt(drawn++)) : randomUUID()),
   log: (level, message) => {
     const size = Buffer.byteLength(message);
-    if (size > logLeft) {
-      logDropped += size;
-      return;
+    if (size > logLeft) logDropped += size;
+    else {
+      logLeft -= size;
+      log(level, `[${name}] ${message}`);
     }
-    logLeft -= size;
-    log(level, `[${name}] ${message}`);
   },
 };
 
